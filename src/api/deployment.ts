@@ -1,0 +1,187 @@
+import { z } from "zod";
+import { EnvironmentRef, Id, SelfLinks, StackRef, UnixSeconds, listDocument, singleDocument } from "./common";
+
+/** Every value of a deployment's `attributes.state`. */
+export const DEPLOYMENT_STATES = [
+  "New",
+  "Submitted",
+  "Invalid",
+  "Approved",
+  "Rejected",
+  "Queued",
+  "Deploying",
+  "Aborting",
+  "Completed",
+  "Failed",
+  "Deleted",
+] as const;
+export const DeploymentState = z.enum(DEPLOYMENT_STATES);
+export type DeploymentState = z.infer<typeof DeploymentState>;
+
+/** States after which a deployment no longer changes by itself. */
+export const FINISHED_DEPLOYMENT_STATES = [
+  "Completed",
+  "Failed",
+  "Invalid",
+  "Rejected",
+  "Deleted",
+] as const satisfies readonly DeploymentState[];
+/** The one finished state that means success. */
+export const SUCCESSFUL_DEPLOYMENT_STATES = ["Completed"] as const satisfies readonly DeploymentState[];
+/** Finished states that mean the deployment did not happen. */
+export const FAILED_DEPLOYMENT_STATES = [
+  "Failed",
+  "Invalid",
+  "Rejected",
+  "Deleted",
+] as const satisfies readonly DeploymentState[];
+/** States of a deployment that occupies its environment (only one per environment at a time). */
+export const IN_PROGRESS_DEPLOYMENT_STATES = [
+  "Queued",
+  "Deploying",
+  "Aborting",
+] as const satisfies readonly DeploymentState[];
+/** States of a deployment that waits for a person or a start call. */
+export const PENDING_DEPLOYMENT_STATES = [
+  "New",
+  "Submitted",
+  "Approved",
+] as const satisfies readonly DeploymentState[];
+
+/** True when the state is terminal (Completed, Failed, Invalid, Rejected, Deleted). */
+export function isDeploymentFinished(state: DeploymentState): boolean {
+  return (FINISHED_DEPLOYMENT_STATES as readonly string[]).includes(state);
+}
+/** True when the deployment is Queued, Deploying or Aborting. */
+export function isDeploymentInProgress(state: DeploymentState): boolean {
+  return (IN_PROGRESS_DEPLOYMENT_STATES as readonly string[]).includes(state);
+}
+
+/** `ref_type` values of endpoint 9. */
+export const REF_TYPES = ["promote_from_uat", "sha", "branch", "tag", "redeploy", "package"] as const;
+export const RefType = z.enum(REF_TYPES);
+export type RefType = z.infer<typeof RefType>;
+/** Ref types whose `ref` must be empty (a non-empty ref would take precedence). */
+export const REF_TYPES_WITHOUT_REF = ["promote_from_uat", "redeploy"] as const satisfies readonly RefType[];
+/** True when `ref` must be empty for this ref type. */
+export function refTypeForbidsRef(refType: RefType): boolean {
+  return (REF_TYPES_WITHOUT_REF as readonly string[]).includes(refType);
+}
+
+/** The person who made a deployment. */
+export const Deployer = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  role: z.string(),
+  name: z.string(),
+});
+export type Deployer = z.infer<typeof Deployer>;
+
+/** One entry of `changes`: a label mapped to `{from, to}`. */
+export const DeploymentChange = z.object({ from: z.string(), to: z.string() });
+export type DeploymentChange = z.infer<typeof DeploymentChange>;
+
+export const DeploymentAttributes = z.object({
+  id: Id,
+  date_created_unix: UnixSeconds,
+  date_started_unix: UnixSeconds,
+  date_requested_unix: UnixSeconds,
+  date_approved_unix: UnixSeconds,
+  date_updated_unix: UnixSeconds,
+  title: z.string(),
+  summary: z.string(),
+  /** Only in create, start and invalidate responses. */
+  changes: z.record(z.string(), DeploymentChange).optional(),
+  deployment_type: z.string(),
+  deployment_estimate: z.string(),
+  sha: z.string(),
+  short_sha: z.string(),
+  commit_subject: z.string(),
+  commit_message: z.string(),
+  commit_url: z.string(),
+  deployer: Deployer,
+  state: DeploymentState,
+  is_current_build: z.boolean(),
+});
+
+/** A deployment, type `deployments`. `id` is numeric in 1.0 and a string since 2.0. */
+export const Deployment = z.object({
+  type: z.literal("deployments"),
+  id: Id,
+  attributes: DeploymentAttributes,
+  /** Present in list responses. */
+  relationships: z
+    .object({
+      environment: z.object({ data: EnvironmentRef }),
+      stack: z.object({ data: StackRef }),
+    })
+    .optional(),
+  links: SelfLinks,
+});
+export type Deployment = z.infer<typeof Deployment>;
+export type DeploymentInput = z.input<typeof Deployment>;
+
+/** Endpoints 9, 10, 12, 13. */
+export const DeploymentDocument = singleDocument(Deployment);
+export type DeploymentDocument = z.infer<typeof DeploymentDocument>;
+
+/** Endpoint 8. */
+export const DeploymentListDocument = listDocument(Deployment);
+export type DeploymentListDocument = z.infer<typeof DeploymentListDocument>;
+
+const intText = z
+  .union([z.number().int(), z.string().regex(/^-?\d+$/, "expected an integer")])
+  .transform((v) => Number(v));
+
+/** Query filters of endpoint 8 (all optional). Integers may arrive as query text. */
+export const DeploymentListQuery = z.strictObject({
+  deployer_email: z.string().optional(),
+  state: DeploymentState.optional(),
+  lastedited_from_unix: intText.optional(),
+  datestarted_from_unix: intText.optional(),
+  datestarted_to_unix: intText.optional(),
+  title: z.string().optional(),
+  summary: z.string().optional(),
+});
+export type DeploymentListQuery = z.infer<typeof DeploymentListQuery>;
+export type DeploymentListQueryInput = z.input<typeof DeploymentListQuery>;
+
+/** Body of endpoint 9 (create a deployment). */
+export const CreateDeploymentRequest = z
+  .strictObject({
+    ref_type: RefType,
+    ref: z.string().optional(),
+    title: z.string().optional(),
+    summary: z.string().optional(),
+    bypass: z.boolean().optional(),
+    bypass_and_start: z.boolean().optional(),
+    schedule_start_unix: z.number().int().optional(),
+    schedule_end_unix: z.number().int().optional(),
+    locked: z.boolean().optional(),
+  })
+  .superRefine((body, ctx) => {
+    const ref = body.ref ?? "";
+    if (refTypeForbidsRef(body.ref_type) && ref !== "") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ref"],
+        message: `must be empty when ref_type is '${body.ref_type}' (a non-empty ref takes precedence)`,
+      });
+    }
+    if (!refTypeForbidsRef(body.ref_type) && ref === "") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ref"],
+        message: `is required when ref_type is '${body.ref_type}'`,
+      });
+    }
+  });
+export type CreateDeploymentRequest = z.infer<typeof CreateDeploymentRequest>;
+
+/** Body of endpoints 12 (start) and 13 (invalidate): `{id: integer}`. */
+export const DeploymentIdRequest = z.strictObject({ id: z.number().int().positive() });
+export type DeploymentIdRequest = z.infer<typeof DeploymentIdRequest>;
+export const StartDeploymentRequest = DeploymentIdRequest;
+export type StartDeploymentRequest = DeploymentIdRequest;
+export const InvalidateDeploymentRequest = DeploymentIdRequest;
+export type InvalidateDeploymentRequest = DeploymentIdRequest;

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { Id, SelfLinks, singleDocument } from "./common";
+
+/** Statuses of a git fetch: `n/a` when queued, then Started/Running, then Complete or Failed. */
+export const FETCH_STATUSES = ["n/a", "Started", "Running", "Complete", "Failed"] as const;
+export const FetchStatus = z.enum(FETCH_STATUSES);
+export type FetchStatus = z.infer<typeof FetchStatus>;
+/** Statuses after which a fetch no longer changes. */
+export const FINISHED_FETCH_STATUSES = ["Complete", "Failed"] as const satisfies readonly FetchStatus[];
+/** True when a fetch status is terminal. */
+export function isFetchFinished(status: FetchStatus): boolean {
+  return (FINISHED_FETCH_STATUSES as readonly string[]).includes(status);
+}
+
+/** A git fetch, type `fetches` (numeric id on the wire). */
+export const GitFetch = z.object({
+  type: z.literal("fetches"),
+  id: Id,
+  attributes: z.object({ status: FetchStatus }),
+  links: SelfLinks,
+});
+export type GitFetch = z.infer<typeof GitFetch>;
+export type GitFetchInput = z.input<typeof GitFetch>;
+
+/** Endpoints 6 and 7. */
+export const GitFetchDocument = singleDocument(GitFetch);
+export type GitFetchDocument = z.infer<typeof GitFetchDocument>;
+
+/** Body of endpoint 6 is not shown in the spec: an empty object (or no body) is accepted. */
+export const CreateFetchRequest = z.strictObject({});
+export type CreateFetchRequest = z.infer<typeof CreateFetchRequest>;

@@ -1,0 +1,21 @@
+/**
+ * The wire contract of the Deployment Management API: zod schemas of every document, shared by the
+ * client and the emulator. Parsing schemas normalise ids to strings once.
+ */
+export * from "./common";
+export * from "./errors";
+export * from "./meta";
+export * from "./stack";
+export * from "./environment";
+export * from "./module";
+export * from "./fetch";
+export * from "./deployment";
+export * from "./snapshot";
+export * from "./transfer";
+export * from "./lock";
+export * from "./team-member";
+export * from "./domain";
+export * from "./configuration";
+export * from "./manifest-release";
+export * from "./whitelist";
+export * from "./record";

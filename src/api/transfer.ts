@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { EnvironmentRef, Id, SelfLinks, SnapshotRef, singleDocument } from "./common";
+import { SnapshotMode } from "./snapshot";
+
+/** Transfer statuses: `n/a` when queued, then Started/Running, then Finished or Failed. */
+export const TRANSFER_STATUSES = ["n/a", "Started", "Running", "Finished", "Failed"] as const;
+export const TransferStatus = z.enum(TRANSFER_STATUSES);
+export type TransferStatus = z.infer<typeof TransferStatus>;
+export const FINISHED_TRANSFER_STATUSES = ["Finished", "Failed"] as const satisfies readonly TransferStatus[];
+/** True when a transfer status is terminal. */
+export function isTransferFinished(status: TransferStatus): boolean {
+  return (FINISHED_TRANSFER_STATUSES as readonly string[]).includes(status);
+}
+
+export const TRANSFER_DIRECTIONS = ["create", "restore"] as const;
+export const TransferDirection = z.enum(TRANSFER_DIRECTIONS);
+export type TransferDirection = z.infer<typeof TransferDirection>;
+
+/** A running or finished snapshot operation, type `transfers` (numeric id on the wire). */
+export const Transfer = z.object({
+  type: z.literal("transfers"),
+  id: Id,
+  attributes: z.object({
+    status: TransferStatus,
+    direction: TransferDirection,
+    mode: SnapshotMode,
+    /** Present for `create` transfers. */
+    include_resampled: z.boolean().optional(),
+    /** Present for `restore` transfers. */
+    skip_build: z.boolean().optional(),
+  }),
+  relationships: z.object({
+    /** Null for a create transfer still running. */
+    snapshot: z.object({ data: SnapshotRef.nullable() }),
+    environment: z.object({ data: EnvironmentRef }),
+  }),
+  links: SelfLinks,
+});
+export type Transfer = z.infer<typeof Transfer>;
+export type TransferInput = z.input<typeof Transfer>;
+
+/** Endpoints 15, 17, 19. */
+export const TransferDocument = singleDocument(Transfer);
+export type TransferDocument = z.infer<typeof TransferDocument>;
