@@ -18,7 +18,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (command === undefined) {
-    console.error(`stackwright: unknown command '${name}'. Known commands: ${Object.keys(commands).join(", ")}`);
+    console.error(
+      `stackwright: unknown command '${name}'. Known commands: ${Object.keys(commands).join(", ")}`,
+    );
     return 2;
   }
   return command(rest);

@@ -1,0 +1,70 @@
+/**
+ * A scratch copy of the project for end-to-end tests: the real Pulumi.yaml, package.json and
+ * built dist/, with node_modules and .tools linked from the repository, in a fresh temporary
+ * directory with its own state backend. The engine runs it through the Automation API with
+ * `workDir`, in its own Node process, as `pulumi up` would.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
+import { engineEnv, pulumiCommand } from "../../src/cli/engine-env";
+
+export const repoRoot = path.resolve(__dirname, "..", "..");
+
+export interface ScratchProject {
+  readonly dir: string;
+  readonly stateDir: string;
+  readonly env: Record<string, string>;
+  /** Creates (or selects) a stack of the scratch project. */
+  stack(name: string): Promise<Stack>;
+  /** The stack's checkpoint file, as the local backend writes it. */
+  stateFile(stackName: string): string;
+  remove(): void;
+}
+
+export interface ScratchOptions {
+  /** Replaces Pulumi.yaml's `main` with this file (copied into the scratch directory). */
+  readonly program?: string;
+}
+
+export function createScratchProject(options: ScratchOptions = {}): ScratchProject {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-e2e-"));
+  for (const entry of ["package.json", "Pulumi.yaml", "stacks-config"]) {
+    const from = path.join(repoRoot, entry);
+    if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, entry), { recursive: true });
+  }
+  if (fs.existsSync(path.join(repoRoot, "dist"))) {
+    fs.cpSync(path.join(repoRoot, "dist"), path.join(dir, "dist"), { recursive: true });
+  }
+  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
+  fs.symlinkSync(path.join(repoRoot, ".tools"), path.join(dir, ".tools"));
+  if (options.program !== undefined) {
+    fs.copyFileSync(options.program, path.join(dir, "program.js"));
+    const project = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), project.replace(/^main: .*$/m, "main: program.js"));
+  }
+  const stateDir = path.join(dir, ".stackwright", "state");
+  fs.mkdirSync(stateDir, { recursive: true });
+  const baseEnv = { ...process.env };
+  delete baseEnv["PULUMI_BACKEND_URL"];
+  delete baseEnv["PULUMI_CONFIG_PASSPHRASE"];
+  const env = engineEnv({ projectDir: dir, stateDir, baseEnv });
+  return {
+    dir,
+    stateDir,
+    env,
+    async stack(name) {
+      return LocalWorkspace.createOrSelectStack(
+        { stackName: name, workDir: dir },
+        { envVars: env, pulumiCommand: await pulumiCommand(dir) },
+      );
+    },
+    stateFile(stackName) {
+      return path.join(stateDir, ".pulumi", "stacks", "stackwright", `${stackName}.json`);
+    },
+    remove() {
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
