@@ -1,0 +1,240 @@
+/**
+ * `createClient`: validates options (unknown ones are rejected with the list of allowed ones),
+ * resolves settings over {@link clientDefaults}, builds the transport and wires the resources.
+ */
+import type { Dispatcher } from "undici";
+import { z } from "zod";
+import type { Deployment, GitFetch, Snapshot, Transfer } from "../api";
+import { Credentials } from "./auth";
+import { clientDefaults, type ClientDefaults, type PollPolicy, type RetryPolicy } from "./defaults";
+import { Deployments } from "./deployments";
+import { Environments } from "./environments";
+import { InvalidOptionsError } from "./errors";
+import { Fetches } from "./fetches";
+import { HttpCore, jsonPath, type ClientLogger } from "./http";
+import { Info } from "./info";
+import { Locks } from "./locks";
+import { Records } from "./records";
+import { Snapshots } from "./snapshots";
+import { Stacks } from "./stacks";
+import { createTransport } from "./transport";
+import {
+  waitForDeployment,
+  waitForFetch,
+  waitForSnapshot,
+  waitForTransfer,
+  type WaitOptions,
+  type WaitReaders,
+} from "./waiters";
+
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+
+const RetryOptions = z.strictObject({
+  maxAttempts: positiveInt.optional(),
+  baseDelayMs: nonNegativeInt.optional(),
+  maxDelayMs: nonNegativeInt.optional(),
+  maxRetryAfterMs: nonNegativeInt.optional(),
+  maxElapsedMs: nonNegativeInt.optional(),
+});
+
+const PollOptions = z.strictObject({
+  firstPollMs: nonNegativeInt.optional(),
+  intervalMs: positiveInt.optional(),
+  multiplier: z.number().min(1).optional(),
+  maxIntervalMs: positiveInt.optional(),
+  timeoutMs: positiveInt.optional(),
+});
+
+/** Schema of {@link ClientOptions}; strict, so a misspelt option is an error. */
+export const ClientOptionsSchema = z.strictObject({
+  /** Base URL, e.g. `https://dash.example.com`; paths `/svc/...` and `/api/v1/...` go below it. */
+  baseUrl: z.string().min(1),
+  /** Login e-mail (Basic auth user name). */
+  email: z.string().min(1),
+  /** API token (Basic auth password). Never logged or serialized. */
+  token: z.string().min(1),
+  /** Allow `http:` to a host that is not loopback (the token would travel in clear text). */
+  allowInsecureHttp: z.boolean().optional(),
+  /** An undici Dispatcher to use instead of the client's own Agent; the caller closes it. */
+  dispatcher: z
+    .custom<Dispatcher>((v) => typeof v === "object" && v !== null && "request" in v, {
+      message: "expected an undici Dispatcher",
+    })
+    .optional(),
+  /** Receives structured log events (no headers, bodies or credentials). */
+  logger: z
+    .custom<ClientLogger>((v) => typeof v === "function", { message: "expected a function" })
+    .optional(),
+  userAgent: z.string().min(1).optional(),
+  connectTimeoutMs: positiveInt.optional(),
+  headersTimeoutMs: positiveInt.optional(),
+  bodyTimeoutMs: positiveInt.optional(),
+  keepAliveTimeoutMs: positiveInt.optional(),
+  maxConnections: positiveInt.optional(),
+  maxResponseBytes: positiveInt.optional(),
+  maxPages: positiveInt.optional(),
+  maxMarkerProbes: positiveInt.optional(),
+  retry: RetryOptions.optional(),
+  poll: PollOptions.optional(),
+});
+
+/** Options of {@link createClient}. */
+export type ClientOptions = z.input<typeof ClientOptionsSchema>;
+
+/** The typed API client. */
+export interface StackwrightClient {
+  readonly info: Info;
+  readonly stacks: Stacks;
+  readonly environments: Environments;
+  readonly deployments: Deployments;
+  readonly snapshots: Snapshots;
+  readonly fetches: Fetches;
+  readonly locks: Locks;
+  readonly records: Records;
+  /** Settings in force (defaults merged with options). */
+  readonly settings: ClientDefaults;
+  /** Polls until Completed; a failure state throws WaitFailedError. */
+  waitForDeployment(
+    stack: string,
+    environment: string,
+    id: string | number,
+    options?: WaitOptions,
+  ): Promise<Deployment>;
+  /** Polls until Finished; Failed throws WaitFailedError. */
+  waitForTransfer(stack: string, transferId: string | number, options?: WaitOptions): Promise<Transfer>;
+  /** Polls until Complete; Failed throws WaitFailedError. */
+  waitForFetch(stack: string, fetchId: string | number, options?: WaitOptions): Promise<GitFetch>;
+  /** Polls until the snapshot is complete. */
+  waitForSnapshot(stack: string, snapshotId: string | number, options?: WaitOptions): Promise<Snapshot>;
+  /** Closes the client's own connection pool (not an injected dispatcher). */
+  close(): Promise<void>;
+}
+
+const ALLOWED = Object.keys(ClientOptionsSchema.shape);
+
+/** True for `localhost`, `127.0.0.0/8` and `::1`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Explains option problems without echoing values (one of them may be the token). */
+function optionsError(error: z.ZodError): InvalidOptionsError {
+  const lines = error.issues.map((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      const where = issue.path.length === 0 ? "" : `${jsonPath(issue.path).replace(/^\$\.?/, "")}.`;
+      const allowed =
+        issue.path[0] === "retry"
+          ? Object.keys(RetryOptions.shape)
+          : issue.path[0] === "poll"
+            ? Object.keys(PollOptions.shape)
+            : ALLOWED;
+      return `unknown option ${issue.keys.map((k) => `[${where}${k}]`).join(", ")}; allowed: ${allowed.join(", ")}`;
+    }
+    return `[${jsonPath(issue.path).replace(/^\$\.?/, "")}] ${issue.message}`;
+  });
+  return new InvalidOptionsError(`Invalid client options: ${lines.join("; ")}`);
+}
+
+function parseBaseUrl(text: string, allowInsecureHttp: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InvalidOptionsError("[baseUrl] is not an absolute URL");
+  }
+  if (url.username !== "" || url.password !== "") {
+    // Credentials in a URL end up in logs and error messages; they belong in email/token.
+    throw new InvalidOptionsError("[baseUrl] must not contain credentials; use the email and token options");
+  }
+  if (url.search !== "" || url.hash !== "")
+    throw new InvalidOptionsError("[baseUrl] must not have a query or fragment");
+  if (url.protocol === "http:") {
+    if (!isLoopbackHost(url.hostname) && !allowInsecureHttp) {
+      throw new InvalidOptionsError(
+        `[baseUrl] uses http to ${url.hostname}, which would send the API token in clear text; use https, ` +
+          `or set allowInsecureHttp: true if this network is trusted`,
+      );
+    }
+  } else if (url.protocol !== "https:") {
+    throw new InvalidOptionsError(`[baseUrl] must be https (or http on loopback), got ${url.protocol}`);
+  }
+  return url;
+}
+
+/**
+ * Creates a client. Throws InvalidOptionsError for unknown or invalid options, a non-https base
+ * URL to a non-loopback host (unless `allowInsecureHttp`), or credentials in the URL.
+ */
+export function createClient(options: ClientOptions): StackwrightClient {
+  const parsed = ClientOptionsSchema.safeParse(options);
+  if (!parsed.success) throw optionsError(parsed.error);
+  const o = parsed.data;
+  const url = parseBaseUrl(o.baseUrl, o.allowInsecureHttp === true);
+  const settings: ClientDefaults = {
+    connectTimeoutMs: o.connectTimeoutMs ?? clientDefaults.connectTimeoutMs,
+    headersTimeoutMs: o.headersTimeoutMs ?? clientDefaults.headersTimeoutMs,
+    bodyTimeoutMs: o.bodyTimeoutMs ?? clientDefaults.bodyTimeoutMs,
+    keepAliveTimeoutMs: o.keepAliveTimeoutMs ?? clientDefaults.keepAliveTimeoutMs,
+    maxConnections: o.maxConnections ?? clientDefaults.maxConnections,
+    maxResponseBytes: o.maxResponseBytes ?? clientDefaults.maxResponseBytes,
+    maxPages: o.maxPages ?? clientDefaults.maxPages,
+    maxMarkerProbes: o.maxMarkerProbes ?? clientDefaults.maxMarkerProbes,
+    retry: mergeDefined<RetryPolicy>(clientDefaults.retry, o.retry),
+    poll: mergeDefined<PollPolicy>(clientDefaults.poll, o.poll),
+  };
+  const ownsDispatcher = o.dispatcher === undefined;
+  const dispatcher = o.dispatcher ?? createTransport(settings);
+  const http = new HttpCore({
+    origin: url.origin,
+    basePath: url.pathname.replace(/\/+$/, ""),
+    credentials: new Credentials(o.email, o.token),
+    dispatcher,
+    settings,
+    logger: o.logger ?? (() => undefined),
+    userAgent: o.userAgent ?? "stackwright-client/0.1",
+    random: Math.random,
+    now: () => performance.now(),
+  });
+  const deployments = new Deployments(http);
+  const snapshots = new Snapshots(http);
+  const fetches = new Fetches(http);
+  const readers: WaitReaders = {
+    getDeployment: (stack, environment, id, signal) => deployments.get(stack, environment, id, { signal }),
+    getTransfer: (stack, id, signal) => snapshots.transfer(stack, id, { signal }),
+    getFetch: (stack, id, signal) => fetches.get(stack, id, { signal }),
+    getSnapshot: (stack, id, signal) => snapshots.get(stack, id, { signal }),
+    poll: settings.poll,
+  };
+  return {
+    info: new Info(http),
+    stacks: new Stacks(http),
+    environments: new Environments(http),
+    deployments,
+    snapshots,
+    fetches,
+    locks: new Locks(http),
+    records: new Records(http),
+    settings,
+    waitForDeployment: (stack, environment, id, opts) =>
+      waitForDeployment(readers, stack, environment, id, opts),
+    waitForTransfer: (stack, id, opts) => waitForTransfer(readers, stack, id, opts),
+    waitForFetch: (stack, id, opts) => waitForFetch(readers, stack, id, opts),
+    waitForSnapshot: (stack, id, opts) => waitForSnapshot(readers, stack, id, opts),
+    close: async () => {
+      if (ownsDispatcher) await http.close();
+    },
+  };
+}
+
+/** `base` with every field of `over` that is defined. */
+function mergeDefined<T extends object>(base: T, over: { [K in keyof T]?: T[K] | undefined } | undefined): T {
+  const out = { ...base };
+  if (over === undefined) return out;
+  for (const key of Object.keys(over) as (keyof T)[]) {
+    const value = over[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,209 @@
+/** Deployment endpoints: 8 (list), 9 (create), 10 (view), 11 (delete), 12 (start), 13 (invalidate). */
+import {
+  CreateDeploymentRequest,
+  DeploymentDocument,
+  DeploymentIdRequest,
+  DeploymentListDocument,
+  DeploymentListQuery,
+  type Deployment,
+  type DeploymentListQueryInput,
+  type DeploymentState,
+} from "../api";
+import type { CallOptions } from "./call-options";
+import { decodeWith, nextLink, noContent, type HttpCore } from "./http";
+import { checkMarker, hasMarker, requireMarkerIn } from "./marker";
+import { numericId, segment } from "./paths";
+import { validateInput } from "./validate-input";
+
+/** Options of {@link Deployments.create}. */
+export interface CreateDeploymentOptions extends CallOptions {
+  /**
+   * A unique string the caller put in `title` or `summary`. With it, an ambiguous failure (reset
+   * after send, timeout, 502/504) is followed by a search for the marker, and the create is
+   * repeated only when no deployment carries it. Without it such a failure throws
+   * OutcomeUnknownError.
+   */
+  marker?: string | undefined;
+}
+
+/** Input of {@link Deployments.create}: the body of endpoint 9. */
+export type CreateDeploymentInput = CreateDeploymentRequest;
+
+/** States after which `start` has visibly taken effect. */
+const STARTED_STATES: readonly DeploymentState[] = ["Queued", "Deploying", "Aborting", "Completed", "Failed"];
+
+/** Deployments of an environment. */
+export class Deployments {
+  readonly #http: HttpCore;
+  constructor(http: HttpCore) {
+    this.#http = http;
+  }
+
+  #path(stack: string, environment: string, rest = ""): string {
+    return `/svc/project/${segment("stack", stack)}/environment/${segment("environment", environment)}/deploys${rest}`;
+  }
+
+  /** GET .../deploys with the optional filters of endpoint 8 (all pages). */
+  list(
+    stack: string,
+    environment: string,
+    filters: DeploymentListQueryInput = {},
+    options: CallOptions = {},
+  ): Promise<Deployment[]> {
+    const query = validateInput("filters", DeploymentListQuery, filters);
+    return this.#http.list({
+      method: "GET",
+      path: this.#path(stack, environment),
+      query,
+      safety: "idempotent",
+      signal: options.signal,
+      decode: decodeWith(DeploymentListDocument, (doc) => ({ items: doc.data, next: nextLink(doc.links) })),
+    });
+  }
+
+  /** GET .../deploys/{id}. */
+  get(
+    stack: string,
+    environment: string,
+    id: string | number,
+    options: CallOptions = {},
+  ): Promise<Deployment> {
+    return this.#http.call({
+      method: "GET",
+      path: this.#path(stack, environment, `/${numericId("id", id)}`),
+      safety: "idempotent",
+      signal: options.signal,
+      decode: decodeWith(DeploymentDocument, (doc) => doc.data),
+    });
+  }
+
+  /**
+   * POST .../deploys. Never blindly repeated: repeated at once only when the first attempt
+   * provably did nothing (connection refused, 429, 503); after an ambiguous failure only with a
+   * `marker`, and only after a search for it found nothing. The result may therefore be an
+   * adopted deployment (from the list, so without `changes`).
+   */
+  create(
+    stack: string,
+    environment: string,
+    input: CreateDeploymentInput,
+    options: CreateDeploymentOptions = {},
+  ): Promise<Deployment> {
+    const body = validateInput("input", CreateDeploymentRequest, input);
+    const marker = options.marker;
+    if (marker !== undefined) requireMarkerIn(marker, { title: body.title, summary: body.summary });
+    const path = this.#path(stack, environment);
+    return this.#http.call({
+      method: "POST",
+      path,
+      body,
+      safety: "create",
+      signal: options.signal,
+      decode: decodeWith(DeploymentDocument, (doc) => doc.data),
+      lookup:
+        marker === undefined
+          ? undefined
+          : () => this.findByMarker(stack, environment, marker, { signal: options.signal }),
+    });
+  }
+
+  /** DELETE .../deploys/{id}. Irreversible; a 404 on a repeat after an ambiguous attempt counts as done. */
+  delete(stack: string, environment: string, id: string | number, options: CallOptions = {}): Promise<void> {
+    return this.#http.call({
+      method: "DELETE",
+      path: this.#path(stack, environment, `/${numericId("id", id)}`),
+      safety: "idempotent",
+      signal: options.signal,
+      decode: noContent,
+      goneAfterRetry: () => undefined,
+    });
+  }
+
+  /**
+   * POST .../deploys/start for an Approved deployment. After an ambiguous failure the client
+   * reads the deployment: Queued or later means the start happened (that deployment is
+   * returned); still Approved means it did not, and the start is repeated.
+   */
+  start(
+    stack: string,
+    environment: string,
+    id: string | number,
+    options: CallOptions = {},
+  ): Promise<Deployment> {
+    const numeric = numericId("id", id);
+    return this.#transition(stack, environment, numeric, "start", options, (state) =>
+      STARTED_STATES.includes(state),
+    );
+  }
+
+  /**
+   * POST .../deploys/invalidate for a Submitted or Approved deployment. After an ambiguous
+   * failure the client reads the deployment and returns it when it is already Invalid.
+   */
+  invalidate(
+    stack: string,
+    environment: string,
+    id: string | number,
+    options: CallOptions = {},
+  ): Promise<Deployment> {
+    const numeric = numericId("id", id);
+    return this.#transition(
+      stack,
+      environment,
+      numeric,
+      "invalidate",
+      options,
+      (state) => state === "Invalid",
+    );
+  }
+
+  #transition(
+    stack: string,
+    environment: string,
+    id: string,
+    action: "start" | "invalidate",
+    options: CallOptions,
+    happened: (state: DeploymentState) => boolean,
+  ): Promise<Deployment> {
+    return this.#http.call({
+      method: "POST",
+      path: this.#path(stack, environment, `/${action}`),
+      body: validateInput("id", DeploymentIdRequest, { id: Number(id) }),
+      safety: "create",
+      signal: options.signal,
+      decode: decodeWith(DeploymentDocument, (doc) => doc.data),
+      lookup: async () => {
+        const current = await this.get(stack, environment, id, options);
+        return happened(current.attributes.state) ? current : undefined;
+      },
+    });
+  }
+
+  /**
+   * Finds the newest deployment of the environment whose title or summary contains `marker`,
+   * or undefined. Used by `create` after an ambiguous failure and by providers to adopt their
+   * own deployment after a crash.
+   */
+  async findByMarker(
+    stack: string,
+    environment: string,
+    marker: string,
+    options: CallOptions = {},
+  ): Promise<Deployment | undefined> {
+    checkMarker(marker);
+    const all = await this.list(stack, environment, {}, options);
+    let best: Deployment | undefined;
+    for (const d of all) {
+      if (!hasMarker(d.attributes.title, marker) && !hasMarker(d.attributes.summary, marker)) continue;
+      if (
+        best === undefined ||
+        d.attributes.date_created_unix > best.attributes.date_created_unix ||
+        (d.attributes.date_created_unix === best.attributes.date_created_unix &&
+          Number(d.id) > Number(best.id))
+      ) {
+        best = d;
+      }
+    }
+    return best;
+  }
+}

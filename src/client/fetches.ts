@@ -1,0 +1,40 @@
+/** Git fetch endpoints: 6 (queue a fetch) and 7 (view it). */
+import { GitFetchDocument, type GitFetch } from "../api";
+import type { CallOptions } from "./call-options";
+import { decodeWith, type HttpCore } from "./http";
+import { numericId, segment } from "./paths";
+
+/** Repository fetches of a stack. */
+export class Fetches {
+  readonly #http: HttpCore;
+  constructor(http: HttpCore) {
+    this.#http = http;
+  }
+
+  /**
+   * POST /svc/project/{stack}/git/fetches. A create with no field to carry a marker, so it is
+   * repeated only when the first attempt provably did nothing; an ambiguous failure surfaces as
+   * OutcomeUnknownError (a second fetch is harmless, so a caller may simply call again).
+   */
+  create(stack: string, options: CallOptions = {}): Promise<GitFetch> {
+    return this.#http.call({
+      method: "POST",
+      path: `/svc/project/${segment("stack", stack)}/git/fetches`,
+      body: {},
+      safety: "create",
+      signal: options.signal,
+      decode: decodeWith(GitFetchDocument, (doc) => doc.data),
+    });
+  }
+
+  /** GET /svc/project/{stack}/git/fetches/{id}. */
+  get(stack: string, fetchId: string | number, options: CallOptions = {}): Promise<GitFetch> {
+    return this.#http.call({
+      method: "GET",
+      path: `/svc/project/${segment("stack", stack)}/git/fetches/${numericId("fetchId", fetchId)}`,
+      safety: "idempotent",
+      signal: options.signal,
+      decode: decodeWith(GitFetchDocument, (doc) => doc.data),
+    });
+  }
+}

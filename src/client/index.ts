@@ -1,0 +1,46 @@
+/**
+ * The typed client of the Deployment Management API. This file only wires exports; see
+ * `create-client.ts` to start.
+ */
+export { createClient, ClientOptionsSchema, isLoopbackHost } from "./create-client";
+export type { ClientOptions, StackwrightClient } from "./create-client";
+export { clientOptionsFromEnv } from "./env";
+export { clientDefaults } from "./defaults";
+export type { ClientDefaults, PollPolicy, RetryPolicy } from "./defaults";
+export * from "./errors";
+export type { ClientLogEvent, ClientLogger } from "./http";
+export type { CallOptions } from "./call-options";
+export { Info, type WhoAmI } from "./info";
+export { Stacks } from "./stacks";
+export { Environments, type ModulesOptions } from "./environments";
+export { Deployments, type CreateDeploymentInput, type CreateDeploymentOptions } from "./deployments";
+export {
+  Snapshots,
+  type CreateSnapshotOptions,
+  type FindSnapshotOptions,
+  type SnapshotCreation,
+} from "./snapshots";
+export { Fetches } from "./fetches";
+export { Locks } from "./locks";
+export { Records, type RecordFields } from "./records";
+export { MIN_MARKER_LENGTH } from "./marker";
+export { nameProblem } from "./paths";
+export {
+  backoffDelay,
+  decideRetry,
+  parseRetryAfter,
+  type AttemptOutcome,
+  type CallSafety,
+  type RetryDecision,
+} from "./retry";
+export {
+  deploymentPhase,
+  fetchPhase,
+  pollDelay,
+  snapshotPhase,
+  transferPhase,
+  waitUntil,
+  type WaitOptions,
+  type WaitPhase,
+  type WaitProgress,
+} from "./waiters";

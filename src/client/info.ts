@@ -1,0 +1,45 @@
+/** Endpoints about the caller and the platform: 1 (meta) and 25 (manifest releases). */
+import { ManifestReleaseListDocument, MetaDocument, type ManifestRelease } from "../api";
+import type { CallOptions } from "./call-options";
+import { decodeWith, nextLink, type HttpCore } from "./http";
+
+/** Who the caller is and the server's clock (endpoint 1). */
+export interface WhoAmI {
+  /** The caller's login. */
+  whoami: string;
+  /** Server time, `YYYY-MM-DD HH:MM:SS` in platform local time. */
+  now: string;
+}
+
+/** Platform-wide reads. */
+export class Info {
+  readonly #http: HttpCore;
+  constructor(http: HttpCore) {
+    this.#http = http;
+  }
+
+  /** GET /svc/meta: the caller's login; a cheap credentials check. */
+  whoami(options: CallOptions = {}): Promise<WhoAmI> {
+    return this.#http.call({
+      method: "GET",
+      path: "/svc/meta",
+      safety: "idempotent",
+      signal: options.signal,
+      decode: decodeWith(MetaDocument, (doc) => ({ whoami: doc.meta.whoami, now: doc.meta.now })),
+    });
+  }
+
+  /** GET /svc/manifestreleases (all pages). */
+  manifestReleases(options: CallOptions = {}): Promise<ManifestRelease[]> {
+    return this.#http.list({
+      method: "GET",
+      path: "/svc/manifestreleases",
+      safety: "idempotent",
+      signal: options.signal,
+      decode: decodeWith(ManifestReleaseListDocument, (doc) => ({
+        items: doc.data,
+        next: nextLink(doc.links),
+      })),
+    });
+  }
+}

@@ -1,0 +1,52 @@
+/** Environment lock endpoints: 20 (lock) and 21 (unlock). */
+import { EnvironmentLockDocument, LockRequest, type EnvironmentLock } from "../api";
+import type { CallOptions } from "./call-options";
+import { decodeWith, noContent, type HttpCore } from "./http";
+import { segment } from "./paths";
+import { validateInput } from "./validate-input";
+
+/** Locking prevents deployments and snapshots on an environment. */
+export class Locks {
+  readonly #http: HttpCore;
+  constructor(http: HttpCore) {
+    this.#http = http;
+  }
+
+  #path(stack: string, environment: string): string {
+    return `/svc/project/${segment("stack", stack)}/environment/${segment("environment", environment)}/lock`;
+  }
+
+  /**
+   * POST .../lock. Treated as a create: there is no endpoint to read a lock back, so after an
+   * ambiguous failure the client cannot tell whether it took effect and reports
+   * OutcomeUnknownError; it is repeated only when the first attempt provably did nothing.
+   */
+  lock(
+    stack: string,
+    environment: string,
+    message?: string,
+    options: CallOptions = {},
+  ): Promise<EnvironmentLock> {
+    const body = validateInput("body", LockRequest, message === undefined ? {} : { lock_message: message });
+    return this.#http.call({
+      method: "POST",
+      path: this.#path(stack, environment),
+      body,
+      safety: "create",
+      signal: options.signal,
+      decode: decodeWith(EnvironmentLockDocument, (doc) => doc.data),
+    });
+  }
+
+  /** DELETE .../lock. Idempotent: repeated on transient failures. */
+  unlock(stack: string, environment: string, options: CallOptions = {}): Promise<void> {
+    return this.#http.call({
+      method: "DELETE",
+      path: this.#path(stack, environment),
+      safety: "idempotent",
+      signal: options.signal,
+      decode: noContent,
+      goneAfterRetry: () => undefined,
+    });
+  }
+}
