@@ -1,0 +1,41 @@
+/**
+ * Durations in stack files (`timeout: 30m`) are written as hours, minutes and seconds so that
+ * nobody has to guess the unit of a bare number.
+ */
+
+/** Shape of a duration: one or more of `<n>h`, `<n>m`, `<n>s`, in that order, e.g. `1h30m`. */
+export const DURATION_PATTERN = "^(?=\\d)(\\d+h)?(\\d+m)?(\\d+s)?$";
+
+/** Bounds of a wait timeout, in seconds: below 10s nothing finishes, above a day nothing is waiting. */
+export const DURATION_BOUNDS = { minSeconds: 10, maxSeconds: 24 * 60 * 60 } as const;
+
+const durationRegex = new RegExp(DURATION_PATTERN);
+
+/** The result of {@link parseDuration}: seconds, or a message that completes "<path> ...". */
+export type DurationResult = { ok: true; seconds: number } | { ok: false; message: string };
+
+/**
+ * Parses `30m`, `90s`, `1h30m`, `2h` into seconds and checks {@link DURATION_BOUNDS}.
+ */
+export function parseDuration(text: string): DurationResult {
+  const match = durationRegex.exec(text);
+  if (match === null) {
+    return {
+      ok: false,
+      message: `must be a duration such as 30m, 90s or 1h30m (hours h, minutes m, seconds s, in that order); got '${text}'`,
+    };
+  }
+  const [, hours, minutes, seconds] = match;
+  const total = part(hours) * 3600 + part(minutes) * 60 + part(seconds);
+  if (total < DURATION_BOUNDS.minSeconds || total > DURATION_BOUNDS.maxSeconds) {
+    return {
+      ok: false,
+      message: `must be between 10s and 24h; got '${text}' (${total} seconds)`,
+    };
+  }
+  return { ok: true, seconds: total };
+}
+
+function part(text: string | undefined): number {
+  return text === undefined ? 0 : Number.parseInt(text.slice(0, -1), 10);
+}

@@ -1,0 +1,44 @@
+/**
+ * The desired state: loads `stacks-config/*.yaml`, validates it (yaml + zod, all errors of all
+ * files at once, as `file:line:col: path: message`) and hands typed stacks to the program.
+ * Imports none of our other modules.
+ */
+export { ConfigValidationError, formatConfigErrors, formatErrorLine, formatPath } from "./errors";
+export type { ConfigError, PathSegment } from "./errors";
+export { DURATION_BOUNDS, parseDuration } from "./duration";
+export type { DurationResult } from "./duration";
+export { SAFE_NAME_PATTERN, nameProblem } from "./names";
+export {
+  APPROVAL_MODES,
+  DeploymentSchema,
+  EnvironmentSchema,
+  LockSchema,
+  REF_TYPES,
+  REF_TYPES_WITHOUT_REF,
+  RecordActionSchema,
+  RestoreSchema,
+  SNAPSHOT_MODES,
+  SnapshotSchema,
+  StackFileSchema,
+} from "./schema";
+export type {
+  ApprovalMode,
+  DeploymentConfig,
+  EnvironmentConfig,
+  LockConfig,
+  RecordActionConfig,
+  RefType,
+  RestoreConfig,
+  SnapshotConfig,
+  SnapshotMode,
+  StackConfig,
+  StackFileInput,
+} from "./schema";
+export { validateSources, validateStackFile } from "./validate";
+export type { DesiredState, FileResult, LoadResult, StackSource } from "./validate";
+export { isStackFileName, loadDesiredState, loadDesiredStateOrThrow, loadDesiredStateSync } from "./load";
+export { resolveRestoreSnapshot } from "./restore-reference";
+export type { RestoreSnapshotReference } from "./restore-reference";
+export { lockViolations } from "./lock-rules";
+export type { EnvironmentChange, LockViolation } from "./lock-rules";
+export { SCHEMA_FILE, stackFileJsonSchema, stackFileJsonSchemaText } from "./json-schema";

@@ -1,0 +1,215 @@
+import { z } from "zod";
+import { DURATION_PATTERN, parseDuration } from "./duration";
+import { safeName, safeNameKey } from "./names";
+
+/**
+ * The zod schema of one stack file (`stacks-config/<stack>.yaml`), design.md §4. Every type of
+ * the desired state is inferred from here; `schema.json` is generated from here. Objects are
+ * strict: an unknown key is an error that names the allowed keys.
+ *
+ * Rules that need more than one field (ref vs ref_type, restore references, confirm, names used
+ * as map keys) live in `semantic-checks.ts`, which runs even when this schema finds errors, so
+ * that a file reports all its faults at once.
+ */
+
+/** `ref_type` values of the create-deployment endpoint (same list as `src/api`, which we may not import). */
+export const REF_TYPES = ["promote_from_uat", "sha", "branch", "tag", "redeploy", "package"] as const;
+/** A deployment's `ref_type`. */
+export type RefType = (typeof REF_TYPES)[number];
+/** Ref types that take no `ref`: a non-empty ref would take precedence and deploy something else. */
+export const REF_TYPES_WITHOUT_REF = ["promote_from_uat", "redeploy"] as const satisfies readonly RefType[];
+
+/** How a deployment gets past approval: queue at once, create approved then start, or ask a person. */
+export const APPROVAL_MODES = ["bypass_and_start", "bypass", "request"] as const;
+/** A deployment's `approval`. */
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** Snapshot and restore modes: everything, the database only, or the assets only. */
+export const SNAPSHOT_MODES = ["all", "db", "assets"] as const;
+/** A snapshot's or restore's `mode`. */
+export type SnapshotMode = (typeof SNAPSHOT_MODES)[number];
+
+/**
+ * An object that refuses unknown keys. The error message of `unrecognized_keys` carries the list
+ * of allowed keys; `issues.ts` turns it into one error per unknown key.
+ */
+function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {
+  const allowed = Object.keys(shape).join(", ");
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === "unrecognized_keys" ? allowed : undefined),
+  });
+}
+
+/** A change marker: any text or number; changing it re-runs the action. Always a string after parsing. */
+const Trigger = z
+  .union([z.string(), z.number()], { error: "must be text or a number" })
+  .transform((value) => String(value))
+  .meta({ description: "Change this value to run the action again with the same settings." });
+
+/** A numeric platform id written as a number or as digits; a string after parsing. */
+function numericId(description: string) {
+  const message = "must be a positive whole number (a platform id)";
+  // Each branch carries the message too: zod reports the branch whose type matched.
+  return z
+    .union([z.number().int(message).positive(message), z.string().regex(/^[1-9]\d*$/, message)], {
+      error: message,
+    })
+    .transform((value) => String(value))
+    .meta({ description });
+}
+
+/** `timeout: 30m` → 1800 (seconds). */
+const Timeout = z
+  .string({ error: "must be a duration such as 30m, 90s or 1h30m (quote nothing, no bare numbers)" })
+  .meta({ pattern: DURATION_PATTERN })
+  .transform((text, ctx) => {
+    const parsed = parseDuration(text);
+    if (parsed.ok) return parsed.seconds;
+    ctx.issues.push({ code: "custom", message: parsed.message, input: text });
+    return z.NEVER;
+  })
+  .meta({
+    description:
+      "How long to wait for the deployment to finish, e.g. 30m, 90s or 1h30m (10s to 24h). Parsed to seconds.",
+  });
+
+/** `environments.<name>.deployment`: what should be deployed on the environment, and how. */
+export const DeploymentSchema = strictObject({
+  ref_type: z.enum(REF_TYPES).meta({
+    description:
+      "What to deploy: promote_from_uat and redeploy take no ref; sha, branch, tag and package need one.",
+  }),
+  ref: z.string().optional().meta({
+    description: "Commit sha, branch, tag or package reference. Empty for promote_from_uat and redeploy.",
+  }),
+  title: z.string().optional().meta({ description: "Deployment title (changing it does not redeploy)." }),
+  summary: z.string().optional().meta({ description: "Deployment summary (changing it does not redeploy)." }),
+  approval: z.enum(APPROVAL_MODES).default("bypass_and_start").meta({
+    description:
+      "bypass_and_start (default): queue at once; bypass: create approved, then start; request: wait for a person to approve.",
+  }),
+  fetch_first: z
+    .boolean()
+    .default(false)
+    .meta({ description: "Fetch the git repository before deploying (default false)." }),
+  wait: z.boolean().default(true).meta({ description: "Wait until the deployment finishes (default true)." }),
+  timeout: Timeout.optional(),
+  self_heal: z.boolean().default(false).meta({
+    description: "Redeploy when someone deployed something else by hand (default false: only warn).",
+  }),
+  trigger: Trigger.optional(),
+  locked: z.boolean().default(false).meta({
+    description: "The API's locked flag: other users cannot delete or change the deployment (default false).",
+  }),
+  adopt: numericId("Id of an existing deployment to claim instead of creating one.").optional(),
+});
+/** A deployment as the program receives it (defaults applied, `timeout` in seconds). */
+export type DeploymentConfig = z.output<typeof DeploymentSchema>;
+
+/** `environments.<name>.lock`: present means the environment is locked. */
+export const LockSchema = strictObject({
+  message: z.string().default("").meta({ description: "Why the environment is locked (shown to users)." }),
+});
+/** An environment lock. */
+export type LockConfig = z.output<typeof LockSchema>;
+
+/** `environments.<name>.snapshots.<logical name>`: a snapshot taken once from the environment. */
+export const SnapshotSchema = strictObject({
+  mode: z
+    .enum(SNAPSHOT_MODES)
+    .default("all")
+    .meta({ description: "What to capture: all (default), db or assets." }),
+  include_resampled: z
+    .boolean()
+    .default(false)
+    .meta({ description: "Include the resampled images directory (default false)." }),
+  notes: z.string().optional().meta({ description: "Free text stored with the snapshot." }),
+  retain: z.boolean().default(false).meta({
+    description:
+      "Keep the snapshot on the platform when it is removed from this file (default false: delete it).",
+  }),
+});
+/** A declared snapshot. */
+export type SnapshotConfig = z.output<typeof SnapshotSchema>;
+
+const SNAPSHOT_REF_MESSAGE =
+  "must name a snapshot declared in this file or be a positive numeric snapshot id";
+
+/** `environments.<name>.restores.<logical name>`: a snapshot restored once into the environment. */
+export const RestoreSchema = strictObject({
+  snapshot: z
+    .union([z.string(), z.number().int(SNAPSHOT_REF_MESSAGE).positive(SNAPSHOT_REF_MESSAGE)], {
+      error: SNAPSHOT_REF_MESSAGE,
+    })
+    .transform((value) => String(value))
+    .meta({
+      description: "A snapshot name declared in this file (any environment), or a numeric snapshot id.",
+    }),
+  mode: z.enum(SNAPSHOT_MODES).meta({ description: "What to restore: all, db or assets." }),
+  skip_build: z
+    .boolean()
+    .default(false)
+    .meta({ description: "Skip the build step after the restore (default false)." }),
+  backup_existing_data: z.boolean().optional().meta({
+    description: "Snapshot the current data first (platform default: true for production).",
+  }),
+  confirm: z.string().meta({
+    description: "Must equal the environment name: a restore overwrites the environment's data.",
+  }),
+  trigger: Trigger.optional(),
+});
+/** A declared restore. `snapshot` is a declared logical name or a numeric id (see `resolveRestoreSnapshot`). */
+export type RestoreConfig = z.output<typeof RestoreSchema>;
+
+/** `environments.<name>`: everything desired for one environment of the stack. */
+export const EnvironmentSchema = strictObject({
+  deployment: DeploymentSchema.optional(),
+  lock: LockSchema.optional(),
+  snapshots: z
+    .record(safeNameKey("Snapshot logical name, unique in this file."), SnapshotSchema)
+    .default({})
+    .meta({ description: "Snapshots to take, by logical name (unique in this file)." }),
+  restores: z
+    .record(safeNameKey("Restore logical name."), RestoreSchema)
+    .default({})
+    .meta({ description: "Restores to run, by logical name." }),
+});
+/** One environment's desired state. */
+export type EnvironmentConfig = z.output<typeof EnvironmentSchema>;
+
+const RECORD_ID_MESSAGE = "must be a record id: a positive whole number or text";
+
+/** `records[]`: a method run on a record of the generic record server (`POST /api/v1/{class}/{id}/{method}`). */
+export const RecordActionSchema = strictObject({
+  class: safeName("Model class of the record, e.g. Page."),
+  id: z
+    .union([z.number().int(RECORD_ID_MESSAGE).positive(RECORD_ID_MESSAGE), safeName("Record id.")], {
+      error: RECORD_ID_MESSAGE,
+    })
+    .transform((value) => String(value))
+    .meta({ description: "Record id." }),
+  method: safeName("Method to run on the record, e.g. publish."),
+  trigger: Trigger.optional(),
+});
+/** A record action. `id` is a string after parsing. */
+export type RecordActionConfig = z.output<typeof RecordActionSchema>;
+
+/** One stack file. */
+export const StackFileSchema = strictObject({
+  stack: safeName("The API stack (project) name. One file per stack."),
+  environments: z
+    .record(safeNameKey("Environment name as the API knows it, e.g. uat or prod."), EnvironmentSchema)
+    .default({})
+    .meta({ description: "Desired state per environment." }),
+  records: z
+    .array(RecordActionSchema)
+    .default([])
+    .meta({ description: "Methods to run on records of the generic record server." }),
+}).meta({
+  title: "Stackwright stack file",
+  description: "Desired state of one API stack. See docs/stacks-config.md.",
+});
+/** One stack as the program receives it (defaults applied). */
+export type StackConfig = z.output<typeof StackFileSchema>;
+/** One stack file as written (before defaults). */
+export type StackFileInput = z.input<typeof StackFileSchema>;

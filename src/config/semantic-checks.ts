@@ -1,0 +1,191 @@
+import type { PathSegment } from "./errors";
+import { nameProblem } from "./names";
+import { REF_TYPES, REF_TYPES_WITHOUT_REF, SNAPSHOT_MODES, type SnapshotMode } from "./schema";
+import { type Finding, type SourceFile, position } from "./source-file";
+
+/**
+ * Rules of one stack file that involve more than one field: names used as map keys, ref vs
+ * ref_type, unique snapshot names, restore references and confirmation, repeated record actions.
+ *
+ * They run on the raw parsed value, independently of the zod schema, so that a file with a wrong
+ * type somewhere still gets all its other faults reported. Each rule looks only at fields whose
+ * shape is right and leaves wrong shapes to the schema (no fault is reported twice).
+ */
+export function checkStackFile(source: SourceFile): Finding[] {
+  const root = asMap(source.value);
+  if (root === undefined) return [];
+  const findings: Finding[] = [];
+  const environments = asMap(root["environments"]) ?? {};
+  const declared = declaredSnapshots(source, environments, findings);
+  for (const [environment, rawEnvironment] of Object.entries(environments)) {
+    const environmentPath: PathSegment[] = ["environments", environment];
+    checkName(environmentPath, "environment name", environment, findings);
+    const settings = asMap(rawEnvironment);
+    if (settings === undefined) continue;
+    checkDeployment([...environmentPath, "deployment"], asMap(settings["deployment"]), findings);
+    const restores = asMap(settings["restores"]) ?? {};
+    for (const [name, rawRestore] of Object.entries(restores)) {
+      const restorePath = [...environmentPath, "restores", name];
+      checkName(restorePath, "restore name", name, findings);
+      const restore = asMap(rawRestore);
+      if (restore !== undefined) checkRestore(restorePath, environment, restore, declared, findings);
+    }
+  }
+  checkRecords(root["records"], findings);
+  return findings;
+}
+
+type RawMap = Record<string, unknown>;
+
+function asMap(value: unknown): RawMap | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as RawMap) : undefined;
+}
+
+function checkName(path: PathSegment[], what: string, name: string, findings: Finding[]): void {
+  const problem = nameProblem(name);
+  if (problem !== undefined) findings.push({ path, target: "key", message: `${what} '${name}' ${problem}` });
+}
+
+function checkDeployment(path: PathSegment[], deployment: RawMap | undefined, findings: Finding[]): void {
+  if (deployment === undefined) return;
+  const refType = deployment["ref_type"];
+  if (typeof refType !== "string" || !(REF_TYPES as readonly string[]).includes(refType)) return;
+  const ref = deployment["ref"];
+  if (ref !== undefined && typeof ref !== "string") return;
+  const refPath = [...path, "ref"];
+  if ((REF_TYPES_WITHOUT_REF as readonly string[]).includes(refType)) {
+    if (ref !== undefined && ref !== "") {
+      findings.push({
+        path: refPath,
+        target: "value",
+        message: `must be empty when ref_type is '${refType}': a non-empty ref takes precedence and would deploy '${ref}' instead; remove it`,
+      });
+    }
+    return;
+  }
+  if (ref === undefined || ref === "") {
+    findings.push({
+      path: refPath,
+      target: "value",
+      message: `is required when ref_type is '${refType}' (${REF_MEANING[refType] ?? "the reference"} to deploy)`,
+      // A missing ref is best shown next to the ref_type that asks for it.
+      ...(ref === undefined ? { at: { path: [...path, "ref_type"], target: "value" as const } } : {}),
+    });
+  }
+}
+
+const REF_MEANING: Readonly<Record<string, string>> = {
+  sha: "the commit sha",
+  branch: "the branch name",
+  tag: "the tag name",
+  package: "the package reference",
+};
+
+interface DeclaredSnapshot {
+  readonly environment: string;
+  readonly mode: SnapshotMode | undefined;
+  readonly line: number;
+}
+
+/** Snapshot logical names of the file (unique across its environments), checking their names. */
+function declaredSnapshots(
+  source: SourceFile,
+  environments: RawMap,
+  findings: Finding[],
+): Map<string, DeclaredSnapshot> {
+  const declared = new Map<string, DeclaredSnapshot>();
+  for (const [environment, rawEnvironment] of Object.entries(environments)) {
+    const snapshots = asMap(asMap(rawEnvironment)?.["snapshots"]) ?? {};
+    for (const [name, rawSnapshot] of Object.entries(snapshots)) {
+      const path: PathSegment[] = ["environments", environment, "snapshots", name];
+      checkName(path, "snapshot name", name, findings);
+      if (/^\d+$/.test(name)) {
+        findings.push({
+          path,
+          target: "key",
+          message: `snapshot name '${name}' must not be only digits: a restore would read it as a snapshot id`,
+        });
+      }
+      const first = declared.get(name);
+      if (first !== undefined) {
+        findings.push({
+          path,
+          target: "key",
+          message: `snapshot name '${name}' is already declared in environment '${first.environment}' (line ${first.line}); snapshot names are unique per file because restores refer to them by name`,
+        });
+        continue;
+      }
+      const mode = asMap(rawSnapshot)?.["mode"] ?? "all";
+      declared.set(name, {
+        environment,
+        mode: (SNAPSHOT_MODES as readonly unknown[]).includes(mode) ? (mode as SnapshotMode) : undefined,
+        line: position(source, path, "key").line,
+      });
+    }
+  }
+  return declared;
+}
+
+function checkRestore(
+  path: PathSegment[],
+  environment: string,
+  restore: RawMap,
+  declared: ReadonlyMap<string, DeclaredSnapshot>,
+  findings: Finding[],
+): void {
+  const confirm = restore["confirm"];
+  if (typeof confirm === "string" && confirm !== environment) {
+    findings.push({
+      path: [...path, "confirm"],
+      target: "value",
+      message: `must equal the environment name '${environment}' to confirm that the restore overwrites its data; got '${confirm}'`,
+    });
+  }
+  const reference = restore["snapshot"];
+  if (typeof reference !== "string" || /^\d+$/.test(reference)) return;
+  const snapshot = declared.get(reference);
+  if (snapshot === undefined) {
+    const names = [...declared.keys()];
+    const known = names.length === 0 ? "none are declared" : `declared: ${names.join(", ")}`;
+    findings.push({
+      path: [...path, "snapshot"],
+      target: "value",
+      message: `'${reference}' is not a snapshot declared in this file (${known}); name one declared under environments.<name>.snapshots, or give a numeric snapshot id`,
+    });
+    return;
+  }
+  const mode = restore["mode"];
+  if (
+    snapshot.mode !== undefined &&
+    typeof mode === "string" &&
+    (SNAPSHOT_MODES as readonly string[]).includes(mode) &&
+    snapshot.mode !== "all" &&
+    snapshot.mode !== mode
+  ) {
+    findings.push({
+      path: [...path, "mode"],
+      target: "value",
+      message: `'${mode}' needs a snapshot that holds it, but snapshot '${reference}' is taken with mode '${snapshot.mode}'; restore with mode '${snapshot.mode}' or take the snapshot with mode 'all'`,
+    });
+  }
+}
+
+function checkRecords(records: unknown, findings: Finding[]): void {
+  if (!Array.isArray(records)) return;
+  const seen = new Map<string, number>();
+  records.forEach((record: unknown, index) => {
+    const fields = asMap(record);
+    if (fields === undefined) return;
+    const key = JSON.stringify(["class", "id", "method", "trigger"].map((name) => String(fields[name])));
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, index);
+      return;
+    }
+    findings.push({
+      path: ["records", index],
+      target: "value",
+      message: `repeats records[${first}] (same class, id, method and trigger); change its trigger to run the method again`,
+    });
+  });
+}

@@ -1,0 +1,214 @@
+import {
+  type Document,
+  LineCounter,
+  type Node,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  parseDocument,
+  visit,
+} from "yaml";
+import { type ConfigError, type PathSegment, formatPath } from "./errors";
+
+/**
+ * One YAML file parsed with positions kept: the document, its line index and helpers that turn a
+ * document path into the line and column of the node at fault.
+ */
+export interface SourceFile {
+  readonly file: string;
+  readonly text: string;
+  readonly document: Document.Parsed;
+  /** The parsed value (`toJS()`), or undefined when the file has syntax errors. */
+  readonly value: unknown;
+  /** True when the YAML itself is broken (beyond duplicate keys): schema checks are skipped. */
+  readonly broken: boolean;
+  readonly lineCounter: LineCounter;
+  readonly lines: readonly string[];
+}
+
+/** Whether an error points at a map key (unknown key, bad name) or at the value (wrong type). */
+export type Target = "key" | "value";
+
+/** A fault found by a check, before it is placed in the file. */
+export interface Finding {
+  /** The path shown in the error. */
+  readonly path: readonly PathSegment[];
+  readonly target: Target;
+  readonly message: string;
+  /** Where to point instead of `path` (e.g. at `ref_type` when a `ref` is missing). */
+  readonly at?: { readonly path: readonly PathSegment[]; readonly target: Target };
+}
+
+/** Parses `text` and returns the file plus the YAML-level errors (syntax, tabs, duplicate keys). */
+export function parseSourceFile(file: string, text: string): { source: SourceFile; errors: ConfigError[] } {
+  const lineCounter = new LineCounter();
+  // Core schema (YAML 1.2): `2026-11-22`, `on`, `yes` stay text; merge keys are not special.
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lines = text.split(/\r?\n/);
+  const errors: ConfigError[] = [];
+  let broken = false;
+  for (const error of document.errors) {
+    const { line, col } = lineCounter.linePos(error.pos[0]);
+    if (error.code !== "DUPLICATE_KEY") broken = true;
+    errors.push({
+      file,
+      line,
+      column: col,
+      path: "",
+      message: yamlErrorMessage(error.code, error.message, document, error.pos[0], lineCounter),
+      lineText: lines[line - 1] ?? "",
+    });
+  }
+  let value: unknown;
+  if (!broken) {
+    // With only duplicate keys the document is still well formed; the last value wins in toJS,
+    // and the duplicate is already reported, so checking the rest loses nothing.
+    value = document.toJS({ maxAliasCount: 100 });
+  }
+  return { source: { file, text, document, value, broken, lineCounter, lines }, errors };
+}
+
+function yamlErrorMessage(
+  code: string,
+  message: string,
+  document: Document.Parsed,
+  offset: number,
+  lineCounter: LineCounter,
+): string {
+  switch (code) {
+    case "TAB_AS_INDENT":
+      return "tab character used for indentation; YAML allows only spaces there";
+    case "DUPLICATE_KEY": {
+      const duplicate = findDuplicate(document, offset);
+      if (duplicate === undefined) return "duplicate key; each key may appear once per map";
+      const first = lineCounter.linePos(duplicate.firstOffset);
+      return `duplicate key '${duplicate.key}' (first at line ${first.line}); each key may appear once per map`;
+    }
+    case "MULTIPLE_DOCS":
+      return "more than one YAML document (---) in the file; a stack file holds exactly one";
+    default:
+      // The yaml library's own text says what it expected; keep its first line.
+      return `YAML syntax error: ${message.charAt(0).toLowerCase()}${message.slice(1).split("\n")[0] ?? ""}`;
+  }
+}
+
+/** The key whose later occurrence starts at `offset`, and where it first occurs in the same map. */
+function findDuplicate(
+  document: Document.Parsed,
+  offset: number,
+): { key: string; firstOffset: number } | undefined {
+  let result: { key: string; firstOffset: number } | undefined;
+  visit(document, {
+    Map(_, map) {
+      const seen = new Map<string, number>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key) || pair.key.range === undefined || pair.key.range === null) continue;
+        const key = String(pair.key.value);
+        const first = seen.get(key);
+        if (first !== undefined && pair.key.range[0] === offset) {
+          result = { key, firstOffset: first };
+          return visit.BREAK;
+        }
+        if (first === undefined) seen.set(key, pair.key.range[0]);
+      }
+      return undefined;
+    },
+  });
+  return result;
+}
+
+interface Located {
+  keyNode: Node | undefined;
+  valueNode: Node | undefined;
+  /** Length of the path prefix that exists in the document. */
+  depth: number;
+}
+
+/** Walks the document along `path`, remembering the deepest key and value nodes found. */
+function walk(source: SourceFile, path: readonly PathSegment[]): Located {
+  let keyNode: Node | undefined;
+  let valueNode: Node | undefined = isNode(source.document.contents) ? source.document.contents : undefined;
+  let depth = 0;
+  for (const segment of path) {
+    if (isMap(valueNode)) {
+      // The last pair with the key: toJS keeps the last of duplicate keys, so errors point there.
+      const pair = [...valueNode.items]
+        .reverse()
+        .find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
+      if (pair === undefined) break;
+      keyNode = isNode(pair.key) ? pair.key : undefined;
+      valueNode = isNode(pair.value) ? pair.value : undefined;
+    } else if (isSeq(valueNode) && typeof segment === "number") {
+      const item = valueNode.items[segment];
+      if (!isNode(item)) break;
+      keyNode = item;
+      valueNode = item;
+    } else {
+      break;
+    }
+    depth += 1;
+  }
+  return { keyNode, valueNode, depth };
+}
+
+/** True when the document has a node at every segment of `path`. */
+export function hasPath(source: SourceFile, path: readonly PathSegment[]): boolean {
+  return walk(source, path).depth === path.length;
+}
+
+/**
+ * The 1-based line and column of the node at `path`: the key for `target: "key"`, the value for
+ * `"value"`. When the path does not exist (a missing required key), the nearest existing key is
+ * used, which is where the user has to add it.
+ */
+export function position(
+  source: SourceFile,
+  path: readonly PathSegment[],
+  target: Target,
+): { line: number; column: number } {
+  const found = walk(source, path);
+  const complete = found.depth === path.length;
+  let node: Node | undefined;
+  if (complete && target === "value") node = found.valueNode ?? found.keyNode;
+  else node = found.keyNode ?? found.valueNode;
+  const offset = node?.range?.[0] ?? firstContentOffset(source.text);
+  const { line, col } = source.lineCounter.linePos(offset);
+  return { line, column: col };
+}
+
+/** Offset of the first line that is neither blank nor a comment (where a missing key belongs). */
+function firstContentOffset(text: string): number {
+  const match = /^(?![ \t]*(#|$))/m.exec(text);
+  return match?.index ?? 0;
+}
+
+/** Turns a finding into a positioned error of this file. */
+export function toConfigError(source: SourceFile, finding: Finding): ConfigError {
+  const { line, column } = position(
+    source,
+    finding.at?.path ?? finding.path,
+    finding.at?.target ?? finding.target,
+  );
+  return {
+    file: source.file,
+    line,
+    column,
+    path: formatPath(finding.path),
+    message: finding.message,
+    lineText: source.lines[line - 1] ?? "",
+  };
+}
+
+/** The YAML node at `path`, if any (for describing what the user wrote). */
+export function nodeAt(source: SourceFile, path: readonly PathSegment[]): Node | undefined {
+  const found = walk(source, path);
+  return found.depth === path.length ? found.valueNode : undefined;
+}
+
+/** The source text of a scalar node as written (e.g. `1.10` for a number that parsed as 1.1). */
+export function sourceTextOf(source: SourceFile, node: Node | undefined): string | undefined {
+  const range = node?.range;
+  return range === undefined || range === null ? undefined : source.text.slice(range[0], range[1]);
+}
