@@ -44,7 +44,7 @@ export class Deployments {
   }
 
   /** GET .../deploys with the optional filters of endpoint 8 (all pages). */
-  list(
+  async list(
     stack: string,
     environment: string,
     filters: DeploymentListQueryInput = {},
@@ -62,7 +62,7 @@ export class Deployments {
   }
 
   /** GET .../deploys/{id}. */
-  get(
+  async get(
     stack: string,
     environment: string,
     id: string | number,
@@ -83,7 +83,7 @@ export class Deployments {
    * `marker`, and only after a search for it found nothing. The result may therefore be an
    * adopted deployment (from the list, so without `changes`).
    */
-  create(
+  async create(
     stack: string,
     environment: string,
     input: CreateDeploymentInput,
@@ -108,7 +108,12 @@ export class Deployments {
   }
 
   /** DELETE .../deploys/{id}. Irreversible; a 404 on a repeat after an ambiguous attempt counts as done. */
-  delete(stack: string, environment: string, id: string | number, options: CallOptions = {}): Promise<void> {
+  async delete(
+    stack: string,
+    environment: string,
+    id: string | number,
+    options: CallOptions = {},
+  ): Promise<void> {
     return this.#http.call({
       method: "DELETE",
       path: this.#path(stack, environment, `/${numericId("id", id)}`),
@@ -124,7 +129,7 @@ export class Deployments {
    * reads the deployment: Queued or later means the start happened (that deployment is
    * returned); still Approved means it did not, and the start is repeated.
    */
-  start(
+  async start(
     stack: string,
     environment: string,
     id: string | number,
@@ -140,7 +145,7 @@ export class Deployments {
    * POST .../deploys/invalidate for a Submitted or Approved deployment. After an ambiguous
    * failure the client reads the deployment and returns it when it is already Invalid.
    */
-  invalidate(
+  async invalidate(
     stack: string,
     environment: string,
     id: string | number,

@@ -35,7 +35,7 @@ export class Environments {
   }
 
   /** GET .../environment/{environment}. */
-  get(stack: string, environment: string, options: CallOptions = {}): Promise<Environment> {
+  async get(stack: string, environment: string, options: CallOptions = {}): Promise<Environment> {
     return this.#http.call({
       method: "GET",
       path: this.#path(stack, environment),
@@ -46,7 +46,11 @@ export class Environments {
   }
 
   /** GET .../modules, optionally only the named modules (`filters[]=name`). */
-  modules(stack: string, environment: string, options: ModulesOptions = {}): Promise<InstalledModule[]> {
+  async modules(
+    stack: string,
+    environment: string,
+    options: ModulesOptions = {},
+  ): Promise<InstalledModule[]> {
     const query = validateInput("filters", ModuleListQuery, { filters: options.filters });
     return this.#http.call({
       method: "GET",
@@ -59,7 +63,7 @@ export class Environments {
   }
 
   /** GET .../domains (all pages). */
-  domains(stack: string, environment: string, options: CallOptions = {}): Promise<Domain[]> {
+  async domains(stack: string, environment: string, options: CallOptions = {}): Promise<Domain[]> {
     return this.#http.list({
       method: "GET",
       path: this.#path(stack, environment, "/domains"),
@@ -70,7 +74,11 @@ export class Environments {
   }
 
   /** GET .../configuration (all pages). Values may be secrets: do not log them. */
-  configuration(stack: string, environment: string, options: CallOptions = {}): Promise<Configuration[]> {
+  async configuration(
+    stack: string,
+    environment: string,
+    options: CallOptions = {},
+  ): Promise<Configuration[]> {
     return this.#http.list({
       method: "GET",
       path: this.#path(stack, environment, "/configuration"),
@@ -84,7 +92,7 @@ export class Environments {
   }
 
   /** GET .../whitelist: one object. */
-  whitelist(stack: string, environment: string, options: CallOptions = {}): Promise<Whitelist> {
+  async whitelist(stack: string, environment: string, options: CallOptions = {}): Promise<Whitelist> {
     return this.#http.call({
       method: "GET",
       path: this.#path(stack, environment, "/whitelist"),

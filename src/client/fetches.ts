@@ -16,7 +16,7 @@ export class Fetches {
    * repeated only when the first attempt provably did nothing; an ambiguous failure surfaces as
    * OutcomeUnknownError (a second fetch is harmless, so a caller may simply call again).
    */
-  create(stack: string, options: CallOptions = {}): Promise<GitFetch> {
+  async create(stack: string, options: CallOptions = {}): Promise<GitFetch> {
     return this.#http.call({
       method: "POST",
       path: `/svc/project/${segment("stack", stack)}/git/fetches`,
@@ -28,7 +28,7 @@ export class Fetches {
   }
 
   /** GET /svc/project/{stack}/git/fetches/{id}. */
-  get(stack: string, fetchId: string | number, options: CallOptions = {}): Promise<GitFetch> {
+  async get(stack: string, fetchId: string | number, options: CallOptions = {}): Promise<GitFetch> {
     return this.#http.call({
       method: "GET",
       path: `/svc/project/${segment("stack", stack)}/git/fetches/${numericId("fetchId", fetchId)}`,

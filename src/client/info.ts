@@ -19,7 +19,7 @@ export class Info {
   }
 
   /** GET /svc/meta: the caller's login; a cheap credentials check. */
-  whoami(options: CallOptions = {}): Promise<WhoAmI> {
+  async whoami(options: CallOptions = {}): Promise<WhoAmI> {
     return this.#http.call({
       method: "GET",
       path: "/svc/meta",
@@ -30,7 +30,7 @@ export class Info {
   }
 
   /** GET /svc/manifestreleases (all pages). */
-  manifestReleases(options: CallOptions = {}): Promise<ManifestRelease[]> {
+  async manifestReleases(options: CallOptions = {}): Promise<ManifestRelease[]> {
     return this.#http.list({
       method: "GET",
       path: "/svc/manifestreleases",

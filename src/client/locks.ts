@@ -21,7 +21,7 @@ export class Locks {
    * ambiguous failure the client cannot tell whether it took effect and reports
    * OutcomeUnknownError; it is repeated only when the first attempt provably did nothing.
    */
-  lock(
+  async lock(
     stack: string,
     environment: string,
     message?: string,
@@ -39,7 +39,7 @@ export class Locks {
   }
 
   /** DELETE .../lock. Idempotent: repeated on transient failures. */
-  unlock(stack: string, environment: string, options: CallOptions = {}): Promise<void> {
+  async unlock(stack: string, environment: string, options: CallOptions = {}): Promise<void> {
     return this.#http.call({
       method: "DELETE",
       path: this.#path(stack, environment),

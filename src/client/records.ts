@@ -45,7 +45,7 @@ export class Records {
   }
 
   /** GET /api/v1/{class}/{id}. */
-  get(className: string, id: string | number, options: CallOptions = {}): Promise<RecordDocument> {
+  async get(className: string, id: string | number, options: CallOptions = {}): Promise<RecordDocument> {
     return this.#http.call({
       method: "GET",
       path: this.#path(className, id),
@@ -59,7 +59,7 @@ export class Records {
    * POST /api/v1/{class}/{id}/{method}: runs a method (e.g. publish). A create: no marker can be
    * attached, so an ambiguous failure surfaces as OutcomeUnknownError rather than a second run.
    */
-  callMethod(
+  async callMethod(
     className: string,
     id: string | number,
     methodName: string,
@@ -76,7 +76,7 @@ export class Records {
   }
 
   /** GET /api/v1/{class}/{id}/{relation} (not implemented by the platform). */
-  related(
+  async related(
     className: string,
     id: string | number,
     relation: string,
@@ -92,7 +92,11 @@ export class Records {
   }
 
   /** GET /api/v1/{class}?field=value (not implemented by the platform). */
-  search(className: string, fields: RecordFields, options: CallOptions = {}): Promise<RecordDocument[]> {
+  async search(
+    className: string,
+    fields: RecordFields,
+    options: CallOptions = {},
+  ): Promise<RecordDocument[]> {
     for (const key of Object.keys(fields)) identifier("fields", key);
     return this.#http.call({
       method: "GET",
@@ -105,7 +109,7 @@ export class Records {
   }
 
   /** PUT /api/v1/{class}/{id} (not implemented by the platform). Idempotent. */
-  update(
+  async update(
     className: string,
     id: string | number,
     fields: RecordFields,
@@ -122,7 +126,7 @@ export class Records {
   }
 
   /** PUT /api/v1/{class}/{id}/{relation} with the ids to keep (not implemented by the platform). */
-  replaceRelation(
+  async replaceRelation(
     className: string,
     id: string | number,
     relation: string,
@@ -140,7 +144,7 @@ export class Records {
   }
 
   /** POST /api/v1/{class}/{id}/{relation} (not implemented by the platform). Not repeated blindly. */
-  appendRelation(
+  async appendRelation(
     className: string,
     id: string | number,
     relation: string,
@@ -158,7 +162,7 @@ export class Records {
   }
 
   /** DELETE /api/v1/{class}/{id} (not implemented by the platform). */
-  delete(className: string, id: string | number, options: CallOptions = {}): Promise<void> {
+  async delete(className: string, id: string | number, options: CallOptions = {}): Promise<void> {
     return this.#http.call({
       method: "DELETE",
       path: this.#path(className, id),
@@ -170,7 +174,7 @@ export class Records {
   }
 
   /** DELETE /api/v1/{class}/{id}/{relation}/{foreignId}: unlink without deleting (not implemented). */
-  unlink(
+  async unlink(
     className: string,
     id: string | number,
     relation: string,

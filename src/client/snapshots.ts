@@ -55,7 +55,7 @@ export class Snapshots {
   }
 
   /** GET /svc/project/{stack}/snapshots (list form, including pending ones; all pages). */
-  list(stack: string, options: CallOptions = {}): Promise<SnapshotListItem[]> {
+  async list(stack: string, options: CallOptions = {}): Promise<SnapshotListItem[]> {
     return this.#http.list({
       method: "GET",
       path: this.#path(stack),
@@ -66,7 +66,7 @@ export class Snapshots {
   }
 
   /** GET /svc/project/{stack}/snapshots/{id} (full form, with `notes`). */
-  get(stack: string, snapshotId: string | number, options: CallOptions = {}): Promise<Snapshot> {
+  async get(stack: string, snapshotId: string | number, options: CallOptions = {}): Promise<Snapshot> {
     return this.#http.call({
       method: "GET",
       path: this.#path(stack, `/${numericId("snapshotId", snapshotId)}`),
@@ -80,7 +80,7 @@ export class Snapshots {
    * POST /svc/project/{stack}/snapshots → a create transfer. Never blindly repeated (see
    * {@link CreateSnapshotOptions.marker}).
    */
-  create(
+  async create(
     stack: string,
     input: CreateSnapshotRequest,
     options: CreateSnapshotOptions = {},
@@ -115,7 +115,7 @@ export class Snapshots {
    * marker and no endpoint lists transfers, so an ambiguous failure always surfaces as
    * OutcomeUnknownError: a restore overwrites data and must not run twice by accident.
    */
-  restore(
+  async restore(
     stack: string,
     snapshotId: string | number,
     input: RestoreSnapshotRequest,
@@ -134,7 +134,7 @@ export class Snapshots {
   }
 
   /** DELETE /svc/project/{stack}/snapshots/{id}. Irreversible; a 404 on a repeat counts as done. */
-  delete(stack: string, snapshotId: string | number, options: CallOptions = {}): Promise<void> {
+  async delete(stack: string, snapshotId: string | number, options: CallOptions = {}): Promise<void> {
     return this.#http.call({
       method: "DELETE",
       path: this.#path(stack, `/${numericId("snapshotId", snapshotId)}`),
@@ -146,7 +146,7 @@ export class Snapshots {
   }
 
   /** GET /svc/project/{stack}/snapshots/transfer/{id}. */
-  transfer(stack: string, transferId: string | number, options: CallOptions = {}): Promise<Transfer> {
+  async transfer(stack: string, transferId: string | number, options: CallOptions = {}): Promise<Transfer> {
     return this.#http.call({
       method: "GET",
       path: this.#path(stack, `/transfer/${numericId("transferId", transferId)}`),

@@ -18,7 +18,7 @@ export class Stacks {
   }
 
   /** GET /svc/projects: every stack the caller may view (all pages). */
-  list(options: CallOptions = {}): Promise<Stack[]> {
+  async list(options: CallOptions = {}): Promise<Stack[]> {
     return this.#http.list({
       method: "GET",
       path: "/svc/projects",
@@ -29,7 +29,7 @@ export class Stacks {
   }
 
   /** GET /svc/project/{stack}. A stack the caller is not a member of answers 404 (NotFoundError). */
-  get(stack: string, options: CallOptions = {}): Promise<Stack> {
+  async get(stack: string, options: CallOptions = {}): Promise<Stack> {
     return this.#http.call({
       method: "GET",
       path: `/svc/project/${segment("stack", stack)}`,
@@ -40,7 +40,7 @@ export class Stacks {
   }
 
   /** GET /svc/project/{stack}/team (all pages). */
-  team(stack: string, options: CallOptions = {}): Promise<TeamMember[]> {
+  async team(stack: string, options: CallOptions = {}): Promise<TeamMember[]> {
     return this.#http.list({
       method: "GET",
       path: `/svc/project/${segment("stack", stack)}/team`,
