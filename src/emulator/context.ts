@@ -1,0 +1,79 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ApiVersion } from "../api";
+import { MEDIA_TYPE } from "../api";
+import type { Documents } from "./documents";
+import type { Caller, Engine } from "./engine";
+import { HttpError } from "./errors";
+import type { Fault, Faults, LoggedRequest, RequestLog } from "./faults";
+import type { Scheduler } from "./scheduler";
+import type { Store } from "./store";
+
+/** What the request hooks found out about a request: version, caller, log entry, pending fault. */
+export interface RequestState {
+  version: ApiVersion;
+  caller: Caller | null;
+  entry: (LoggedRequest & { done: boolean }) | null;
+  after: Fault | null;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    emu: RequestState | null;
+  }
+}
+
+/** Everything the routes need. */
+export interface Deps {
+  store: Store;
+  engine: Engine;
+  docs: Documents;
+  faults: Faults;
+  log: RequestLog;
+  scheduler: Scheduler;
+  reset(): void;
+}
+
+export function stateOf(request: FastifyRequest): RequestState {
+  if (request.emu === null) throw new Error("request state missing (onRequest hook did not run)");
+  return request.emu;
+}
+
+export function callerOf(request: FastifyRequest): Caller {
+  const caller = stateOf(request).caller;
+  if (caller === null) throw new HttpError(401, "Authentication required", { "www-authenticate": "Basic" });
+  return caller;
+}
+
+export function versionOf(request: FastifyRequest): ApiVersion {
+  return request.emu?.version ?? "2.0";
+}
+
+/** Sends a JSON:API document (or nothing, for 204). */
+export function send(reply: FastifyReply, status: number, body?: unknown): FastifyReply {
+  reply.code(status);
+  if (body === undefined) return reply.send();
+  // A Buffer keeps the media type exactly as set (JSON:API allows no charset parameter).
+  reply.header("content-type", MEDIA_TYPE);
+  return reply.send(Buffer.from(JSON.stringify(body)));
+}
+
+/** Parses a numeric path parameter; anything else is a 400 naming the parameter. */
+export function numericParam(value: string, name: string): number {
+  if (!/^\d{1,15}$/.test(value)) {
+    throw new HttpError(400, `Invalid path parameter '${name}': '${value}' is not a number`);
+  }
+  return Number(value);
+}
+
+/** Refuses query parameters an endpoint does not know, naming them and the allowed ones. */
+export function refuseUnknownQuery(query: unknown, allowed: readonly string[]): void {
+  if (query === null || typeof query !== "object") return;
+  const unknown = Object.keys(query).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) {
+    const list = allowed.length > 0 ? allowed.join(", ") : "none";
+    throw new HttpError(
+      400,
+      `Unknown query parameter ${unknown.map((k) => `'${k}'`).join(", ")} (allowed: ${list})`,
+    );
+  }
+}

@@ -1,0 +1,92 @@
+import type { AddressInfo } from "node:net";
+import { Documents } from "./documents";
+import { Engine } from "./engine";
+import { Faults, RequestLog } from "./faults";
+import { SPEEDS, Scheduler, type Speed } from "./scheduler";
+import { type SeedInput, loadSeed } from "./seed";
+import { buildServer } from "./server";
+import { Store } from "./store";
+
+export { SPEEDS, type Speed } from "./scheduler";
+export { Seed, type SeedInput, loadSeed } from "./seed";
+
+/** Options of `startEmulator`. */
+export interface EmulatorOptions {
+  /** The seed as an object, or the path of a YAML/JSON seed file. */
+  seed: SeedInput | string;
+  /** SQLite file that keeps the state across restarts (WAL); in memory when absent. */
+  stateFile?: string;
+  /** How fast deployments, transfers and fetches move; default `fast`. */
+  speed?: Speed;
+  /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+}
+
+export interface RunningEmulator {
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  url: string;
+  /** Stops the server, every worker and timer, and closes the state file. */
+  close(): Promise<void>;
+}
+
+const ALLOWED_OPTIONS = ["seed", "stateFile", "speed", "port"];
+
+/** Starts the reference server on 127.0.0.1 and resolves once it listens. */
+export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
+  const unknown = Object.keys(options).filter((k) => !ALLOWED_OPTIONS.includes(k));
+  if (unknown.length > 0) {
+    throw new Error(
+      `startEmulator: unknown option(s) ${unknown.join(", ")} (allowed: ${ALLOWED_OPTIONS.join(", ")})`,
+    );
+  }
+  const speed = options.speed ?? "fast";
+  if (!SPEEDS.includes(speed)) throw new Error(`startEmulator: speed must be one of ${SPEEDS.join(", ")}`);
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`startEmulator: port must be an integer from 0 to 65535, got ${String(port)}`);
+  }
+  const seed = loadSeed(options.seed);
+  const store = new Store(seed, options.stateFile);
+  const scheduler = new Scheduler(speed);
+  const engine = new Engine(store, scheduler);
+  const faults = new Faults();
+  const log = new RequestLog();
+  // Links need the base URL, known once listening; the documents object reads it lazily.
+  let base = "";
+  const docs = new Documents(store, () => base);
+  const app = buildServer({
+    store,
+    engine,
+    docs,
+    faults,
+    log,
+    scheduler,
+    reset: () => {
+      faults.clear();
+      log.clear();
+      store.reset();
+    },
+  });
+  try {
+    await app.listen({ host: "127.0.0.1", port });
+  } catch (err) {
+    scheduler.close();
+    store.close();
+    throw err;
+  }
+  const address = app.server.address() as AddressInfo;
+  base = `http://127.0.0.1:${address.port}`;
+  engine.resume();
+  let closing: Promise<void> | null = null;
+  return {
+    url: base,
+    close: () => {
+      closing ??= (async () => {
+        scheduler.close();
+        await app.close();
+        store.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { z } from "zod";
+import {
+  DeploymentChange,
+  DeploymentState,
+  FetchStatus,
+  RefType,
+  SnapshotMode,
+  SnapshotStatus,
+} from "../api";
+import { TransferDirection, TransferStatus } from "../api";
+
+/** The emulator's own records (what the state file stores); wire documents are built from them. */
+
+export const DeploymentRecord = z.object({
+  id: z.number().int(),
+  stack: z.string(),
+  env: z.string(),
+  state: DeploymentState,
+  ref_type: RefType,
+  ref: z.string(),
+  sha: z.string(),
+  package: z.string().nullable(),
+  title: z.string(),
+  summary: z.string(),
+  deployer: z.string(),
+  locked: z.boolean(),
+  changes: z.record(z.string(), DeploymentChange),
+  created: z.number().int(),
+  requested: z.number().int(),
+  approved: z.number().int(),
+  started: z.number().int(),
+  updated: z.number().int(),
+  /** Why a deployment failed (kept for the docs and the log; not on the wire). */
+  failure: z.string().nullable(),
+});
+export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
+
+export const SnapshotRecord = z.object({
+  id: z.number().int(),
+  stack: z.string(),
+  source: z.string(),
+  mode: SnapshotMode,
+  status: SnapshotStatus,
+  created: z.number().int(),
+  size: z.number().int(),
+  notes: z.string().nullable(),
+  is_backup: z.boolean(),
+  is_manual_upload: z.boolean(),
+});
+export type SnapshotRecord = z.infer<typeof SnapshotRecord>;
+
+export const TransferRecord = z.object({
+  id: z.number().int(),
+  stack: z.string(),
+  env: z.string(),
+  direction: TransferDirection,
+  mode: SnapshotMode,
+  status: TransferStatus,
+  include_resampled: z.boolean(),
+  skip_build: z.boolean(),
+  /** The snapshot made (create, once finished) or restored (restore). */
+  snapshot: z.number().int().nullable(),
+  /** The snapshot being written: the new one (create) or the backup (restore with backup). */
+  pending_snapshot: z.number().int().nullable(),
+  created: z.number().int(),
+});
+export type TransferRecord = z.infer<typeof TransferRecord>;
+
+export const FetchRecord = z.object({
+  id: z.number().int(),
+  stack: z.string(),
+  status: FetchStatus,
+  created: z.number().int(),
+});
+export type FetchRecord = z.infer<typeof FetchRecord>;
+
+/** The changing part of an environment. */
+export const EnvironmentRecord = z.object({
+  stack: z.string(),
+  env: z.string(),
+  build_sha: z.string(),
+  build_package: z.string().nullable(),
+  locked: z.boolean(),
+  lock_message: z.string(),
+  next_outcome: z.enum(["fail"]).nullable(),
+  current_build: z.number().int().nullable(),
+});
+export type EnvironmentRecord = z.infer<typeof EnvironmentRecord>;
+
+export const RecordRecord = z.object({
+  class: z.string(),
+  id: z.number().int(),
+  fields: z.record(z.string(), z.unknown()),
+});
+export type RecordRecord = z.infer<typeof RecordRecord>;
+
+export const Counters = z.object({
+  deployment: z.number().int(),
+  snapshot: z.number().int(),
+  transfer: z.number().int(),
+  fetch: z.number().int(),
+});
+export type Counters = z.infer<typeof Counters>;
+
+/** Key of an environment in maps. */
+export function envKey(stack: string, env: string): string {
+  return `${stack}\u0000${env}`;
+}

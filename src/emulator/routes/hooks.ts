@@ -1,0 +1,76 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { type Deps, send } from "../context";
+import { parseWith } from "../errors";
+import { FaultSpec } from "../faults";
+
+type EnvParams = { Params: { stack: string; env: string } };
+type EnvIdParams = { Params: { stack: string; env: string; id: string } };
+
+const NextOutcome = z.strictObject({ outcome: z.literal("fail") });
+const HandDeploy = z.strictObject({
+  sha: z.string().regex(/^[0-9a-f]{40}$/, "expected a 40-character lowercase hex commit hash"),
+});
+const Empty = z.strictObject({});
+
+const HOOK_ENV = "/_emulator/project/:stack/environment/:env";
+
+/**
+ * Test hooks under /_emulator/ (loopback only, JSON, unknown fields rejected). They are not part
+ * of the platform: they do what a person would do in the dashboard, script outcomes and faults.
+ */
+export function registerHooks(app: FastifyInstance, deps: Deps): void {
+  const { engine, docs, faults, log } = deps;
+  const noBody = (body: unknown) => {
+    if (body !== undefined) parseWith(Empty, body, "request body");
+  };
+  const id = (text: string) => {
+    if (!/^\d{1,15}$/.test(text)) {
+      return parseWith(z.strictObject({ id: z.number() }), { id: text }, "path");
+    }
+    return { id: Number(text) };
+  };
+
+  app.post("/_emulator/reset", (request, reply) => {
+    noBody(request.body);
+    deps.reset();
+    return send(reply, 204);
+  });
+
+  app.get("/_emulator/requests", (_request, reply) => send(reply, 200, { requests: log.list() }));
+  app.delete("/_emulator/requests", (_request, reply) => {
+    log.clear();
+    return send(reply, 204);
+  });
+
+  app.post("/_emulator/faults", (request, reply) => {
+    const spec = parseWith(FaultSpec, request.body, "request body");
+    const fault = faults.add(spec);
+    return send(reply, 201, { id: fault.id });
+  });
+  app.delete("/_emulator/faults", (_request, reply) => {
+    faults.clear();
+    return send(reply, 204);
+  });
+
+  for (const verdict of ["approve", "reject"] as const) {
+    app.post<EnvIdParams>(`${HOOK_ENV}/deploys/:id/${verdict}`, (request, reply) => {
+      noBody(request.body);
+      const { stack, env } = request.params;
+      const d = engine.review(stack, env, id(request.params.id).id, verdict);
+      return send(reply, 200, { data: docs.deployment(d, { version: "2.0" }) });
+    });
+  }
+
+  app.post<EnvParams>(`${HOOK_ENV}/next-outcome`, (request, reply) => {
+    const body = parseWith(NextOutcome, request.body, "request body");
+    engine.scriptNextOutcome(request.params.stack, request.params.env, body.outcome);
+    return send(reply, 204);
+  });
+
+  app.post<EnvParams>(`${HOOK_ENV}/hand-deploy`, (request, reply) => {
+    const body = parseWith(HandDeploy, request.body, "request body");
+    const d = engine.handDeploy(request.params.stack, request.params.env, body.sha);
+    return send(reply, 201, { data: docs.deployment(d, { version: "2.0" }) });
+  });
+}

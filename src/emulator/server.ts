@@ -1,0 +1,212 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import { API_VERSIONS, type ApiVersion, MEDIA_TYPE } from "../api";
+import { type Deps, stateOf } from "./context";
+import { HttpError, errorDocument } from "./errors";
+import type { Fault } from "./faults";
+import { registerHooks } from "./routes/hooks";
+import { registerRecords } from "./routes/records";
+import { registerSvc } from "./routes/svc";
+import type { Store } from "./store";
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
+const REASONS: Record<number, string> = {
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+const ACCEPTED_BODY_TYPES = ["application/vnd.api+json", "application/json"];
+const BASIC_CHALLENGE = 'Basic realm="Deployment Management API"';
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+/** Checks `Authorization: Basic <email:token>` against the seed users. */
+function authenticate(store: Store, header: string | undefined) {
+  if (header === undefined || header === "") {
+    throw new HttpError(
+      401,
+      "Authentication required: send HTTP Basic credentials (your e-mail address and API token)",
+      { "www-authenticate": BASIC_CHALLENGE },
+    );
+  }
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  const decoded = match?.[1] === undefined ? "" : Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  const user = colon > 0 ? store.user(decoded.slice(0, colon)) : undefined;
+  const token = colon > 0 ? decoded.slice(colon + 1) : "";
+  if (user === undefined || !timingSafeEqual(digest(user.token), digest(token))) {
+    throw new HttpError(401, "Invalid credentials: unknown e-mail address or wrong API token", {
+      "www-authenticate": BASIC_CHALLENGE,
+    });
+  }
+  return user;
+}
+
+function versionFrom(header: string | string[] | undefined): ApiVersion {
+  if (header === undefined) return "2.0";
+  const value = Array.isArray(header) ? header.join(",") : header.trim();
+  const known = API_VERSIONS.find((v) => v === value);
+  if (known === undefined) {
+    throw new HttpError(400, `Unsupported X-Api-Version '${value}' (supported: ${API_VERSIONS.join(", ")})`);
+  }
+  return known;
+}
+
+function isHookPath(path: string): boolean {
+  return path === "/_emulator" || path.startsWith("/_emulator/");
+}
+
+function dropConnection(request: FastifyRequest): void {
+  request.raw.socket.destroy();
+}
+
+/** Builds the Fastify app: request hooks (log, faults, version, auth), routes and error mapping. */
+export function buildServer(deps: Deps): FastifyInstance {
+  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 1_048_576 });
+  app.decorateRequest("emu", null);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+    if (!ACCEPTED_BODY_TYPES.includes(type)) {
+      return done(
+        new HttpError(415, `Unsupported Content-Type '${type}' for the request body (send ${MEDIA_TYPE})`),
+        undefined,
+      );
+    }
+    try {
+      done(null, JSON.parse(text) as unknown);
+    } catch (err) {
+      done(
+        new HttpError(
+          400,
+          `Malformed JSON in the request body: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+        undefined,
+      );
+    }
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    const path = request.url.split("?")[0] ?? request.url;
+    if (isHookPath(path)) {
+      if (!LOOPBACK.has(request.socket.remoteAddress ?? "")) {
+        throw new HttpError(404, `No endpoint ${request.method} ${path}`);
+      }
+      request.emu = { version: "2.0", caller: null, entry: null, after: null };
+      return;
+    }
+    const entry = deps.log.start(request.method, request.url);
+    request.emu = { version: "2.0", caller: null, entry, after: null };
+    const fault = deps.faults.take(request.method, path);
+    if (fault !== undefined) {
+      if (fault.phase === "after") {
+        request.emu.after = fault;
+      } else if (fault.kind === "latency") {
+        await deps.scheduler.sleep(fault.latency_ms ?? 0);
+      } else if (fault.kind === "drop") {
+        entry.status = 0;
+        entry.done = true;
+        reply.hijack();
+        dropConnection(request);
+        return reply;
+      } else {
+        throw faultError(fault);
+      }
+    }
+    request.emu.version = versionFrom(request.headers["x-api-version"]);
+    request.emu.caller = authenticate(deps.store, request.headers.authorization);
+    return;
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const state = request.emu;
+    const fault = state?.after ?? null;
+    if (state === null || fault === null) return payload;
+    state.after = null;
+    if (fault.kind === "latency") {
+      await deps.scheduler.sleep(fault.latency_ms ?? 0);
+      return payload;
+    }
+    if (fault.kind === "drop") {
+      if (state.entry !== null) {
+        state.entry.status = 0;
+        state.entry.done = true;
+      }
+      dropConnection(request);
+      return payload;
+    }
+    const err = faultError(fault);
+    reply.code(err.status);
+    for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+    reply.header("content-type", MEDIA_TYPE);
+    return Buffer.from(JSON.stringify(errorDocument(err.status, err.title, state.version)));
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    const entry = request.emu?.entry ?? null;
+    if (entry !== null && !entry.done) {
+      entry.status = reply.statusCode;
+      entry.done = true;
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const version = request.emu?.version ?? "2.0";
+    let status = 500;
+    let title: string;
+    if (error instanceof HttpError) {
+      status = error.status;
+      title = error.title;
+      for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
+    } else if (
+      typeof error === "object" &&
+      error !== null &&
+      "statusCode" in error &&
+      typeof error.statusCode === "number" &&
+      error.statusCode >= 400 &&
+      error.statusCode < 500
+    ) {
+      status = error.statusCode;
+      title = "message" in error && typeof error.message === "string" ? error.message : "Bad request";
+    } else {
+      title = `Internal emulator error: ${error instanceof Error ? error.message : String(error)}`;
+      console.error(`emulator: ${request.method} ${request.url} failed:`, error);
+    }
+    reply.code(status).header("content-type", MEDIA_TYPE);
+    return reply.send(Buffer.from(JSON.stringify(errorDocument(status, title, version))));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? request.url;
+    const version = request.emu?.version ?? "2.0";
+    reply.code(404).header("content-type", MEDIA_TYPE);
+    return reply.send(
+      Buffer.from(JSON.stringify(errorDocument(404, `No endpoint ${request.method} ${path}`, version))),
+    );
+  });
+
+  registerSvc(app, deps);
+  registerRecords(app, deps);
+  registerHooks(app, deps);
+  return app;
+}
+
+function faultError(fault: Fault): HttpError {
+  const status = fault.status ?? 500;
+  const headers: Record<string, string> = {};
+  let title = REASONS[status] ?? "Error";
+  if (fault.retry_after !== undefined) {
+    headers["retry-after"] = String(fault.retry_after);
+    title += `: retry after ${fault.retry_after} seconds`;
+  }
+  return new HttpError(status, title, headers);
+}
+
+export { stateOf };

@@ -1,0 +1,102 @@
+import { resolve } from "node:path";
+import { request } from "undici";
+import { type SeedInput, type Speed, startEmulator } from "../../src/emulator";
+
+/** The seed every emulator test starts from unless it passes its own. */
+export const TEST_SEED_PATH = resolve(__dirname, "../fixtures/emulator-seed.yaml");
+
+/** Users of the test seed: email and token by role on `acme-web`. */
+export const TEST_USERS = {
+  stackManager: { email: "ops@example.com", token: "demo-token" },
+  releaseManager: { email: "release@example.com", token: "release-token" },
+  deployer: { email: "deployer@example.com", token: "deployer-token" },
+  teamMember: { email: "dev@example.com", token: "dev-token" },
+  outsider: { email: "outsider@example.com", token: "outsider-token" },
+} as const;
+
+/** `Basic <base64(email:token)>`. */
+export function basicAuth(email: string, token: string): string {
+  return `Basic ${Buffer.from(`${email}:${token}`).toString("base64")}`;
+}
+
+/** Body of POST /_emulator/faults. */
+export interface FaultInput {
+  method?: string;
+  path: string;
+  kind: "status" | "latency" | "drop";
+  status?: 429 | 500 | 502 | 503 | 504;
+  retry_after?: number;
+  latency_ms?: number;
+  count: number;
+  phase?: "before" | "after";
+}
+
+export interface LoggedRequest {
+  seq: number;
+  method: string;
+  path: string;
+  status: number;
+  at_ms: number;
+}
+
+/** The /_emulator/ test hooks as functions. */
+export interface EmulatorHooks {
+  reset(): Promise<void>;
+  requests(): Promise<LoggedRequest[]>;
+  clearRequests(): Promise<void>;
+  fault(fault: FaultInput): Promise<string>;
+  approve(stack: string, env: string, id: string | number): Promise<unknown>;
+  reject(stack: string, env: string, id: string | number): Promise<unknown>;
+  nextOutcome(stack: string, env: string, outcome?: "fail"): Promise<void>;
+  handDeploy(stack: string, env: string, sha: string): Promise<unknown>;
+}
+
+export interface TestEmulator {
+  url: string;
+  close(): Promise<void>;
+  hooks: EmulatorHooks;
+}
+
+async function hook(base: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) {
+  const res = await request(`${base}/_emulator${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 400)
+    throw new Error(`emulator hook ${method} ${path} answered ${res.statusCode}: ${text}`);
+  return text === "" ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** Builds hook functions for an emulator at `url`. */
+export function emulatorHooks(url: string): EmulatorHooks {
+  const env = (stack: string, e: string) =>
+    `/project/${encodeURIComponent(stack)}/environment/${encodeURIComponent(e)}`;
+  return {
+    reset: async () => void (await hook(url, "POST", "/reset")),
+    requests: async () => ((await hook(url, "GET", "/requests")) as { requests: LoggedRequest[] }).requests,
+    clearRequests: async () => void (await hook(url, "DELETE", "/requests")),
+    fault: async (fault) => ((await hook(url, "POST", "/faults", fault)) as { id: string }).id,
+    approve: (stack, e, id) => hook(url, "POST", `${env(stack, e)}/deploys/${id}/approve`),
+    reject: (stack, e, id) => hook(url, "POST", `${env(stack, e)}/deploys/${id}/reject`),
+    nextOutcome: async (stack, e, outcome = "fail") =>
+      void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, { outcome })),
+    handDeploy: (stack, e, sha) => hook(url, "POST", `${env(stack, e)}/hand-deploy`, { sha }),
+  };
+}
+
+/**
+ * Starts an emulator on 127.0.0.1 (free port) for one test file: test seed, `instant` speed.
+ * Call `close()` in afterAll; `hooks.reset()` in beforeEach gives every test a fresh world.
+ */
+export async function startTestEmulator(
+  opts: { seed?: SeedInput | string; speed?: Speed; stateFile?: string } = {},
+): Promise<TestEmulator> {
+  const emulator = await startEmulator({
+    seed: opts.seed ?? TEST_SEED_PATH,
+    speed: opts.speed ?? "instant",
+    ...(opts.stateFile === undefined ? {} : { stateFile: opts.stateFile }),
+  });
+  return { url: emulator.url, close: emulator.close, hooks: emulatorHooks(emulator.url) };
+}
