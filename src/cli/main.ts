@@ -1,7 +1,14 @@
 /**
  * Entry point of the `stackwright` command: dispatches a subcommand and returns the exit code.
  */
-const commands: Record<string, (argv: string[]) => Promise<number>> = {};
+import { previewCommand, upCommand } from "./engine-commands";
+import { summaryCommand } from "./summary-command";
+
+const commands: Record<string, (argv: string[]) => Promise<number>> = {
+  preview: previewCommand,
+  up: upCommand,
+  summary: summaryCommand,
+};
 
 const usage = `usage: stackwright <command> [options]
 

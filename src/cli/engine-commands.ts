@@ -1,0 +1,165 @@
+/**
+ * `stackwright preview`, `up`, `refresh` and `destroy`: the Automation API on the project
+ * directory, the engine's progress streamed to stdout, a non-zero exit code on failure.
+ * `preview --summary FILE` also writes the pull-request Markdown from the engine's events.
+ */
+import * as fs from "node:fs";
+import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
+import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
+import type { PreviewJson } from "./preview-json";
+import { renderSummary } from "./summary";
+import { defaultProjectDir, openStack } from "./workspace";
+
+const commonFlags = {
+  stack: { type: "string", help: "the Pulumi stack (default: dev)" },
+  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  parallel: { type: "string", help: "resource operations run at once (default: the engine's)" },
+} satisfies FlagSpec;
+
+const previewFlags = {
+  ...commonFlags,
+  refresh: { type: "boolean", help: "read the live state of every resource first" },
+  summary: { type: "string", help: "also write the pull-request Markdown summary to this file" },
+} satisfies FlagSpec;
+
+const upFlags = {
+  ...commonFlags,
+  refresh: { type: "boolean", help: "read the live state of every resource first" },
+} satisfies FlagSpec;
+
+function parallelOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) {
+    throw new UsageError(`--parallel must be a whole number from 1 to 1024, not '${value}'`);
+  }
+  return n;
+}
+
+/** Writes engine output as it arrives. */
+const stream = (out: string) => process.stdout.write(out);
+
+/** Opens the stack named by the flags, reporting usage problems as such. */
+async function stackFromFlags(flags: { stack?: string; project?: string }): Promise<Stack> {
+  return openStack({ projectDir: flags.project ?? defaultProjectDir(), stackName: flags.stack ?? "dev" });
+}
+
+/** Turns the engine's step events into the shape of `pulumi preview --json` for the summary. */
+export function previewFromEvents(events: readonly EngineEvent[]): PreviewJson {
+  const preview: PreviewJson = { steps: [], diagnostics: [], changeSummary: {} };
+  for (const event of events) {
+    const step = event.resourcePreEvent?.metadata;
+    if (step !== undefined) {
+      const state = (s: typeof step.old) =>
+        s === undefined
+          ? undefined
+          : { urn: s.urn, type: s.type, inputs: s.inputs ?? {}, outputs: s.outputs ?? {} };
+      const oldState = state(step.old);
+      const newState = state(step.new);
+      preview.steps.push({
+        op: step.op,
+        urn: step.urn,
+        ...(oldState === undefined ? {} : { oldState }),
+        ...(newState === undefined ? {} : { newState }),
+        ...(step.keys === undefined ? {} : { replaceReasons: step.keys }),
+      });
+    }
+    const diag = event.diagnosticEvent;
+    if (diag !== undefined) {
+      preview.diagnostics.push({ message: diag.message, severity: diag.severity });
+    }
+    const summary = event.summaryEvent;
+    if (summary !== undefined) {
+      preview.changeSummary = Object.fromEntries(
+        Object.entries(summary.resourceChanges ?? {}).filter(
+          (e): e is [string, number] => e[1] !== undefined,
+        ),
+      );
+    }
+  }
+  return preview;
+}
+
+function usage(command: string, spec: FlagSpec, what: string): string {
+  return `usage: stackwright ${command} [flags]\n\n${what}\n\nflags:\n${describeFlags(spec)}`;
+}
+
+/** Prints a failed engine run's message without a stack trace; the engine already streamed details. */
+function reportFailure(command: string, err: unknown): number {
+  if (err instanceof UsageError) {
+    console.error(err.message);
+    return 2;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  // CommandError messages repeat the whole output; the tail names the failure.
+  const lines = message.trim().split("\n");
+  console.error(`stackwright ${command} failed:\n${lines.slice(-20).join("\n")}`);
+  return 1;
+}
+
+export async function previewCommand(argv: string[]): Promise<number> {
+  if (argv.includes("--help")) {
+    console.log(usage("preview", previewFlags, "Shows what `up` would change, without changing anything."));
+    return 0;
+  }
+  try {
+    const { flags, positional } = parseFlags("preview", argv, previewFlags);
+    if (positional.length > 0)
+      throw new UsageError(`stackwright preview takes no arguments: ${positional.join(" ")}`);
+    const parallel = parallelOf(flags.parallel);
+    const stack = await stackFromFlags(flags);
+    const events: EngineEvent[] = [];
+    const result = await stack.preview({
+      onOutput: stream,
+      onEvent: (e) => events.push(e),
+      ...(flags.refresh === true ? { refresh: true } : {}),
+      ...(parallel === undefined ? {} : { parallel }),
+    });
+    if (flags.summary !== undefined) {
+      const preview = previewFromEvents(events);
+      preview.changeSummary = { ...result.changeSummary } as Record<string, number>;
+      fs.writeFileSync(
+        flags.summary,
+        renderSummary(preview, { title: `Stackwright preview: ${stack.name}` }),
+      );
+      console.log(`\nsummary written to ${flags.summary}`);
+    }
+    return 0;
+  } catch (err) {
+    return reportFailure("preview", err);
+  }
+}
+
+export async function upCommand(argv: string[]): Promise<number> {
+  if (argv.includes("--help")) {
+    console.log(usage("up", upFlags, "Makes the platform match stacks-config/."));
+    return 0;
+  }
+  try {
+    const { flags, positional } = parseFlags("up", argv, upFlags);
+    if (positional.length > 0)
+      throw new UsageError(`stackwright up takes no arguments: ${positional.join(" ")}`);
+    const parallel = parallelOf(flags.parallel);
+    const stack = await stackFromFlags(flags);
+    const result = await stack.up({
+      onOutput: stream,
+      ...(flags.refresh === true ? { refresh: true } : {}),
+      ...(parallel === undefined ? {} : { parallel }),
+    });
+    printOutputs(result.outputs);
+    return 0;
+  } catch (err) {
+    return reportFailure("up", err);
+  }
+}
+
+/** Prints the stack outputs a person wants to read, secrets left masked. */
+export function printOutputs(outputs: Record<string, { value: unknown; secret: boolean }>): void {
+  const entries = Object.entries(outputs);
+  if (entries.length === 0) return;
+  console.log("\nOutputs:");
+  for (const [name, { value, secret }] of entries) {
+    const shown = secret ? "[secret]" : JSON.stringify(value, null, 2);
+    console.log(`  ${name}: ${shown.replace(/\n/g, "\n  ")}`);
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * Turns a parsed `pulumi preview --json` into the Markdown comment a reviewer reads on a pull
+ * request: per stack and environment, what will deploy from which sha to which ref, locks and
+ * unlocks, snapshots and restores, record actions, with counts and the preview's warnings.
+ */
+import type { PreviewJson, PreviewStep } from "./preview-json";
+
+/** What one planned step means to an operator. */
+export interface PlannedChange {
+  readonly stack: string;
+  readonly environment: string;
+  readonly kind: ChangeKind;
+  readonly text: string;
+}
+
+export type ChangeKind =
+  | "deploy"
+  | "redeploy"
+  | "retire"
+  | "metadata"
+  | "lock"
+  | "unlock"
+  | "relock"
+  | "snapshot"
+  | "snapshot-delete"
+  | "restore"
+  | "fetch"
+  | "record"
+  | "other";
+
+const KIND_LABELS: Record<ChangeKind, string> = {
+  deploy: "deploy",
+  redeploy: "redeploy",
+  retire: "retire",
+  metadata: "metadata only",
+  lock: "lock",
+  unlock: "unlock",
+  relock: "lock message",
+  snapshot: "snapshot",
+  "snapshot-delete": "delete snapshot",
+  restore: "restore",
+  fetch: "git fetch",
+  record: "record action",
+  other: "other",
+};
+
+type Op = "create" | "update" | "replace" | "delete" | "same";
+
+function normaliseOp(op: string): Op | undefined {
+  switch (op) {
+    case "create":
+    case "update":
+    case "delete":
+      return op;
+    case "replace":
+    case "create-replacement":
+      return "replace";
+    case "same":
+    case "read":
+    case "refresh":
+      return "same";
+    default:
+      // delete-replaced, discard, import...: part of another step or not an API change.
+      return undefined;
+  }
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function shortSha(value: unknown): string | undefined {
+  const s = str(value);
+  return s === undefined ? undefined : /^[0-9a-f]{12,}$/i.test(s) ? s.slice(0, 7) : s;
+}
+
+function code(value: string): string {
+  return "`" + value.replace(/`/g, "'") + "`";
+}
+
+/** The resource's type name (`Deployment`) from its token (`pulumi-nodejs:dynamic/stackwright:Deployment`). */
+function typeName(step: PreviewStep): string {
+  const token = step.newState?.type ?? step.oldState?.type ?? step.urn.split("::")[2] ?? "";
+  const last = token.split("$").pop() ?? token;
+  return last.slice(last.lastIndexOf(":") + 1);
+}
+
+function describe(step: PreviewStep, op: Exclude<Op, "same">): { kind: ChangeKind; text: string } {
+  const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
+  const oldOutputs = step.oldState?.outputs ?? {};
+  const name = step.urn.slice(step.urn.lastIndexOf("::") + 2);
+  switch (typeName(step)) {
+    case "Deployment": {
+      if (op === "delete") return { kind: "retire", text: "stop managing the deployment (history kept)" };
+      if (op === "update") return { kind: "metadata", text: "title or summary only; nothing redeploys" };
+      const refType = str(inputs["ref_type"]) ?? "ref";
+      const ref = str(inputs["ref"]);
+      const to = ref === undefined ? refType.replace(/_/g, " ") : `${refType} ${code(ref)}`;
+      const from = shortSha(oldOutputs["sha"]) ?? shortSha(inputs["observed_sha"]);
+      const reasons = step.replaceReasons?.length ? ` (changed: ${step.replaceReasons.join(", ")})` : "";
+      return {
+        kind: op === "replace" ? "redeploy" : "deploy",
+        text: `${from === undefined ? "" : `from ${code(from)} `}to ${to}${reasons}`,
+      };
+    }
+    case "EnvironmentLock": {
+      const message = str(inputs["message"]) ?? str(inputs["lock_message"]);
+      if (op === "delete") return { kind: "unlock", text: "remove the lock" };
+      return {
+        kind: op === "create" ? "lock" : "relock",
+        text: message === undefined ? "lock the environment" : `"${message}"`,
+      };
+    }
+    case "Snapshot": {
+      const mode = str(inputs["mode"]) ?? "all";
+      if (op === "delete") return { kind: "snapshot-delete", text: `${code(name)} (${mode})` };
+      return { kind: "snapshot", text: `${code(name)} (${mode})` };
+    }
+    case "SnapshotRestore": {
+      const from = str(inputs["snapshot"]) ?? str(inputs["snapshot_id"]) ?? "a snapshot";
+      const mode = str(inputs["mode"]) ?? "all";
+      if (op === "delete") return { kind: "other", text: `forget restore ${code(name)} (nothing is undone)` };
+      return { kind: "restore", text: `from ${code(from)} (${mode})` };
+    }
+    case "GitFetch":
+      return { kind: "fetch", text: op === "delete" ? "forget the fetch" : "fetch the repository" };
+    case "RecordAction": {
+      const target = [str(inputs["class"]), str(inputs["id"]) ?? String(inputs["id"] ?? "")].filter(Boolean);
+      const method = str(inputs["method"]) ?? "?";
+      return { kind: "record", text: `${code(`${target.join("#")}.${method}`)}` };
+    }
+    default:
+      return { kind: "other", text: `${op} ${code(name)}` };
+  }
+}
+
+/** Interprets every step of a preview as planned changes, and counts the unchanged ones. */
+export function plannedChanges(preview: PreviewJson): { changes: PlannedChange[]; unchanged: number } {
+  const changes: PlannedChange[] = [];
+  let unchanged = 0;
+  for (const step of preview.steps) {
+    const op = normaliseOp(step.op);
+    if (op === undefined) continue;
+    const custom = step.newState?.urn ?? step.oldState?.urn;
+    // Component resources and the stack itself make no API call.
+    const type = step.newState?.type ?? step.oldState?.type ?? "";
+    if (!type.startsWith("pulumi-nodejs:dynamic/") || custom === undefined) continue;
+    if (op === "same") {
+      unchanged++;
+      continue;
+    }
+    const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
+    const { kind, text } = describe(step, op);
+    changes.push({
+      stack: str(inputs["stack"]) ?? "(no stack)",
+      environment: str(inputs["environment"]) ?? "—",
+      kind,
+      text,
+    });
+  }
+  return { changes, unchanged };
+}
+
+function countLine(changes: readonly PlannedChange[], unchanged: number): string {
+  const counts = new Map<ChangeKind, number>();
+  for (const c of changes) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  const parts = [...counts.entries()].map(([kind, n]) => `${n} ${KIND_LABELS[kind]}`);
+  const planned = parts.length === 0 ? "No changes" : parts.join(" · ");
+  return `**${planned}** (${unchanged} unchanged)`;
+}
+
+/** Renders the Markdown comment for a pull request. */
+export function renderSummary(preview: PreviewJson, options: { title?: string } = {}): string {
+  const { changes, unchanged } = plannedChanges(preview);
+  const lines: string[] = [
+    `## ${options.title ?? "Stackwright preview"}`,
+    "",
+    countLine(changes, unchanged),
+    "",
+  ];
+  const stacks = [...new Set(changes.map((c) => c.stack))].sort();
+  for (const stack of stacks) {
+    lines.push(`### ${stack}`, "", "| environment | change | details |", "|---|---|---|");
+    const rows = changes
+      .filter((c) => c.stack === stack)
+      .sort((a, b) => a.environment.localeCompare(b.environment));
+    for (const row of rows) {
+      lines.push(`| ${row.environment} | ${KIND_LABELS[row.kind]} | ${row.text.replace(/\|/g, "\\|")} |`);
+    }
+    lines.push("");
+  }
+  const notes = preview.diagnostics.filter((d) => d.severity === "warning" || d.severity === "error");
+  if (notes.length > 0) {
+    lines.push("### Warnings and errors", "");
+    for (const d of notes) {
+      lines.push(`- **${d.severity}**: ${d.message.trim().replace(/\s*\n\s*/g, " ")}`);
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,37 @@
+/**
+ * Opens a stack of the Stackwright project through the Automation API, with the engine
+ * environment of engine-env.ts. The program runs in its own Node process (workDir), exactly as
+ * `pulumi up` in the project directory would run it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
+import { engineEnv, pulumiCommand } from "./engine-env";
+
+/** The directory holding Stackwright's Pulumi.yaml: the package root (dist/src/cli → ../../..). */
+export function defaultProjectDir(): string {
+  const fromDist = path.resolve(__dirname, "..", "..", "..");
+  return fs.existsSync(path.join(fromDist, "Pulumi.yaml")) ? fromDist : path.resolve(__dirname, "..", "..");
+}
+
+export interface OpenStackOptions {
+  readonly projectDir: string;
+  readonly stackName: string;
+  /** Extra environment for the engine and everything it spawns (program, providers). */
+  readonly env?: Record<string, string>;
+}
+
+/** Selects the stack, creating it on the local backend when it does not exist yet. */
+export async function openStack(options: OpenStackOptions): Promise<Stack> {
+  const projectDir = path.resolve(options.projectDir);
+  if (!fs.existsSync(path.join(projectDir, "Pulumi.yaml"))) {
+    throw new Error(
+      `${projectDir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
+    );
+  }
+  const env = { ...engineEnv({ projectDir }), ...options.env };
+  return LocalWorkspace.createOrSelectStack(
+    { stackName: options.stackName, workDir: projectDir },
+    { envVars: env, pulumiCommand: await pulumiCommand(projectDir) },
+  );
+}
