@@ -27,6 +27,10 @@ function issueToFindings(source: SourceFile, issue: z.core.$ZodIssue, path: Path
       }));
     case "invalid_type": {
       if (!present) return [{ path, target: "key", message: "is required" }];
+      if (!issue.message.startsWith("Invalid input")) {
+        // A message written in schema.ts for this field says more than the generic one.
+        return [{ path, target: "value", message: withGot(source, path, issue.message) }];
+      }
       const hint = quoteHint(source, path, issue.expected);
       return [
         {

@@ -60,7 +60,7 @@ function numericId(description: string) {
 
 /** `timeout: 30m` → 1800 (seconds). */
 const Timeout = z
-  .string({ error: "must be a duration such as 30m, 90s or 1h30m (quote nothing, no bare numbers)" })
+  .string({ error: "must be a duration such as 30m, 90s or 1h30m (a bare number has no unit)" })
   .meta({ pattern: DURATION_PATTERN })
   .transform((text, ctx) => {
     const parsed = parseDuration(text);

@@ -43,7 +43,13 @@ function asMap(value: unknown): RawMap | undefined {
 
 function checkName(path: PathSegment[], what: string, name: string, findings: Finding[]): void {
   const problem = nameProblem(name);
-  if (problem !== undefined) findings.push({ path, target: "key", message: `${what} '${name}' ${problem}` });
+  if (problem !== undefined) findings.push({ path, target: "key", message: `${what} ${shownName(name)} ${problem}` });
+}
+
+/** A name quoted for a message; control characters are escaped so the terminal shows them. */
+function shownName(name: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what we escape
+  return /[\u0000-\u001f\u007f]/.test(name) ? JSON.stringify(name) : `'${name}'`;
 }
 
 function checkDeployment(path: PathSegment[], deployment: RawMap | undefined, findings: Finding[]): void {
@@ -67,7 +73,7 @@ function checkDeployment(path: PathSegment[], deployment: RawMap | undefined, fi
     findings.push({
       path: refPath,
       target: "value",
-      message: `is required when ref_type is '${refType}' (${REF_MEANING[refType] ?? "the reference"} to deploy)`,
+      message: `${ref === undefined ? "is required" : "must not be empty"} when ref_type is '${refType}' (${REF_MEANING[refType] ?? "the reference"} to deploy)`,
       // A missing ref is best shown next to the ref_type that asks for it.
       ...(ref === undefined ? { at: { path: [...path, "ref_type"], target: "value" as const } } : {}),
     });

@@ -49,17 +49,26 @@ export function parseSourceFile(file: string, text: string): { source: SourceFil
   const lines = text.split(/\r?\n/);
   const errors: ConfigError[] = [];
   let broken = false;
+  const syntaxLines = new Set<number>();
   for (const error of document.errors) {
-    const { line, col } = lineCounter.linePos(error.pos[0]);
-    if (error.code !== "DUPLICATE_KEY") broken = true;
-    errors.push({
-      file,
-      line,
-      column: col,
-      path: "",
-      message: yamlErrorMessage(error.code, error.message, document, error.pos[0], lineCounter),
-      lineText: lines[line - 1] ?? "",
-    });
+    let { line, col } = lineCounter.linePos(error.pos[0]);
+    let message = yamlErrorMessage(error.code, error.message, document, error.pos[0], lineCounter);
+    if (error.code !== "DUPLICATE_KEY") {
+      broken = true;
+      // One syntax fault often yields several messages on the same spot; the first says most.
+      if (syntaxLines.has(line)) continue;
+      syntaxLines.add(line);
+    }
+    if ((lines[line - 1] ?? "").trim() === "" && line >= lines.length) {
+      // The parser noticed at the end of the file; show the last line that has content instead.
+      const last = lastContentLine(lines);
+      if (last > 0) {
+        line = last;
+        col = (lines[last - 1] ?? "").length + 1;
+        message = `${message} (reached the end of the file)`;
+      }
+    }
+    errors.push({ file, line, column: col, path: "", message, lineText: lines[line - 1] ?? "" });
   }
   let value: unknown;
   if (!broken) {
@@ -68,6 +77,14 @@ export function parseSourceFile(file: string, text: string): { source: SourceFil
     value = document.toJS({ maxAliasCount: 100 });
   }
   return { source: { file, text, document, value, broken, lineCounter, lines }, errors };
+}
+
+/** 1-based number of the last line that is not blank, or 0. */
+function lastContentLine(lines: readonly string[]): number {
+  for (let index = lines.length - 1; index >= 0; index -= 1) {
+    if ((lines[index] ?? "").trim() !== "") return index + 1;
+  }
+  return 0;
 }
 
 function yamlErrorMessage(

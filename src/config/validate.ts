@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { type ConfigError, compareErrors } from "./errors";
 import { issuesToFindings } from "./issues";
 import { StackFileSchema, type StackConfig } from "./schema";
@@ -112,7 +113,8 @@ function duplicateStackErrors(results: readonly FileResult[]): ConfigError[] {
     for (const entry of entries) {
       const others = entries
         .filter((other) => other !== entry)
-        .map((other) => `${other.error.file}:${other.error.line}:${other.error.column}`);
+        // Files of one directory: the base name is enough and reads well in CI logs.
+        .map((other) => `${basename(other.error.file)}:${other.error.line}:${other.error.column}`);
       errors.push({
         ...entry.error,
         message: `stack '${name}' is also declared in ${others.join(", ")}; keep one file per stack`,
