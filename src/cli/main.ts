@@ -2,12 +2,14 @@
  * Entry point of the `stackwright` command: dispatches a subcommand and returns the exit code.
  */
 import { previewCommand, upCommand } from "./engine-commands";
+import { runEmulatorCommand } from "./emulator-command";
 import { summaryCommand } from "./summary-command";
 
 const commands: Record<string, (argv: string[]) => Promise<number>> = {
   preview: previewCommand,
   up: upCommand,
   summary: summaryCommand,
+  emulator: runEmulatorCommand,
 };
 
 const usage = `usage: stackwright <command> [options]

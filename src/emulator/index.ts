@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import { Documents } from "./documents";
 import { Engine } from "./engine";
@@ -90,3 +92,10 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     },
   };
 }
+
+/** The demo seed shipped in the repository (found from the sources and from dist/). */
+export const DEFAULT_SEED_PATH: string =
+  [
+    resolve(__dirname, "seeds/default.yaml"),
+    resolve(__dirname, "../../../src/emulator/seeds/default.yaml"),
+  ].find((p) => existsSync(p)) ?? resolve(__dirname, "seeds/default.yaml");
