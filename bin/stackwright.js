@@ -1,5 +1,16 @@
 #!/usr/bin/env node
 // The `stackwright` command. The TypeScript sources compile to dist/ (npm run build).
+"use strict";
+
+// node:sqlite (the emulator's store) is stable enough for us but still flagged experimental in
+// Node 24; its one-time warning would only confuse operators, so it alone is silenced.
+const emitWarning = process.emitWarning;
+process.emitWarning = function (warning, ...rest) {
+  const text = typeof warning === "string" ? warning : (warning && warning.message) || "";
+  if (/SQLite is an experimental feature/.test(text)) return;
+  return emitWarning.call(process, warning, ...rest);
+};
+
 require("../dist/src/cli/main.js")
   .main(process.argv.slice(2))
   .then(

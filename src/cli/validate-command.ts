@@ -31,10 +31,6 @@ export async function validateCommand(argv: string[]): Promise<number> {
   const result = await loadDesiredState(dir);
   if (!result.ok) {
     console.error(formatConfigErrors(result.errors));
-    const files = new Set(result.errors.map((e) => e.file)).size;
-    console.error(
-      `\n${result.errors.length} error${result.errors.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}`,
-    );
     return 1;
   }
   const environments = result.state.stacks.reduce((n, s) => n + Object.keys(s.environments).length, 0);
