@@ -395,9 +395,15 @@ async function readCapped(
       `${method} ${path}: response body exceeds ${limit} bytes (maxResponseBytes); not buffered`,
       { method, path, status: response.statusCode, limitBytes: limit },
     );
+  // Destroying the stream makes undici emit an abort error; the listener keeps it from being
+  // reported as unhandled, since the caller gets ResponseTooLargeError instead.
+  const discard = () => {
+    response.body.on("error", () => undefined);
+    response.body.destroy();
+  };
   const declared = Number(headerValue(response.headers, "content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
-    response.body.destroy();
+    discard();
     throw tooLarge();
   }
   const chunks: Buffer[] = [];
@@ -406,7 +412,7 @@ async function readCapped(
     const buffer = chunk as Buffer;
     size += buffer.length;
     if (size > limit) {
-      response.body.destroy();
+      discard();
       throw tooLarge();
     }
     chunks.push(buffer);

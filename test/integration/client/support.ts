@@ -4,7 +4,6 @@
  * logs are captured, and the token-leak check over everything captured.
  */
 import { inspect } from "node:util";
-import { request } from "undici";
 import { expect } from "vitest";
 import { createClient, type ClientOptions, type StackwrightClient } from "../../../src/client";
 import { startTestEmulator, type EmulatorHooks } from "../../helpers/emulator";
