@@ -97,6 +97,7 @@ export function describe(source: SourceFile, path: readonly PathSegment[]): stri
   const value = valueAt(source.value, path);
   if (value === null || value === undefined) return "an empty value";
   if (Array.isArray(value)) return "a list";
+  if (value instanceof Uint8Array) return "binary data";
   if (typeof value === "object") return "a map";
   if (typeof value === "string") return `'${value}'`;
   const written = sourceTextOf(source, nodeAt(source, path));

@@ -43,7 +43,8 @@ function asMap(value: unknown): RawMap | undefined {
 
 function checkName(path: PathSegment[], what: string, name: string, findings: Finding[]): void {
   const problem = nameProblem(name);
-  if (problem !== undefined) findings.push({ path, target: "key", message: `${what} ${shownName(name)} ${problem}` });
+  if (problem !== undefined)
+    findings.push({ path, target: "key", message: `${what} ${shownName(name)} ${problem}` });
 }
 
 /** A name quoted for a message; control characters are escaped so the terminal shows them. */

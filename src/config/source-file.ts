@@ -70,6 +70,7 @@ export function parseSourceFile(file: string, text: string): { source: SourceFil
     }
     errors.push({ file, line, column: col, path: "", message, lineText: lines[line - 1] ?? "" });
   }
+  errors.push(...prototypeKeyErrors(file, document, lineCounter, lines));
   let value: unknown;
   if (!broken) {
     // With only duplicate keys the document is still well formed; the last value wins in toJS,
@@ -77,6 +78,34 @@ export function parseSourceFile(file: string, text: string): { source: SourceFil
     value = document.toJS({ maxAliasCount: 100 });
   }
   return { source: { file, text, document, value, broken, lineCounter, lines }, errors };
+}
+
+/**
+ * `__proto__` as a key vanishes when the document becomes a JavaScript object (an environment
+ * named so would be silently ignored), so it is refused while we still see the YAML nodes.
+ */
+function prototypeKeyErrors(
+  file: string,
+  document: Document.Parsed,
+  lineCounter: LineCounter,
+  lines: readonly string[],
+): ConfigError[] {
+  const errors: ConfigError[] = [];
+  visit(document, {
+    Pair(_, pair) {
+      if (!isScalar(pair.key) || pair.key.value !== "__proto__" || !pair.key.range) return;
+      const { line, col } = lineCounter.linePos(pair.key.range[0]);
+      errors.push({
+        file,
+        line,
+        column: col,
+        path: "",
+        message: "the key '__proto__' is not allowed (it cannot be told apart from JavaScript internals)",
+        lineText: lines[line - 1] ?? "",
+      });
+    },
+  });
+  return errors;
 }
 
 /** 1-based number of the last line that is not blank, or 0. */

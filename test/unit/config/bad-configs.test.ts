@@ -135,6 +135,13 @@ const cases: readonly BadConfigCase[] = [
     errors: [".:1:1: holds no *.yaml or *.yml stack file; an empty desired state would delete everything"],
   },
   {
+    dir: "proto-key",
+    it: "refuses __proto__ as a key because it would silently vanish",
+    errors: [
+      "acme-web.yaml:4:3: the key '__proto__' is not allowed (it cannot be told apart from JavaScript internals)",
+    ],
+  },
+  {
     dir: "record-class-with-slash",
     it: "refuses a record class that would change the API path",
     errors: [
