@@ -1,22 +1,41 @@
 /**
  * Entry point of the `stackwright` command: dispatches a subcommand and returns the exit code.
+ * Commands load lazily, so that `validate` never opens the emulator's database or the engine.
  */
-import { previewCommand, upCommand } from "./engine-commands";
-import { runEmulatorCommand } from "./emulator-command";
-import { summaryCommand } from "./summary-command";
+type Command = (argv: string[]) => Promise<number>;
 
-const commands: Record<string, (argv: string[]) => Promise<number>> = {
-  preview: previewCommand,
-  up: upCommand,
-  summary: summaryCommand,
-  emulator: runEmulatorCommand,
+const commands: Record<string, { readonly help: string; load(): Promise<Command> }> = {
+  start: {
+    help: "the main job: validate, start the embedded emulator, up the dev stack, print outputs",
+    load: async () => (await import("./start-command.js")).startCommand,
+  },
+  validate: {
+    help: "check stacks-config/ (no API call, no engine)",
+    load: async () => (await import("./validate-command.js")).validateCommand,
+  },
+  preview: {
+    help: "show what up would change",
+    load: async () => (await import("./engine-commands.js")).previewCommand,
+  },
+  up: {
+    help: "make the platform match stacks-config/",
+    load: async () => (await import("./engine-commands.js")).upCommand,
+  },
+  summary: {
+    help: "turn `pulumi preview --json` into a pull-request comment",
+    load: async () => (await import("./summary-command.js")).summaryCommand,
+  },
+  emulator: {
+    help: "run the reference server of the API",
+    load: async () => (await import("./emulator-command.js")).runEmulatorCommand,
+  },
 };
 
-const usage = `usage: stackwright <command> [options]
+const usage = `usage: stackwright <command> [flags]   (stackwright <command> --help for its flags)
 
 commands:
-${Object.keys(commands)
-  .map((c) => `  ${c}`)
+${Object.entries(commands)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.help}`)
   .join("\n")}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -32,5 +51,5 @@ export async function main(argv: string[]): Promise<number> {
     );
     return 2;
   }
-  return command(rest);
+  return (await command.load())(rest);
 }

@@ -1,0 +1,101 @@
+/**
+ * `stackwright start` (what `npm start` runs): the main job on embedded defaults. It validates
+ * stacks-config/, starts the emulator with its state persisted under .stackwright/, runs `up` on
+ * the `dev` stack and prints the outputs. A second run changes nothing. With STACKWRIGHT_API_URL
+ * set it runs against that API instead, with no emulator.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { formatConfigErrors, loadDesiredState } from "../config";
+import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
+import { printOutputs } from "./engine-commands";
+import { defaultProjectDir, openStack } from "./workspace";
+
+/** The demo seed's Stack Manager; used only against the embedded emulator. */
+export const DEMO_CREDENTIALS = { email: "ops@example.com", token: "demo-token" } as const;
+
+const flagsSpec = {
+  stack: { type: "string", help: "the Pulumi stack (default: dev)" },
+  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  speed: { type: "string", help: "the embedded emulator's pace: instant, fast (default) or realistic" },
+} satisfies FlagSpec;
+
+/** The part of the environment that points the engine at an API. */
+interface ApiTarget {
+  readonly env: Record<string, string>;
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+async function embeddedEmulator(projectDir: string, speed: string): Promise<ApiTarget> {
+  // Loaded only here: `validate` and friends never open the emulator's database.
+  const { DEFAULT_SEED_PATH, SPEEDS, startEmulator } = await import("../emulator/index.js");
+  const pace = SPEEDS.find((s) => s === speed);
+  if (pace === undefined) throw new UsageError(`--speed must be one of ${SPEEDS.join(", ")}, not '${speed}'`);
+  const stateDir = path.join(projectDir, ".stackwright");
+  fs.mkdirSync(stateDir, { recursive: true });
+  const stateFile = path.join(stateDir, "emulator.db");
+  const emulator = await startEmulator({ seed: DEFAULT_SEED_PATH, stateFile, speed: pace });
+  return {
+    env: {
+      STACKWRIGHT_API_URL: emulator.url,
+      STACKWRIGHT_EMAIL: DEMO_CREDENTIALS.email,
+      STACKWRIGHT_API_TOKEN: DEMO_CREDENTIALS.token,
+    },
+    description: `the embedded emulator at ${emulator.url} (state in ${path.relative(process.cwd(), stateFile) || stateFile})`,
+    close: () => emulator.close(),
+  };
+}
+
+export async function startCommand(argv: string[]): Promise<number> {
+  if (argv.includes("--help")) {
+    console.log(
+      `usage: stackwright start [flags]\n\nValidates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up and prints the outputs.\n\nflags:\n${describeFlags(flagsSpec)}`,
+    );
+    return 0;
+  }
+  let target: ApiTarget | undefined;
+  try {
+    const { flags, positional } = parseFlags("start", argv, flagsSpec);
+    if (positional.length > 0)
+      throw new UsageError(`stackwright start takes no arguments: ${positional.join(" ")}`);
+    const projectDir = flags.project ?? defaultProjectDir();
+    const stackName = flags.stack ?? "dev";
+
+    const configDir = path.join(projectDir, "stacks-config");
+    const loaded = await loadDesiredState(configDir);
+    if (!loaded.ok) {
+      console.error(formatConfigErrors(loaded.errors));
+      return 1;
+    }
+    console.log(`stacks-config: ${loaded.state.stacks.map((s) => s.stack).join(", ")} valid`);
+
+    const external = process.env["STACKWRIGHT_API_URL"];
+    target =
+      external !== undefined && external !== ""
+        ? { env: {}, description: `the API at ${external}`, close: async () => {} }
+        : await embeddedEmulator(projectDir, flags.speed ?? "fast");
+    console.log(`running up on stack '${stackName}' against ${target.description}\n`);
+
+    const stack = await openStack({ projectDir, stackName, env: target.env });
+    const result = await stack.up({ onOutput: (out) => process.stdout.write(out) });
+    printOutputs(result.outputs);
+    const changes = Object.entries(result.summary.resourceChanges ?? {})
+      .filter(([op, n]) => op !== "same" && (n ?? 0) > 0)
+      .map(([op, n]) => `${n} ${op}`);
+    console.log(
+      `\n${changes.length === 0 ? "no changes: the platform already matches stacks-config/" : `done: ${changes.join(", ")}`}`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      return 2;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`stackwright start failed:\n${message.trim().split("\n").slice(-20).join("\n")}`);
+    return 1;
+  } finally {
+    await target?.close();
+  }
+}
