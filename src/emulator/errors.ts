@@ -20,6 +20,15 @@ export function errorDocument(status: number, title: string, version: ApiVersion
   return { errors: [{ status: version === "1.0" ? status : String(status), title }] };
 }
 
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = input;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
 function fieldOf(issue: z.core.$ZodIssue): string {
   return issue.path.map(String).join(".");
 }
@@ -39,7 +48,7 @@ export function validationError(
     return new HttpError(400, `Unknown field ${keys} in the ${where}${allowedText}`);
   }
   if (field === "") return new HttpError(400, `Invalid ${where}: ${issue.message}`);
-  if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) {
+  if (issue.path.length > 0 && valueAt(input, issue.path) === undefined && issue.code !== "custom") {
     return new HttpError(400, `Missing required field '${field}' in the ${where}`);
   }
   return new HttpError(400, `Invalid field '${field}' in the ${where}: ${issue.message}`);
@@ -51,6 +60,6 @@ export function parseWith<S extends z.ZodObject>(schema: S, value: unknown, wher
     throw new HttpError(400, `The ${where} must be a JSON object`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw validationError(parsed.error, where, Object.keys(schema.shape));
+  if (!parsed.success) throw validationError(parsed.error, where, Object.keys(schema.shape), value);
   return parsed.data;
 }
