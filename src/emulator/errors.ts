@@ -38,6 +38,7 @@ export function validationError(
   error: z.ZodError,
   where: string,
   allowed: readonly string[] = [],
+  input?: unknown,
 ): HttpError {
   const issue = error.issues[0];
   if (issue === undefined) return new HttpError(400, `Invalid ${where}`);

@@ -55,7 +55,11 @@ export function errorTitle(res: ApiResponse): string {
 }
 
 /** Waits (bounded) until `check` returns a value other than undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, attempts = 400): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  what: string,
+  attempts = 400,
+): Promise<T> {
   for (let i = 0; i < attempts; i++) {
     const value = await check();
     if (value !== undefined) return value;

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DeploymentDocument, DeploymentListDocument, EnvironmentDocument, EnvironmentLockDocument } from "../../../src/api";
+import {
+  DeploymentDocument,
+  DeploymentListDocument,
+  EnvironmentDocument,
+  EnvironmentLockDocument,
+} from "../../../src/api";
 import { TEST_USERS, type TestEmulator, startTestEmulator } from "../../helpers/emulator";
 import { type ApiResponse, apiCaller, errorTitle, eventually } from "../../helpers/emulator-http";
 
@@ -27,15 +32,23 @@ async function create(env: string, body: Record<string, unknown>, as = TEST_USER
 }
 
 async function waitForState(env: string, id: string, states: string[]) {
-  return eventually(async () => {
-    const d = dep(await call("GET", `${env}/deploys/${id}`));
-    return states.includes(d.attributes.state) ? d : undefined;
-  }, `deployment ${id} to reach ${states.join("/")}`);
+  return eventually(
+    async () => {
+      const d = dep(await call("GET", `${env}/deploys/${id}`));
+      return states.includes(d.attributes.state) ? d : undefined;
+    },
+    `deployment ${id} to reach ${states.join("/")}`,
+  );
 }
 
 describe("creating deployments", () => {
   it("queues at once with bypass_and_start, shows changes, then completes and becomes the current build", async () => {
-    const res = await create(UAT, { ref_type: "branch", ref: "release/2026-11", bypass_and_start: true, title: "Nov" });
+    const res = await create(UAT, {
+      ref_type: "branch",
+      ref: "release/2026-11",
+      bypass_and_start: true,
+      title: "Nov",
+    });
     expect(res.status).toBe(201);
     const d = dep(res);
     expect(d.attributes.state).toBe("Queued");
@@ -44,7 +57,12 @@ describe("creating deployments", () => {
     expect(d.attributes.sha).toBe(RELEASE_SHA);
     expect(d.attributes.short_sha).toBe("2b7e151");
     expect(d.attributes.id).toBe(d.id);
-    expect(d.attributes.deployer).toEqual({ id: 1, email: "ops@example.com", role: "Stack Manager", name: "Olivia Ops" });
+    expect(d.attributes.deployer).toEqual({
+      id: 1,
+      email: "ops@example.com",
+      role: "Stack Manager",
+      name: "Olivia Ops",
+    });
     expect(d.links.self).toBe(`${emu.url}${UAT}/deploys/${d.id}`);
     expect(typeof (res.body as { data: { id: unknown } }).data.id).toBe("string");
     const done = await waitForState(UAT, d.id, ["Completed"]);
@@ -81,7 +99,11 @@ describe("creating deployments", () => {
     const a = dep(await create(UAT, { ref_type: "branch", ref: "main", bypass: true }));
     const b = dep(await create(PROD, { ref_type: "promote_from_uat", bypass: true }));
     const c = dep(
-      await create("/svc/project/acme-intranet/environment/test", { ref_type: "redeploy" }, TEST_USERS.releaseManager),
+      await create(
+        "/svc/project/acme-intranet/environment/test",
+        { ref_type: "redeploy" },
+        TEST_USERS.releaseManager,
+      ),
     );
     const ids = [a.id, b.id, c.id];
     expect(new Set(ids).size).toBe(3);
@@ -106,7 +128,10 @@ describe("creating deployments", () => {
     [{ ref_type: "redeploy", ref: "main" }, "Invalid field 'ref' in the request body: must be empty"],
     [{ ref_type: "branch" }, "Invalid field 'ref' in the request body: is required"],
     [{ ref_type: "branch", ref: "main", bypass: "yes" }, "Invalid field 'bypass' in the request body"],
-    [{ ref_type: "branch", ref: "main", colour: "red" }, "Unknown field 'colour' in the request body (allowed: ref_type"],
+    [
+      { ref_type: "branch", ref: "main", colour: "red" },
+      "Unknown field 'colour' in the request body (allowed: ref_type",
+    ],
     [{ ref_type: "sha", ref: "not-a-sha" }, "Invalid field 'ref': 'not-a-sha' is not a commit hash"],
   ])("refuses %j with a 400 naming the field", async (body, title) => {
     const res = await create(UAT, body);
@@ -120,14 +145,19 @@ describe("creating deployments", () => {
     expect(errorTitle(malformed)).toMatch(/^Malformed JSON in the request body/);
     const list = await call("POST", `${UAT}/deploys`, { body: [1] });
     expect(errorTitle(list)).toBe("The request body must be a JSON object");
-    const text = await call("POST", `${UAT}/deploys`, { rawBody: "x", headers: { "content-type": "text/plain" } });
+    const text = await call("POST", `${UAT}/deploys`, {
+      rawBody: "x",
+      headers: { "content-type": "text/plain" },
+    });
     expect(text.status).toBe(415);
   });
 });
 
 describe("roles", () => {
   it("lets a Team Member deploy to UAT but not to production, and not bypass there", async () => {
-    expect((await create(UAT, { ref_type: "redeploy", bypass: true }, TEST_USERS.teamMember)).status).toBe(201);
+    expect((await create(UAT, { ref_type: "redeploy", bypass: true }, TEST_USERS.teamMember)).status).toBe(
+      201,
+    );
     const prod = await create(PROD, { ref_type: "redeploy" }, TEST_USERS.teamMember);
     expect(prod.status).toBe(403);
     expect(errorTitle(prod)).toBe(
@@ -136,7 +166,9 @@ describe("roles", () => {
   });
 
   it("lets a Deployer bypass on production but not lock", async () => {
-    expect((await create(PROD, { ref_type: "redeploy", bypass: true }, TEST_USERS.deployer)).status).toBe(201);
+    expect((await create(PROD, { ref_type: "redeploy", bypass: true }, TEST_USERS.deployer)).status).toBe(
+      201,
+    );
     const lock = await call("POST", `${PROD}/lock`, { body: { lock_message: "x" }, as: TEST_USERS.deployer });
     expect(lock.status).toBe(403);
   });
@@ -209,16 +241,24 @@ describe("the state machine", () => {
     const emulator = await startTestEmulator({ speed: "realistic" });
     try {
       const slow = apiCaller(emulator.url);
-      const first = await slow("POST", `${UAT}/deploys`, { body: { ref_type: "redeploy", bypass_and_start: true } });
+      const first = await slow("POST", `${UAT}/deploys`, {
+        body: { ref_type: "redeploy", bypass_and_start: true },
+      });
       expect(first.status).toBe(201);
-      const second = await slow("POST", `${UAT}/deploys`, { body: { ref_type: "redeploy", bypass_and_start: true } });
+      const second = await slow("POST", `${UAT}/deploys`, {
+        body: { ref_type: "redeploy", bypass_and_start: true },
+      });
       expect(second.status).toBe(409);
       expect(errorTitle(second)).toContain("another deployment is in progress");
-      const approved = dep(await slow("POST", `${UAT}/deploys`, { body: { ref_type: "redeploy", bypass: true } }));
+      const approved = dep(
+        await slow("POST", `${UAT}/deploys`, { body: { ref_type: "redeploy", bypass: true } }),
+      );
       const start = await slow("POST", `${UAT}/deploys/start`, { body: { id: Number(approved.id) } });
       expect(start.status).toBe(409);
       expect(errorTitle(start)).toContain("another deployment is in progress");
-      const prod = await slow("POST", `${PROD}/deploys`, { body: { ref_type: "redeploy", bypass_and_start: true } });
+      const prod = await slow("POST", `${PROD}/deploys`, {
+        body: { ref_type: "redeploy", bypass_and_start: true },
+      });
       expect(prod.status).toBe(201);
     } finally {
       await emulator.close();
@@ -246,13 +286,17 @@ describe("locks", () => {
     });
     const created = await create(UAT, { ref_type: "redeploy" });
     expect(created.status).toBe(409);
-    expect(errorTitle(created)).toBe("Environment 'acme-web/uat' is locked, cannot create a deployment: Change freeze");
+    expect(errorTitle(created)).toBe(
+      "Environment 'acme-web/uat' is locked, cannot create a deployment: Change freeze",
+    );
     const started = await call("POST", `${UAT}/deploys/start`, { body: { id: Number(approved.id) } });
     expect(started.status).toBe(409);
     expect(errorTitle(started)).toContain("Change freeze");
     const unlock = await call("DELETE", `${UAT}/lock`);
     expect(unlock.status).toBe(204);
-    expect((await call("POST", `${UAT}/deploys/start`, { body: { id: Number(approved.id) } })).status).toBe(200);
+    expect((await call("POST", `${UAT}/deploys/start`, { body: { id: Number(approved.id) } })).status).toBe(
+      200,
+    );
   });
 
   it("starts locked environments from the seed", async () => {

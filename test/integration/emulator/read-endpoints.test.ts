@@ -46,9 +46,13 @@ describe("read endpoints", () => {
     expect(stack?.links.self).toBe(`${emu.url}/svc/project/acme-web`);
     expect(stack?.relationships.environments.data.map((e) => e.id)).toEqual(["uat", "prod"]);
     expect(stack?.relationships.environments.data[0]?.links?.self).toBe(`${emu.url}${ENV}`);
-    const release = StackListDocument.parse((await call("GET", "/svc/projects", { as: TEST_USERS.releaseManager })).body);
+    const release = StackListDocument.parse(
+      (await call("GET", "/svc/projects", { as: TEST_USERS.releaseManager })).body,
+    );
     expect(release.data.map((s) => s.id)).toEqual(["acme-web", "acme-intranet"]);
-    const outsider = StackListDocument.parse((await call("GET", "/svc/projects", { as: TEST_USERS.outsider })).body);
+    const outsider = StackListDocument.parse(
+      (await call("GET", "/svc/projects", { as: TEST_USERS.outsider })).body,
+    );
     expect(outsider.data).toEqual([]);
   });
 
@@ -93,7 +97,11 @@ describe("read endpoints", () => {
     expect(all.data.map((m) => m.id)).toEqual(["silverstripe/framework", "silverstripe/cms"]);
     expect(all.meta.status_code).toBe(200);
     expect(all.meta.server_time).toMatch(/^\d+$/);
-    for (const query of ["filters=silverstripe/cms", "filters[]=silverstripe/cms", "filters[0]=silverstripe/cms"]) {
+    for (const query of [
+      "filters=silverstripe/cms",
+      "filters[]=silverstripe/cms",
+      "filters[0]=silverstripe/cms",
+    ]) {
       const one = ModuleListDocument.parse((await call("GET", `${ENV}/modules?${query}`)).body);
       expect(one.data.map((m) => m.attributes.name)).toEqual(["silverstripe/cms"]);
     }
@@ -119,7 +127,9 @@ describe("read endpoints", () => {
   });
 
   it("lists domains, configuration, whitelist and manifest releases", async () => {
-    const domains = DomainListDocument.parse((await call("GET", "/svc/project/acme-web/environment/prod/domains")).body);
+    const domains = DomainListDocument.parse(
+      (await call("GET", "/svc/project/acme-web/environment/prod/domains")).body,
+    );
     expect(domains.data.map((d) => [d.id, d.attributes.primary])).toEqual([
       ["www.acme.example.com", true],
       ["acme.example.com", false],
@@ -157,7 +167,11 @@ describe("read endpoints", () => {
 
 describe("protocol", () => {
   it("answers 401 with WWW-Authenticate for missing or wrong credentials", async () => {
-    for (const as of [null, { email: "ops@example.com", token: "wrong" }, { email: "nobody@example.com", token: "x" }]) {
+    for (const as of [
+      null,
+      { email: "ops@example.com", token: "wrong" },
+      { email: "nobody@example.com", token: "x" },
+    ]) {
       const res = await call("GET", "/svc/meta", { as });
       expect(res.status).toBe(401);
       expect(String(res.headers["www-authenticate"])).toMatch(/^Basic/);
