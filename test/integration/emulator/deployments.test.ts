@@ -6,7 +6,13 @@ import {
   EnvironmentLockDocument,
 } from "../../../src/api";
 import { TEST_USERS, type TestEmulator, startTestEmulator } from "../../helpers/emulator";
-import { type ApiResponse, apiCaller, errorTitle, eventually } from "../../helpers/emulator-http";
+import {
+  type ApiResponse,
+  type Credentials,
+  apiCaller,
+  errorTitle,
+  eventually,
+} from "../../helpers/emulator-http";
 
 let emu: TestEmulator;
 let call: ReturnType<typeof apiCaller>;
@@ -27,7 +33,7 @@ function dep(res: ApiResponse) {
   return DeploymentDocument.parse(res.body).data;
 }
 
-async function create(env: string, body: Record<string, unknown>, as = TEST_USERS.stackManager) {
+async function create(env: string, body: Record<string, unknown>, as: Credentials = TEST_USERS.stackManager) {
   return call("POST", `${env}/deploys`, { body, as });
 }
 
