@@ -93,7 +93,7 @@ function expectedText(expected: string): string {
 }
 
 /** Describes what was written at `path`: `an empty value`, `a list`, `the number 1.10`, `'abc'`. */
-export function describe(source: SourceFile, path: readonly PathSegment[]): string {
+function describe(source: SourceFile, path: readonly PathSegment[]): string {
   const value = valueAt(source.value, path);
   if (value === null || value === undefined) return "an empty value";
   if (Array.isArray(value)) return "a list";

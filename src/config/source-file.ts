@@ -199,11 +199,6 @@ function walk(source: SourceFile, path: readonly PathSegment[]): Located {
   return { keyNode, valueNode, depth };
 }
 
-/** True when the document has a node at every segment of `path`. */
-export function hasPath(source: SourceFile, path: readonly PathSegment[]): boolean {
-  return walk(source, path).depth === path.length;
-}
-
 /**
  * The 1-based line and column of the node at `path`: the key for `target: "key"`, the value for
  * `"value"`. When the path does not exist (a missing required key), the nearest existing key is

@@ -1,8 +1,16 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import {
+  type ApprovalMode,
+  type DeploymentConfig,
+  type EnvironmentConfig,
+  type LockConfig,
+  type RecordActionConfig,
+  type RestoreConfig,
+  type SnapshotConfig,
+  type StackConfig,
   ConfigValidationError,
   formatConfigErrors,
   loadDesiredState,
@@ -135,6 +143,21 @@ environments:
     restores: { from-prod: { snapshot: copy, mode: assets, confirm: uat } }
 `;
     expect(validateStackFile("a.yaml", text).errors).toEqual([]);
+  });
+});
+
+describe("the types the program consumes", () => {
+  it("carry defaults as required fields and parsed values as numbers and strings", () => {
+    expectTypeOf<DeploymentConfig["approval"]>().toEqualTypeOf<ApprovalMode>();
+    expectTypeOf<DeploymentConfig["wait"]>().toEqualTypeOf<boolean>();
+    expectTypeOf<DeploymentConfig["timeout"]>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<DeploymentConfig["adopt"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<LockConfig["message"]>().toEqualTypeOf<string>();
+    expectTypeOf<SnapshotConfig["retain"]>().toEqualTypeOf<boolean>();
+    expectTypeOf<RestoreConfig["snapshot"]>().toEqualTypeOf<string>();
+    expectTypeOf<RecordActionConfig["id"]>().toEqualTypeOf<string>();
+    expectTypeOf<EnvironmentConfig["snapshots"]>().toEqualTypeOf<Record<string, SnapshotConfig>>();
+    expectTypeOf<StackConfig["environments"]>().toEqualTypeOf<Record<string, EnvironmentConfig>>();
   });
 });
 
