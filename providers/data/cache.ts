@@ -1,0 +1,74 @@
+/**
+ * What the data sources share: credentials in the program process and a per-run memo, so each
+ * distinct call makes one request however many resources read it.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { createClient, type StackwrightClient } from "../../src/client";
+import { ProviderError } from "../runtime/errors";
+import { resolveSettings, CREDENTIAL_SOURCES, type ApiSettings } from "../runtime/settings";
+
+// One program run is one process: this map lives exactly as long as the run.
+const memo = new Map<string, Promise<unknown>>();
+
+/** Forgets every memoised answer (tests; a long-lived process between runs). */
+export function resetDataCache(): void {
+  memo.clear();
+}
+
+/** Stable text of the arguments: keys sorted, undefined dropped. */
+export function cacheKey(name: string, args: unknown): string {
+  const canon = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(canon);
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(
+        Object.entries(v as Record<string, unknown>)
+          .filter(([, x]) => x !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([k, x]) => [k, canon(x)]),
+      );
+    }
+    return v;
+  };
+  return `${name}:${JSON.stringify(canon(args))}`;
+}
+
+/** Credentials for the program process: `STACKWRIGHT_*` variables, then stack config. */
+export function programSettings(): ApiSettings {
+  const config = new pulumi.Config("stackwright");
+  const values = resolveSettings({ get: (key) => config.get(key.replace(/^stackwright:/, "")) }, process.env);
+  if (values.baseUrl === undefined || values.email === undefined || values.token === undefined) {
+    const missing = CREDENTIAL_SOURCES.filter((s) => values[s.field] === undefined).map(
+      (s) => `${s.config} (or ${s.env})`,
+    );
+    throw new ProviderError(
+      "STACKWRIGHT_PROVIDER_CONFIG",
+      `Stackwright has no API credentials: set ${missing.join(", ")}`,
+    );
+  }
+  return { baseUrl: values.baseUrl, email: values.email, token: values.token };
+}
+
+/**
+ * Runs `fn` once per distinct (name, args) in this process; later calls share the first
+ * promise. A failed call is forgotten so that a later call may try again.
+ */
+export function memoised<T>(
+  name: string,
+  args: unknown,
+  fn: (client: StackwrightClient) => Promise<T>,
+): Promise<T> {
+  const key = cacheKey(name, args);
+  const hit = memo.get(key);
+  if (hit !== undefined) return hit as Promise<T>;
+  const run = (async () => {
+    const client = createClient(programSettings());
+    try {
+      return await fn(client);
+    } finally {
+      await client.close();
+    }
+  })();
+  memo.set(key, run);
+  run.catch(() => memo.delete(key));
+  return run;
+}

@@ -1,0 +1,15 @@
+/** `getConfiguration`: configuration variables of an environment (endpoint 24), as secrets. */
+import * as pulumi from "@pulumi/pulumi";
+import type { Configuration } from "../../src/api";
+import { memoised } from "./cache";
+import type { EnvironmentArgs } from "./environment";
+
+/** Configuration documents (memoised per run and arguments). Values may be secrets: do not log. */
+export function fetchConfiguration(args: EnvironmentArgs): Promise<Configuration[]> {
+  return memoised("configuration", args, (c) => c.environments.configuration(args.stack, args.environment));
+}
+
+/** {@link fetchConfiguration} as a secret Output: the state stores it encrypted. */
+export function getConfiguration(args: EnvironmentArgs): pulumi.Output<Configuration[]> {
+  return pulumi.secret(fetchConfiguration(args));
+}

@@ -1,0 +1,14 @@
+/** `getWhoAmI`: the caller's login (`GET /svc/meta`). */
+import * as pulumi from "@pulumi/pulumi";
+import type { WhoAmI } from "../../src/client";
+import { memoised } from "./cache";
+
+/** The caller's login and the server clock (memoised per run). */
+export function fetchWhoAmI(): Promise<WhoAmI> {
+  return memoised("whoami", {}, (c) => c.info.whoami());
+}
+
+/** {@link fetchWhoAmI} as an Output. */
+export function getWhoAmI(): pulumi.Output<WhoAmI> {
+  return pulumi.output(fetchWhoAmI());
+}

@@ -1,0 +1,387 @@
+/**
+ * Deployment: one deployment of a ref to an environment, reconciled through the three approval
+ * modes. Title and summary changes never redeploy; a change of stack, environment, ref_type, ref,
+ * trigger or adopt replaces (a new deployment); a failed deployment is recorded and retried by the
+ * next run as a replacement.
+ */
+import { z } from "zod";
+import {
+  FAILED_DEPLOYMENT_STATES,
+  IN_PROGRESS_DEPLOYMENT_STATES,
+  PENDING_DEPLOYMENT_STATES,
+  RefType,
+  refTypeForbidsRef,
+  type Deployment,
+  type DeploymentState,
+} from "../../src/api";
+import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
+import {
+  changedKeys,
+  checkWith,
+  markerFor,
+  parseInputs,
+  progress,
+  timeoutMs,
+  userInputs,
+  withMarker,
+  withProvider,
+  NumericId,
+  PathName,
+  type CheckResult,
+  type DiffResult,
+  type Props,
+} from "./common";
+import { InitError, wrap } from "./errors";
+import { withClient } from "./settings";
+
+/** Approval modes of the `approval` input. */
+export const APPROVAL_MODES = ["bypass_and_start", "bypass", "request"] as const;
+export const ApprovalMode = z.enum(APPROVAL_MODES);
+export type ApprovalMode = z.infer<typeof ApprovalMode>;
+
+/** Inputs that force a new deployment when they change. */
+export const DEPLOYMENT_REPLACE_KEYS = [
+  "stack",
+  "environment",
+  "ref_type",
+  "ref",
+  "trigger",
+  "adopt",
+] as const;
+
+/** Inputs of a Deployment, as validated by `check`. */
+export const DeploymentInputs = z
+  .strictObject({
+    stack: PathName,
+    environment: PathName,
+    ref_type: RefType,
+    ref: z.string().optional(),
+    title: z.string().optional(),
+    summary: z.string().optional(),
+    approval: ApprovalMode.optional(),
+    fetch_first: z.boolean().optional(),
+    wait: z.boolean().optional(),
+    timeout_seconds: z.number().int().positive().optional(),
+    self_heal: z.boolean().optional(),
+    trigger: z.string().optional(),
+    locked: z.boolean().optional(),
+    adopt: NumericId.optional(),
+    observed_sha: z.string().optional(),
+    marker_seed: z.string().min(1),
+    marker: z.string().optional(),
+  })
+  .superRefine((v, ctx) => {
+    const ref = v.ref ?? "";
+    if (refTypeForbidsRef(v.ref_type) && ref !== "") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ref"],
+        message: `must be empty when ref_type is '${v.ref_type}'`,
+      });
+    }
+    if (!refTypeForbidsRef(v.ref_type) && ref === "" && v.adopt === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ref"],
+        message: `is required when ref_type is '${v.ref_type}'`,
+      });
+    }
+  });
+export type DeploymentInputs = z.infer<typeof DeploymentInputs>;
+
+/** What the state records about the deployment, besides the inputs. */
+export interface DeploymentOutputs {
+  deployment_id: string;
+  state: DeploymentState;
+  sha: string;
+  short_sha: string;
+  link: string;
+  is_current_build: boolean;
+  marker: string;
+}
+
+const FAILED: readonly string[] = FAILED_DEPLOYMENT_STATES;
+const IN_PROGRESS: readonly string[] = IN_PROGRESS_DEPLOYMENT_STATES;
+const PENDING: readonly string[] = PENDING_DEPLOYMENT_STATES;
+
+/** Validates inputs (no API call) and fills in the marker. */
+export function check(_olds: Props, news: Props): Promise<CheckResult> {
+  const { failures, value } = checkWith(DeploymentInputs, news);
+  const inputs: Props = { ...news };
+  if (value !== undefined) {
+    inputs["marker"] = markerFor(
+      value.marker_seed,
+      DEPLOYMENT_REPLACE_KEYS.map((k) => value[k] ?? ""),
+    );
+  }
+  return Promise.resolve({ inputs, failures });
+}
+
+/** True when the recorded deployment runs a different sha than the environment does now. */
+export function hasDrift(olds: Props, news: Props): boolean {
+  const observed = news["observed_sha"];
+  const recorded = olds["sha"];
+  return (
+    olds["state"] === "Completed" &&
+    typeof observed === "string" &&
+    observed !== "" &&
+    typeof recorded === "string" &&
+    recorded !== "" &&
+    observed !== recorded
+  );
+}
+
+/**
+ * Plans without an API call. Replaces on the identity inputs; also replaces (a fresh deployment)
+ * when the recorded one failed, and, with `self_heal`, when the environment drifted. An update
+ * without replacement is planned when a pending deployment can move on (Approved after a
+ * refresh, or still running after a timeout) or when a description input changed; the update
+ * makes no API call for the latter.
+ */
+export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
+  const replaces = changedKeys(olds, news, DEPLOYMENT_REPLACE_KEYS);
+  const state = typeof olds["state"] === "string" ? olds["state"] : undefined;
+  if (state !== undefined && FAILED.includes(state) && !replaces.includes("state")) replaces.push("state");
+  if (news["self_heal"] === true && hasDrift(olds, news)) replaces.push("observed_sha");
+  const described = [
+    "title",
+    "summary",
+    "approval",
+    "fetch_first",
+    "wait",
+    "timeout_seconds",
+    "self_heal",
+    "locked",
+  ];
+  const updates = changedKeys(olds, news, described);
+  // Approved (a person approved a `request`, seen by a refresh) or still running after a timeout.
+  const canMove =
+    state === "Approved" || (state !== undefined && IN_PROGRESS.includes(state) && news["wait"] !== false);
+  return Promise.resolve({
+    changes: replaces.length > 0 || updates.length > 0 || canMove,
+    replaces,
+    deleteBeforeReplace: false,
+  });
+}
+
+function outputsOf(d: Deployment, inputs: DeploymentInputs, marker: string): Props {
+  const outs: Props = { ...stripUndefined(inputs), marker };
+  const o: DeploymentOutputs = {
+    deployment_id: d.id,
+    state: d.attributes.state,
+    sha: d.attributes.sha,
+    short_sha: d.attributes.short_sha,
+    link: d.links.self,
+    is_current_build: d.attributes.is_current_build,
+    marker,
+  };
+  return { ...outs, ...o };
+}
+
+function stripUndefined(inputs: object): Props {
+  return Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined));
+}
+
+/** A deployment an interrupted run made that this resource may claim. */
+export function adoptable(d: Deployment): boolean {
+  const state = d.attributes.state;
+  if (FAILED.includes(state)) return false;
+  // A finished deployment that is no longer the current build was superseded (e.g. by a hand
+  // deployment we are healing): claiming it would deploy nothing.
+  return PENDING.includes(state) || IN_PROGRESS.includes(state) || d.attributes.is_current_build;
+}
+
+/**
+ * Moves a deployment on as far as its approval mode allows: starts an Approved one (bypass, or
+ * request once approved) and waits for a finished state unless `wait` is false. A failure or a
+ * timeout becomes an InitError carrying the id, so the state records the deployment.
+ */
+async function settle(
+  client: StackwrightClient,
+  d: Deployment,
+  inputs: DeploymentInputs,
+  marker: string,
+  props: Props,
+): Promise<Deployment> {
+  const where = `${inputs.stack}/${inputs.environment}`;
+  let current = d;
+  const fail = (message: string, last: Deployment): InitError =>
+    new InitError(message, last.id, withProvider(outputsOf(last, inputs, marker), props));
+  try {
+    if (current.attributes.state === "Approved") {
+      progress(`deployment ${current.id} on ${where} is approved; starting it`);
+      current = await client.deployments.start(inputs.stack, inputs.environment, current.id);
+    }
+    if (current.attributes.state === "Submitted" || current.attributes.state === "New") {
+      progress(
+        `deployment ${current.id} on ${where} waits for approval (${current.links.self}); ` +
+          "run 'pulumi up --refresh' after it is approved",
+      );
+      return current;
+    }
+    if (inputs.wait === false || !IN_PROGRESS.includes(current.attributes.state)) return current;
+    const started = Date.now();
+    const bound = timeoutMs(inputs.timeout_seconds);
+    const id = current.id;
+    return await client.waitForDeployment(inputs.stack, inputs.environment, id, {
+      ...(bound === undefined ? {} : { timeoutMs: bound }),
+      onProgress: (p) =>
+        progress(`deployment ${id} on ${where}: ${p.state} (${Math.round((Date.now() - started) / 1000)}s)`),
+    });
+  } catch (error) {
+    if (
+      ApiError.isInstance(error) &&
+      (error.code === ErrorCode.WaitFailed || error.code === ErrorCode.WaitTimeout)
+    ) {
+      const last = await client.deployments
+        .get(inputs.stack, inputs.environment, current.id)
+        .catch(() => current);
+      const title = last.attributes.title;
+      const message =
+        error.code === ErrorCode.WaitFailed
+          ? `Deployment ${last.id} "${title}" on ${where} ended ${last.attributes.state}: ${last.links.self}. ` +
+            "The state records it; the next 'pulumi up' deploys again."
+          : `Deployment ${last.id} "${title}" on ${where} did not finish within ${inputs.timeout_seconds ?? "the default"} s ` +
+            `(state ${last.attributes.state}): ${last.links.self}. The next 'pulumi up' waits for it again.`;
+      throw fail(message, last);
+    }
+    throw fail(wrapMessage(`Deployment ${current.id} on ${where}`, error), current);
+  }
+}
+
+function wrapMessage(what: string, error: unknown): string {
+  return wrap(what, error).message;
+}
+
+/** Creates (or adopts) the deployment and moves it on; see {@link settle}. */
+export function create(props: Props): Promise<{ id: string; outs: Props }> {
+  const inputs = parseInputs(DeploymentInputs, props, "Deployment");
+  const marker =
+    inputs.marker ??
+    markerFor(
+      inputs.marker_seed,
+      DEPLOYMENT_REPLACE_KEYS.map((k) => inputs[k] ?? ""),
+    );
+  const where = `${inputs.stack}/${inputs.environment}`;
+  return withClient(async (client) => {
+    let d: Deployment;
+    try {
+      if (inputs.adopt !== undefined) {
+        d = await client.deployments.get(inputs.stack, inputs.environment, inputs.adopt);
+        progress(`adopting deployment ${d.id} on ${where} (${d.attributes.state})`);
+      } else {
+        const earlier = await client.deployments.findByMarker(inputs.stack, inputs.environment, marker);
+        if (earlier !== undefined && adoptable(earlier)) {
+          progress(`found deployment ${earlier.id} on ${where} made by an interrupted run; adopting it`);
+          d = earlier;
+        } else {
+          if (inputs.fetch_first === true) {
+            const fetch = await client.fetches.create(inputs.stack);
+            progress(`git fetch ${fetch.id} of ${inputs.stack} queued`);
+            await client.waitForFetch(inputs.stack, fetch.id, {});
+          }
+          const approval = inputs.approval ?? "bypass_and_start";
+          const summary = withMarker(inputs.summary, marker);
+          d = await client.deployments.create(
+            inputs.stack,
+            inputs.environment,
+            {
+              ref_type: inputs.ref_type,
+              ...(inputs.ref === undefined || inputs.ref === "" ? {} : { ref: inputs.ref }),
+              ...(inputs.title === undefined ? {} : { title: inputs.title }),
+              summary,
+              ...(approval === "bypass_and_start" ? { bypass_and_start: true } : {}),
+              ...(approval === "bypass" ? { bypass: true } : {}),
+              ...(inputs.locked === undefined ? {} : { locked: inputs.locked }),
+            },
+            { marker },
+          );
+          progress(`deployment ${d.id} on ${where} created (${d.attributes.state}): ${d.links.self}`);
+        }
+      }
+    } catch (error) {
+      throw wrap(`Deployment on ${where} could not be created`, error);
+    }
+    const final = await settle(client, d, inputs, marker, props);
+    return { id: final.id, outs: outputsOf(final, inputs, marker) };
+  });
+}
+
+/** Reads the live deployment; a deployment that no longer exists leaves the state. */
+export function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
+  const stack = String(props["stack"]);
+  const environment = String(props["environment"]);
+  return withClient(async (client) => {
+    try {
+      const d = await client.deployments.get(stack, environment, id);
+      return {
+        id,
+        props: {
+          ...userInputs(props),
+          state: d.attributes.state,
+          sha: d.attributes.sha,
+          short_sha: d.attributes.short_sha,
+          is_current_build: d.attributes.is_current_build,
+          link: d.links.self,
+        },
+      };
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
+      throw wrap(`Deployment ${id} on ${stack}/${environment} could not be read`, error);
+    }
+  });
+}
+
+/**
+ * Updates in place. A pending or running deployment is moved on (started once approved, waited
+ * for); otherwise only the recorded inputs change and no request is made (title and summary
+ * cannot be edited through the API and never redeploy).
+ */
+export function update(id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
+  const inputs = parseInputs(DeploymentInputs, news, "Deployment");
+  const marker = typeof olds["marker"] === "string" ? olds["marker"] : (inputs.marker ?? "");
+  const state = typeof olds["state"] === "string" ? olds["state"] : "";
+  const recorded = pickOutputs(olds);
+  if (!(PENDING.includes(state) || IN_PROGRESS.includes(state))) {
+    return Promise.resolve({ outs: { ...stripUndefined(inputs), ...recorded, marker } });
+  }
+  return withClient(async (client) => {
+    let d: Deployment;
+    try {
+      d = await client.deployments.get(inputs.stack, inputs.environment, id);
+    } catch (error) {
+      throw wrap(`Deployment ${id} on ${inputs.stack}/${inputs.environment} could not be read`, error);
+    }
+    const final = await settle(client, d, inputs, marker, news);
+    return { outs: outputsOf(final, inputs, marker) };
+  });
+}
+
+function pickOutputs(olds: Props): Props {
+  const keys = ["deployment_id", "state", "sha", "short_sha", "link", "is_current_build"];
+  return Object.fromEntries(keys.filter((k) => olds[k] !== undefined).map((k) => [k, olds[k]]));
+}
+
+/**
+ * Deletes by state: a New deployment is deleted, a Submitted or Approved one invalidated; one
+ * that started or finished is history and stays on the platform (the state forgets it).
+ */
+export function remove(id: string, props: Props): Promise<void> {
+  const stack = String(props["stack"]);
+  const environment = String(props["environment"]);
+  return withClient(async (client) => {
+    try {
+      const d = await client.deployments.get(stack, environment, id);
+      const state = d.attributes.state;
+      if (state === "New") {
+        await client.deployments.delete(stack, environment, id);
+      } else if (state === "Submitted" || state === "Approved") {
+        await client.deployments.invalidate(stack, environment, id);
+        progress(`deployment ${id} on ${stack}/${environment} invalidated (was ${state})`);
+      }
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return;
+      throw wrap(`Deployment ${id} on ${stack}/${environment} could not be retired`, error);
+    }
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * SnapshotRestore: restores a snapshot into an environment and waits. `confirm` must repeat the
+ * target environment's name, because a restore overwrites its data. Deleting does nothing: a
+ * restore cannot be undone. Every input replaces (a new restore).
+ */
+import { z } from "zod";
+import { SnapshotMode } from "../../src/api";
+import { ApiError, ErrorCode } from "../../src/client";
+import {
+  changedKeys,
+  checkWith,
+  parseInputs,
+  progress,
+  timeoutMs,
+  withProvider,
+  NumericId,
+  PathName,
+  type CheckResult,
+  type CheckFailure,
+  type DiffResult,
+  type Props,
+  UNKNOWN,
+} from "./common";
+import { InitError, wrap } from "./errors";
+import { withClient } from "./settings";
+
+/** Inputs of a SnapshotRestore. */
+export const SnapshotRestoreInputs = z.strictObject({
+  stack: PathName,
+  environment: PathName,
+  snapshot_id: NumericId,
+  mode: SnapshotMode,
+  skip_build: z.boolean().optional(),
+  backup_existing_data: z.boolean().optional(),
+  confirm: z.string(),
+  trigger: z.string().optional(),
+  timeout_seconds: z.number().int().positive().optional(),
+});
+export type SnapshotRestoreInputs = z.infer<typeof SnapshotRestoreInputs>;
+
+const REPLACE_KEYS = [
+  "stack",
+  "environment",
+  "snapshot_id",
+  "mode",
+  "skip_build",
+  "backup_existing_data",
+  "confirm",
+  "trigger",
+] as const;
+
+/** Validates inputs, including `confirm` = environment; no API call. */
+export function check(_olds: Props, news: Props): Promise<CheckResult> {
+  const failures: CheckFailure[] = [...checkWith(SnapshotRestoreInputs, news).failures];
+  const env = news["environment"];
+  const confirm = news["confirm"];
+  if (
+    typeof env === "string" &&
+    env !== UNKNOWN &&
+    typeof confirm === "string" &&
+    confirm !== UNKNOWN &&
+    confirm !== env &&
+    !failures.some((f) => f.property === "confirm")
+  ) {
+    failures.push({
+      property: "confirm",
+      reason: `[confirm] must equal the target environment's name '${env}' (a restore overwrites its data), got '${confirm}'`,
+    });
+  }
+  return Promise.resolve({ inputs: { ...news }, failures });
+}
+
+/** Every input but the wait bound replaces. */
+export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
+  const replaces = changedKeys(olds, news, REPLACE_KEYS);
+  const updates = changedKeys(olds, news, ["timeout_seconds"]);
+  return Promise.resolve({
+    changes: replaces.length + updates.length > 0,
+    replaces,
+    deleteBeforeReplace: false,
+  });
+}
+
+/** POST restore → transfer; waits until it finishes. */
+export function create(props: Props): Promise<{ id: string; outs: Props }> {
+  const inputs = parseInputs(SnapshotRestoreInputs, props, "SnapshotRestore");
+  if (inputs.confirm !== inputs.environment) {
+    throw new Error(`SnapshotRestore: [confirm] must equal '${inputs.environment}'`);
+  }
+  const where = `${inputs.stack}/${inputs.environment}`;
+  const bound = timeoutMs(inputs.timeout_seconds);
+  const base = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined));
+  return withClient(async (client) => {
+    let transferId: string | undefined;
+    try {
+      const transfer = await client.snapshots.restore(inputs.stack, inputs.snapshot_id, {
+        environment: inputs.environment,
+        mode: inputs.mode,
+        ...(inputs.skip_build === undefined ? {} : { skip_build: inputs.skip_build }),
+        ...(inputs.backup_existing_data === undefined
+          ? {}
+          : { backup_existing_data: inputs.backup_existing_data }),
+      });
+      transferId = transfer.id;
+      progress(`restore of snapshot ${inputs.snapshot_id} into ${where} started (transfer ${transfer.id})`);
+      const done = await client.waitForTransfer(inputs.stack, transfer.id, {
+        ...(bound === undefined ? {} : { timeoutMs: bound }),
+        onProgress: (p) => progress(`restore transfer ${transfer.id} into ${where}: ${p.state}`),
+      });
+      return { id: done.id, outs: { ...base, transfer_id: done.id, status: done.attributes.status } };
+    } catch (error) {
+      const message = wrap(`Restore of snapshot ${inputs.snapshot_id} into ${where} failed`, error).message;
+      if (transferId !== undefined) {
+        throw new InitError(message, transferId, withProvider({ ...base, transfer_id: transferId }, props));
+      }
+      throw new Error(message);
+    }
+  });
+}
+
+/** GET transfer; a transfer that no longer exists leaves the state. */
+export function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
+  const stack = String(props["stack"]);
+  return withClient(async (client) => {
+    try {
+      const t = await client.snapshots.transfer(stack, id);
+      return { id, props: { ...props, status: t.attributes.status } };
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
+      throw wrap(`Restore transfer ${id} of ${stack} could not be read`, error);
+    }
+  });
+}
+
+/** Only the wait bound changes in place; no request. */
+export function update(_id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
+  return Promise.resolve({ outs: { ...olds, timeout_seconds: news["timeout_seconds"] } });
+}
+
+/** A restore cannot be undone: deleting only forgets it. */
+export function remove(): Promise<void> {
+  return Promise.resolve();
+}

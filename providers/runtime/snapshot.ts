@@ -1,0 +1,191 @@
+/**
+ * Snapshot: takes a snapshot of an environment and waits for its transfer. Every input replaces.
+ * The notes carry a marker so a rerun after a crash adopts the snapshot instead of taking a
+ * second one. Delete removes it; the resource option `retainOnDelete` keeps it.
+ */
+import { z } from "zod";
+import { SnapshotMode, type Snapshot } from "../../src/api";
+import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
+import {
+  changedKeys,
+  checkWith,
+  markerFor,
+  parseInputs,
+  progress,
+  timeoutMs,
+  withMarker,
+  withProvider,
+  PathName,
+  type CheckResult,
+  type DiffResult,
+  type Props,
+} from "./common";
+import { InitError, wrap } from "./errors";
+import { withClient } from "./settings";
+
+/** Inputs of a Snapshot. */
+export const SnapshotInputs = z.strictObject({
+  stack: PathName,
+  environment: PathName,
+  mode: SnapshotMode,
+  include_resampled: z.boolean().optional(),
+  notes: z.string().optional(),
+  timeout_seconds: z.number().int().positive().optional(),
+  marker_seed: z.string().min(1),
+  marker: z.string().optional(),
+});
+export type SnapshotInputs = z.infer<typeof SnapshotInputs>;
+
+/** Inputs whose change takes a new snapshot. */
+export const SNAPSHOT_REPLACE_KEYS = ["stack", "environment", "mode", "include_resampled", "notes"] as const;
+
+/** Validates inputs (no API call) and fills in the marker. */
+export function check(_olds: Props, news: Props): Promise<CheckResult> {
+  const { failures, value } = checkWith(SnapshotInputs, news);
+  const inputs: Props = { ...news };
+  if (value !== undefined) {
+    inputs["marker"] = markerFor(
+      value.marker_seed,
+      SNAPSHOT_REPLACE_KEYS.map((k) => value[k] ?? ""),
+    );
+  }
+  return Promise.resolve({ inputs, failures });
+}
+
+/** Every input replaces (a snapshot cannot be changed); the wait bound alone is an update. */
+export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
+  const replaces = changedKeys(olds, news, SNAPSHOT_REPLACE_KEYS);
+  const updates = changedKeys(olds, news, ["timeout_seconds"]);
+  return Promise.resolve({
+    changes: replaces.length + updates.length > 0,
+    replaces,
+    deleteBeforeReplace: false,
+  });
+}
+
+function outputsOf(s: Snapshot, inputs: SnapshotInputs, marker: string): Props {
+  return {
+    ...Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined)),
+    marker,
+    snapshot_id: s.id,
+    snapshot_status: s.attributes.snapshot_status,
+    size: s.attributes.size,
+    created: s.attributes.created,
+    download_link: s.links.download_link,
+  };
+}
+
+async function waitSnapshot(
+  client: StackwrightClient,
+  inputs: SnapshotInputs,
+  id: string,
+  bound: number | undefined,
+): Promise<Snapshot> {
+  return client.waitForSnapshot(inputs.stack, id, {
+    ...(bound === undefined ? {} : { timeoutMs: bound }),
+    onProgress: (p) => progress(`snapshot ${id} of ${inputs.stack}/${inputs.environment}: ${p.state}`),
+  });
+}
+
+/** Takes (or adopts) the snapshot and waits until it is complete. */
+export function create(props: Props): Promise<{ id: string; outs: Props }> {
+  const inputs = parseInputs(SnapshotInputs, props, "Snapshot");
+  const marker =
+    inputs.marker ??
+    markerFor(
+      inputs.marker_seed,
+      SNAPSHOT_REPLACE_KEYS.map((k) => inputs[k] ?? ""),
+    );
+  const where = `${inputs.stack}/${inputs.environment}`;
+  const bound = timeoutMs(inputs.timeout_seconds);
+  return withClient(async (client) => {
+    let snapshotId: string | undefined;
+    try {
+      const earlier = await client.snapshots.findByMarker(inputs.stack, marker, {
+        environment: inputs.environment,
+        mode: inputs.mode,
+      });
+      if (earlier !== undefined) {
+        progress(`found snapshot ${earlier.id} of ${where} taken by an interrupted run; adopting it`);
+        snapshotId = earlier.id;
+      } else {
+        const made = await client.snapshots.create(
+          inputs.stack,
+          {
+            environment: inputs.environment,
+            mode: inputs.mode,
+            ...(inputs.include_resampled === undefined
+              ? {}
+              : { include_resampled: inputs.include_resampled }),
+            notes: withMarker(inputs.notes, marker),
+          },
+          { marker },
+        );
+        if (made.kind === "adopted") {
+          snapshotId = made.snapshot.id;
+        } else {
+          progress(`snapshot transfer ${made.transfer.id} of ${where} started`);
+          const done = await client.waitForTransfer(inputs.stack, made.transfer.id, {
+            ...(bound === undefined ? {} : { timeoutMs: bound }),
+            onProgress: (p) => progress(`snapshot transfer ${made.transfer.id} of ${where}: ${p.state}`),
+          });
+          const ref = done.relationships.snapshot.data;
+          if (ref === null) throw new Error(`transfer ${done.id} finished without a snapshot`);
+          snapshotId = ref.id;
+        }
+      }
+      const s = await waitSnapshot(client, inputs, snapshotId, bound);
+      return { id: s.id, outs: outputsOf(s, inputs, marker) };
+    } catch (error) {
+      const message = wrap(`Snapshot of ${where} failed`, error).message;
+      if (snapshotId !== undefined) {
+        // Record what exists so the next run (or a destroy) can deal with it.
+        const partial = await client.snapshots.get(inputs.stack, snapshotId).catch(() => undefined);
+        const outs =
+          partial === undefined ? { marker, snapshot_id: snapshotId } : outputsOf(partial, inputs, marker);
+        throw new InitError(message, snapshotId, withProvider(outs, props));
+      }
+      throw new Error(message);
+    }
+  });
+}
+
+/** Reads the live snapshot; one that no longer exists leaves the state. */
+export function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
+  const stack = String(props["stack"]);
+  return withClient(async (client) => {
+    try {
+      const s = await client.snapshots.get(stack, id);
+      return {
+        id,
+        props: {
+          ...props,
+          snapshot_status: s.attributes.snapshot_status,
+          size: s.attributes.size,
+          download_link: s.links.download_link,
+        },
+      };
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
+      throw wrap(`Snapshot ${id} of ${stack} could not be read`, error);
+    }
+  });
+}
+
+/** Only the wait bound can change in place: record it, no request. */
+export function update(_id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
+  return Promise.resolve({ outs: { ...olds, timeout_seconds: news["timeout_seconds"] } });
+}
+
+/** DELETE snapshot (already gone counts as done). */
+export function remove(id: string, props: Props): Promise<void> {
+  const stack = String(props["stack"]);
+  return withClient(async (client) => {
+    try {
+      await client.snapshots.delete(stack, id);
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return;
+      throw wrap(`Snapshot ${id} of ${stack} could not be deleted`, error);
+    }
+  });
+}
