@@ -64,16 +64,3 @@ export function numericParam(value: string, name: string): number {
   }
   return Number(value);
 }
-
-/** Refuses query parameters an endpoint does not know, naming them and the allowed ones. */
-export function refuseUnknownQuery(query: unknown, allowed: readonly string[]): void {
-  if (query === null || typeof query !== "object") return;
-  const unknown = Object.keys(query).filter((k) => !allowed.includes(k));
-  if (unknown.length > 0) {
-    const list = allowed.length > 0 ? allowed.join(", ") : "none";
-    throw new HttpError(
-      400,
-      `Unknown query parameter ${unknown.map((k) => `'${k}'`).join(", ")} (allowed: ${list})`,
-    );
-  }
-}

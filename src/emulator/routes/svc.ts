@@ -10,7 +10,7 @@ import {
   RestoreSnapshotRequest,
   type DeploymentInput,
 } from "../../api";
-import { type Deps, callerOf, numericParam, refuseUnknownQuery, send, versionOf } from "../context";
+import { type Deps, callerOf, numericParam, send, versionOf } from "../context";
 import { HttpError, parseWith } from "../errors";
 import type { DeploymentRecord } from "../model";
 import { formatDateTime, nowUnix } from "../time";
@@ -53,14 +53,12 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 1
   app.get("/svc/meta", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     return send(reply, 200, { meta: { whoami: caller.email, now: formatDateTime(nowUnix()) } });
   });
 
   // 2
   app.get("/svc/projects", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     const visible = [...store.stacks.keys()].filter((s) => store.role(s, caller.email) !== undefined);
     return send(reply, 200, { data: visible.map((s) => docs.stack(s, false)) });
@@ -68,14 +66,12 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 3
   app.get<StackParams>("/svc/project/:stack", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     engine.stackRole(callerOf(request), request.params.stack);
     return send(reply, 200, { data: docs.stack(request.params.stack, true) });
   });
 
   // 4
   app.get<EnvParams>(ENV, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const { stack, env } = request.params;
     engine.stackRole(callerOf(request), stack);
     engine.envContext(stack, env);
@@ -93,7 +89,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 6
   app.post<StackParams>("/svc/project/:stack/git/fetches", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     if (request.body !== undefined) parseWith(CreateFetchRequest, request.body, "request body");
     const f = engine.createFetch(caller, request.params.stack);
@@ -102,7 +97,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 7
   app.get<StackIdParams>("/svc/project/:stack/git/fetches/:id", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     engine.stackRole(callerOf(request), request.params.stack);
     const f = engine.fetchIn(request.params.stack, numericParam(request.params.id, "fetch_id"));
     return send(reply, 200, { data: docs.fetch(f) });
@@ -137,7 +131,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 9
   app.post<EnvParams>(`${ENV}/deploys`, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     const { stack, env } = request.params;
     engine.stackRole(caller, stack);
@@ -149,7 +142,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 12
   app.post<EnvParams>(`${ENV}/deploys/start`, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     const { stack, env } = request.params;
     engine.stackRole(caller, stack);
@@ -161,7 +153,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 13
   app.post<EnvParams>(`${ENV}/deploys/invalidate`, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     const { stack, env } = request.params;
     engine.stackRole(caller, stack);
@@ -173,7 +164,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 10
   app.get<EnvIdParams>(`${ENV}/deploys/:id`, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const { stack, env, id } = request.params;
     engine.stackRole(callerOf(request), stack);
     const ctx = engine.envContext(stack, env);
@@ -183,7 +173,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 11
   app.delete<EnvIdParams>(`${ENV}/deploys/:id`, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const { stack, env, id } = request.params;
     engine.deleteDeployment(callerOf(request), stack, env, numericParam(id, "deployment_id"));
     return send(reply, 204);
@@ -191,7 +180,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 14
   app.get<StackParams>("/svc/project/:stack/snapshots", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const { stack } = request.params;
     engine.stackRole(callerOf(request), stack);
     const list = [...store.snapshots.values()]
@@ -203,7 +191,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 15
   app.post<StackParams>("/svc/project/:stack/snapshots", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     engine.stackRole(caller, request.params.stack);
     const body = parseWith(CreateSnapshotRequest, request.body, "request body");
@@ -213,7 +200,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 19
   app.get<StackIdParams>("/svc/project/:stack/snapshots/transfer/:id", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     engine.stackRole(callerOf(request), request.params.stack);
     const t = engine.transferIn(request.params.stack, numericParam(request.params.id, "transfer_id"));
     return send(reply, 200, { data: docs.transfer(t) });
@@ -221,7 +207,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 16
   app.get<StackIdParams>("/svc/project/:stack/snapshots/:id", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     engine.stackRole(callerOf(request), request.params.stack);
     const s = engine.snapshotIn(request.params.stack, numericParam(request.params.id, "snapshot_id"));
     return send(reply, 200, { data: docs.snapshot(s) });
@@ -229,7 +214,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 17
   app.post<StackIdParams>("/svc/project/:stack/snapshots/:id", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     const { stack } = request.params;
     engine.stackRole(caller, stack);
@@ -242,7 +226,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 18
   app.delete<StackIdParams>("/svc/project/:stack/snapshots/:id", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     engine.deleteSnapshot(
       callerOf(request),
       request.params.stack,
@@ -253,7 +236,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 20
   app.post<EnvParams>(`${ENV}/lock`, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const caller = callerOf(request);
     const { stack, env } = request.params;
     engine.stackRole(caller, stack);
@@ -265,14 +247,12 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 21
   app.delete<EnvParams>(`${ENV}/lock`, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     engine.unlock(callerOf(request), request.params.stack, request.params.env);
     return send(reply, 204);
   });
 
   // 22
   app.get<StackParams>("/svc/project/:stack/team", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     engine.stackRole(callerOf(request), request.params.stack);
     return send(reply, 200, { data: docs.team(request.params.stack) });
   });
@@ -283,7 +263,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
     ["configuration", (s: string, e: string) => docs.configuration(s, e)],
   ] as const) {
     app.get<EnvParams>(`${ENV}/${suffix}`, (request, reply) => {
-      refuseUnknownQuery(request.query, []);
       const { stack, env } = request.params;
       engine.stackRole(callerOf(request), stack);
       engine.envContext(stack, env);
@@ -293,14 +272,12 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
 
   // 25
   app.get("/svc/manifestreleases", (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     callerOf(request);
     return send(reply, 200, { data: docs.manifestReleases() });
   });
 
   // 26
   app.get<EnvParams>(`${ENV}/whitelist`, (request, reply) => {
-    refuseUnknownQuery(request.query, []);
     const { stack, env } = request.params;
     engine.stackRole(callerOf(request), stack);
     engine.envContext(stack, env);
