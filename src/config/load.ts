@@ -1,13 +1,16 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { ConfigValidationError, type ConfigError } from "./errors";
+import { ConfigValidationError, type ConfigError, compareErrors } from "./errors";
 import { type DesiredState, type LoadResult, type StackSource, validateSources } from "./validate";
 
 /** True for the files a config directory contributes: `*.yaml` and `*.yml`, not hidden ones. */
 export function isStackFileName(name: string): boolean {
   return !name.startsWith(".") && /\.ya?ml$/i.test(name);
 }
+
+/** A file that was read, or the error that reading it gave. */
+type ReadOutcome = StackSource | ConfigError;
 
 /**
  * Reads every `*.yaml`/`*.yml` file of `dir` (not subdirectories, not `schema.json`) and validates
@@ -18,33 +21,39 @@ export function isStackFileName(name: string): boolean {
 export async function loadDesiredState(dir: string): Promise<LoadResult> {
   let names: string[];
   try {
-    names = (await readdir(dir, { withFileTypes: true }))
-      .filter((entry) => entry.isFile() && isStackFileName(entry.name))
-      .map((entry) => entry.name);
+    names = stackFileNames(await readdir(dir, { withFileTypes: true }));
   } catch (error) {
     return directoryError(dir, error);
   }
-  const sources: StackSource[] = await Promise.all(
-    names.map(async (name) => ({ file: join(dir, name), text: await readFile(join(dir, name), "utf8") })),
+  const outcomes = await Promise.all(
+    names.map((name): Promise<ReadOutcome> => {
+      const file = join(dir, name);
+      return readFile(file, "utf8").then(
+        (text) => ({ file, text }),
+        (error: unknown) => unreadable(file, error),
+      );
+    }),
   );
-  return finish(dir, sources);
+  return finish(dir, outcomes);
 }
 
 /** The synchronous form of {@link loadDesiredState}, for callers that cannot await. */
 export function loadDesiredStateSync(dir: string): LoadResult {
   let names: string[];
   try {
-    names = readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && isStackFileName(entry.name))
-      .map((entry) => entry.name);
+    names = stackFileNames(readdirSync(dir, { withFileTypes: true }));
   } catch (error) {
     return directoryError(dir, error);
   }
-  const sources = names.map((name) => ({
-    file: join(dir, name),
-    text: readFileSync(join(dir, name), "utf8"),
-  }));
-  return finish(dir, sources);
+  const outcomes = names.map((name): ReadOutcome => {
+    const file = join(dir, name);
+    try {
+      return { file, text: readFileSync(file, "utf8") };
+    } catch (error) {
+      return unreadable(file, error);
+    }
+  });
+  return finish(dir, outcomes);
 }
 
 /**
@@ -57,30 +66,53 @@ export async function loadDesiredStateOrThrow(dir: string): Promise<DesiredState
   return result.state;
 }
 
-function finish(dir: string, sources: StackSource[]): LoadResult {
+function stackFileNames(
+  entries: readonly { name: string; isFile(): boolean; isSymbolicLink(): boolean }[],
+): string[] {
+  // Symbolic links count (a stack file may be shared that way); a dangling one is reported when read.
+  return entries
+    .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && isStackFileName(entry.name))
+    .map((entry) => entry.name);
+}
+
+function finish(dir: string, outcomes: readonly ReadOutcome[]): LoadResult {
+  const sources = outcomes.filter((outcome): outcome is StackSource => "text" in outcome);
+  const unreadableFiles = outcomes.filter((outcome): outcome is ConfigError => !("text" in outcome));
+  const files = outcomes.map((outcome) => outcome.file);
+  if (unreadableFiles.length > 0) {
+    // The readable files are still checked, but a stack whose file could not be read must never
+    // look absent (absent means "delete it"), so the whole result is a failure.
+    const rest = sources.length === 0 ? [] : validateSources(sources).errors;
+    return { ok: false, errors: [...unreadableFiles, ...rest].sort(compareErrors), files };
+  }
   if (sources.length === 0) {
-    return {
-      ok: false,
-      errors: [
-        dirError(dir, "holds no *.yaml or *.yml stack file; an empty desired state would delete everything"),
-      ],
-      files: [],
-    };
+    const message = "holds no *.yaml or *.yml stack file; an empty desired state would delete everything";
+    return { ok: false, errors: [locationless(dir, message)], files };
   }
   return validateSources(sources);
 }
 
-function directoryError(dir: string, error: unknown): LoadResult {
+function errorCode(error: unknown): string {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : String(error);
+}
+
+function unreadable(file: string, error: unknown): ConfigError {
+  return locationless(file, `the file cannot be read (${errorCode(error)})`);
+}
+
+function directoryError(dir: string, error: unknown): LoadResult {
+  const code = errorCode(error);
   const reason =
     code === "ENOENT"
       ? "does not exist"
       : code === "ENOTDIR"
         ? "is not a directory"
-        : `cannot be read (${String(code ?? error)})`;
-  return { ok: false, errors: [dirError(dir, `the config directory ${reason}`)], files: [] };
+        : `cannot be read (${code})`;
+  return { ok: false, errors: [locationless(dir, `the config directory ${reason}`)], files: [] };
 }
 
-function dirError(dir: string, message: string): ConfigError {
-  return { file: dir, line: 1, column: 1, path: "", message, lineText: "" };
+/** An error about a whole file or directory: placed at 1:1 with no source line. */
+function locationless(file: string, message: string): ConfigError {
+  return { file, line: 1, column: 1, path: "", message, lineText: "" };
 }

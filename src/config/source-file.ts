@@ -75,7 +75,20 @@ export function parseSourceFile(file: string, text: string): { source: SourceFil
   if (!broken) {
     // With only duplicate keys the document is still well formed; the last value wins in toJS,
     // and the duplicate is already reported, so checking the rest loses nothing.
-    value = document.toJS({ maxAliasCount: 100 });
+    try {
+      value = document.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      // toJS throws only on alias bombs (an alias expanding into too many nodes).
+      broken = true;
+      errors.push({
+        file,
+        line: 1,
+        column: 1,
+        path: "",
+        message: `the file cannot be read as data: ${error instanceof Error ? error.message : String(error)}`,
+        lineText: lines[0] ?? "",
+      });
+    }
   }
   return { source: { file, text, document, value, broken, lineCounter, lines }, errors };
 }

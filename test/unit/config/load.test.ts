@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
@@ -194,6 +194,18 @@ environments:
     ]);
   });
 
+  it("reports an alias bomb as an error instead of expanding it", () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (let level = 1; level < 8; level += 1) {
+      const previous = String.fromCharCode(96 + level);
+      const name = String.fromCharCode(97 + level);
+      levels.push(`${name}: &${name} [${Array.from({ length: 10 }, () => `*${previous}`).join(", ")}]`);
+    }
+    const { errors } = validateStackFile("bomb.yaml", `${levels.join("\n")}\nstack: s\n`);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toMatch(/^the file cannot be read as data: /);
+  });
+
   it("shows the source line and a caret under the column", () => {
     const { errors } = validateStackFile(
       "acme.yaml",
@@ -254,6 +266,18 @@ describe("the directory loader", () => {
       { file: "2.yaml", text: "stack: alpha\n" },
     ]);
     expect(result.ok && result.state.stacks.map((stack) => stack.stack)).toEqual(["alpha", "zeta"]);
+  });
+
+  it("fails when a stack file cannot be read, so that its stack never looks deleted", async () => {
+    const dir = scratchDir();
+    writeFileSync(join(dir, "good.yaml"), "stack: good\n");
+    symlinkSync(join(dir, "nowhere.yaml"), join(dir, "gone.yaml"));
+    const result = await loadDesiredState(dir);
+    expect(result.ok).toBe(false);
+    expect(result.errors.map((error) => [error.file, error.message])).toEqual([
+      [join(dir, "gone.yaml"), "the file cannot be read (ENOENT)"],
+    ]);
+    expect(loadDesiredStateSync(dir).errors).toEqual(result.errors);
   });
 
   it("reports a missing directory as an error instead of throwing", async () => {
