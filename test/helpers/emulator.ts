@@ -100,3 +100,57 @@ export async function startTestEmulator(
   });
   return { url: emulator.url, close: emulator.close, hooks: emulatorHooks(emulator.url) };
 }
+
+/** A `stackwright emulator` child process started from the sources. */
+export interface EmulatorProcess {
+  url: string;
+  port: number;
+  child: import("node:child_process").ChildProcess;
+  /** Resolves with the exit code (or the signal name) once the process has ended. */
+  exited: Promise<number | string>;
+}
+
+/**
+ * Spawns `stackwright emulator ARGS` from the TypeScript sources (no build needed) and waits
+ * (bounded) for its first stdout line, `listening on http://127.0.0.1:PORT`.
+ */
+export async function spawnEmulator(args: string[], timeoutMs = 20_000): Promise<EmulatorProcess> {
+  const { spawn } = await import("node:child_process");
+  const child = spawn(
+    process.execPath,
+    [resolve(__dirname, "run-ts.cjs"), resolve(__dirname, "emulator-main.ts"), ...args],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const exited = new Promise<number | string>((done) =>
+    child.on("exit", (code, signal) => done(code ?? signal ?? "unknown")),
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const firstLine = await new Promise<string>((done, fail) => {
+    let out = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      fail(new Error(`emulator did not print its listening line within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const nl = out.indexOf("\n");
+      if (nl >= 0) {
+        clearTimeout(timer);
+        done(out.slice(0, nl));
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`emulator exited (${code}) before listening; stderr: ${stderr}`));
+    });
+  });
+  const match = /^listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(firstLine);
+  if (match?.[1] === undefined || match[2] === undefined) {
+    child.kill("SIGKILL");
+    throw new Error(`unexpected first line from the emulator: ${firstLine}`);
+  }
+  return { url: match[1], port: Number(match[2]), child, exited };
+}

@@ -1,0 +1,27 @@
+/* global require, process, console */
+// Runs a TypeScript entry file in a plain Node process, for tests that need a real child process
+// (kill -9, signals). Each .ts file is transpiled on load; types are checked by tsc, not here.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const fs = require("node:fs");
+const ts = require("typescript");
+
+require.extensions[".ts"] = (module, filename) => {
+  const source = fs.readFileSync(filename, "utf8");
+  const out = ts.transpileModule(source, {
+    fileName: filename,
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2023,
+      esModuleInterop: true,
+    },
+  });
+  module._compile(out.outputText, filename);
+};
+
+const entry = process.argv[2];
+if (entry === undefined) {
+  console.error("usage: node run-ts.cjs ENTRY.ts [args...]");
+  process.exit(2);
+}
+process.argv.splice(2, 1);
+require(entry);

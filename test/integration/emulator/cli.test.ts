@@ -1,0 +1,61 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { MetaDocument } from "../../../src/api";
+import { TEST_SEED_PATH, spawnEmulator } from "../../helpers/emulator";
+import { apiCaller } from "../../helpers/emulator-http";
+
+const RUN = [
+  resolve(__dirname, "../../helpers/run-ts.cjs"),
+  resolve(__dirname, "../../helpers/emulator-main.ts"),
+];
+
+function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [...RUN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("stackwright emulator", () => {
+  it("prints the listening line first, serves the seed and stops cleanly on SIGTERM", async () => {
+    const p = await spawnEmulator(["--port", "0", "--seed", TEST_SEED_PATH, "--speed", "instant"]);
+    const meta = await apiCaller(p.url)("GET", "/svc/meta");
+    expect(MetaDocument.parse(meta.body).meta.whoami).toBe("ops@example.com");
+    p.child.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+  });
+
+  it("starts on the demo seed when no seed is given, and stops on SIGINT", async () => {
+    const p = await spawnEmulator([]);
+    expect((await apiCaller(p.url)("GET", "/svc/projects")).status).toBe(200);
+    p.child.kill("SIGINT");
+    expect(await p.exited).toBe(0);
+  });
+
+  it.each([
+    [["--prot", "1"], "unknown option '--prot' (allowed: --port, --seed, --state-file, --speed)"],
+    [["--seed"], "option --seed needs a value"],
+    [["--speed", "warp"], "option --speed must be one of instant, fast, realistic, got 'warp'"],
+    [["--port", "99999"], "option --port needs a port number from 0 to 65535, got '99999'"],
+  ])("refuses %j with exit code 2 and a clear message", async (args, message) => {
+    const r = await runToEnd(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe("");
+  });
+
+  it("exits 1 naming the problem when the seed is invalid", async () => {
+    const r = await runToEnd(["--seed", resolve(__dirname, "cli.test.ts")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cli.test.ts");
+  });
+});
