@@ -2,6 +2,15 @@
 // The `stackwright` command. The TypeScript sources compile to dist/ (npm run build).
 "use strict";
 
+const [major] = process.versions.node.split(".").map(Number);
+if (major < 22) {
+  console.error(
+    `stackwright needs Node 22 or later; this is Node ${process.versions.node}. ` +
+      "Run it through npm (npm start, npx stackwright ...) so the project's Node 24 from node_modules/.bin is used.",
+  );
+  process.exit(1);
+}
+
 // node:sqlite (the emulator's store) is stable enough for us but still flagged experimental in
 // Node 24; its one-time warning would only confuse operators, so it alone is silenced.
 const emitWarning = process.emitWarning;

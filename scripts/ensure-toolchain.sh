@@ -34,8 +34,15 @@ grep -q "github.com/pulumi/pulumi/pkg/v3 v$version\$" "$build_dir/go.mod" ||
 
 mkdir -p "$tools_bin"
 link() { ln -sfn "$1" "$tools_bin/$(basename "$2")"; }
-# The dynamic-provider plugin is a shell script inside the SDK; it runs `node` from PATH.
-link "$root/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs" pulumi-resource-pulumi-nodejs
+# The dynamic-provider plugin is a shell script inside the SDK; it runs `node` from PATH and
+# resolves the SDK from its working directory (the project), so one copy serves every checkout.
+# It goes next to the CLI's real path: the engine looks for bundled plugins there, and warns on
+# every run about one found anywhere else on PATH.
+sdk_plugin="$root/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
+bundle_plugin() {
+  cmp -s "$sdk_plugin" "$1/pulumi-resource-pulumi-nodejs" || install -m 0755 "$sdk_plugin" "$1/pulumi-resource-pulumi-nodejs"
+  link "$1/pulumi-resource-pulumi-nodejs" pulumi-resource-pulumi-nodejs
+}
 
 # 1. A matching CLI on PATH (outside our own .tools/bin).
 path_without_tools=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$tools_bin" | paste -sd: -)
@@ -45,6 +52,9 @@ if [ -n "$existing" ] && [ -n "$existing_host" ] &&
   [ "$(PULUMI_SKIP_UPDATE_CHECK=true "$existing" version 2>/dev/null)" = "v$version" ]; then
   link "$existing" pulumi
   link "$existing_host" pulumi-language-nodejs
+  # A Pulumi install ships the plugin beside its CLI; use ours only where it does not.
+  bundled="$(dirname "$(readlink -f "$existing")")/pulumi-resource-pulumi-nodejs"
+  if [ -x "$bundled" ]; then link "$bundled" pulumi-resource-pulumi-nodejs; else link "$sdk_plugin" pulumi-resource-pulumi-nodejs; fi
   say "using pulumi v$version from $(dirname "$existing")"
   exit 0
 fi
@@ -56,6 +66,7 @@ cache="$cache_root/pulumi-v$version-$src_hash"
 if [ -x "$cache/bin/pulumi" ] && [ -x "$cache/bin/pulumi-language-nodejs" ] && [ -f "$cache/complete" ]; then
   link "$cache/bin/pulumi" pulumi
   link "$cache/bin/pulumi-language-nodejs" pulumi-language-nodejs
+  bundle_plugin "$cache/bin"
   say "using cached pulumi v$version ($cache)"
   exit 0
 fi
@@ -87,4 +98,5 @@ if [ ! -f "$cache/complete" ]; then
 fi
 link "$cache/bin/pulumi" pulumi
 link "$cache/bin/pulumi-language-nodejs" pulumi-language-nodejs
+bundle_plugin "$cache/bin"
 say "using pulumi v$version ($cache)"

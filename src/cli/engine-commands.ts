@@ -141,25 +141,14 @@ export async function upCommand(argv: string[]): Promise<number> {
       throw new UsageError(`stackwright up takes no arguments: ${positional.join(" ")}`);
     const parallel = parallelOf(flags.parallel);
     const stack = await stackFromFlags(flags);
-    const result = await stack.up({
+    // The engine prints the outputs at the end of its own report.
+    await stack.up({
       onOutput: stream,
       ...(flags.refresh === true ? { refresh: true } : {}),
       ...(parallel === undefined ? {} : { parallel }),
     });
-    printOutputs(result.outputs);
     return 0;
   } catch (err) {
     return reportFailure("up", err);
-  }
-}
-
-/** Prints the stack outputs a person wants to read, secrets left masked. */
-export function printOutputs(outputs: Record<string, { value: unknown; secret: boolean }>): void {
-  const entries = Object.entries(outputs);
-  if (entries.length === 0) return;
-  console.log("\nOutputs:");
-  for (const [name, { value, secret }] of entries) {
-    const shown = secret ? "[secret]" : JSON.stringify(value, null, 2);
-    console.log(`  ${name}: ${shown.replace(/\n/g, "\n  ")}`);
   }
 }

@@ -8,8 +8,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { formatConfigErrors, loadDesiredState } from "../config";
 import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
-import { printOutputs } from "./engine-commands";
 import { defaultProjectDir, openStack } from "./workspace";
+
+/** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
+export const EMBEDDED_PORT = 8787;
 
 /** The demo seed's Stack Manager; used only against the embedded emulator. */
 export const DEMO_CREDENTIALS = { email: "ops@example.com", token: "demo-token" } as const;
@@ -35,7 +37,13 @@ async function embeddedEmulator(projectDir: string, speed: string): Promise<ApiT
   const stateDir = path.join(projectDir, ".stackwright");
   fs.mkdirSync(stateDir, { recursive: true });
   const stateFile = path.join(stateDir, "emulator.db");
-  const emulator = await startEmulator({ seed: DEFAULT_SEED_PATH, stateFile, speed: pace });
+  // The port of Pulumi.dev.yaml's apiUrl, so links in the outputs stay valid between runs; any
+  // free port when something else holds it.
+  const options = { seed: DEFAULT_SEED_PATH, stateFile, speed: pace };
+  const emulator = await startEmulator({ ...options, port: EMBEDDED_PORT }).catch((err: unknown) => {
+    if (err instanceof Error && "code" in err && err.code === "EADDRINUSE") return startEmulator(options);
+    throw err;
+  });
   return {
     env: {
       STACKWRIGHT_API_URL: emulator.url,
@@ -78,8 +86,8 @@ export async function startCommand(argv: string[]): Promise<number> {
     console.log(`running up on stack '${stackName}' against ${target.description}\n`);
 
     const stack = await openStack({ projectDir, stackName, env: target.env });
+    // The engine prints the outputs at the end of its own report.
     const result = await stack.up({ onOutput: (out) => process.stdout.write(out) });
-    printOutputs(result.outputs);
     const changes = Object.entries(result.summary.resourceChanges ?? {})
       .filter(([op, n]) => op !== "same" && (n ?? 0) > 0)
       .map(([op, n]) => `${n} ${op}`);

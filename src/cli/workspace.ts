@@ -30,6 +30,9 @@ export async function openStack(options: OpenStackOptions): Promise<Stack> {
     );
   }
   const env = { ...engineEnv({ projectDir }), ...options.env };
+  const backend = env["PULUMI_BACKEND_URL"] ?? "";
+  // The local file backend refuses a directory that does not exist yet.
+  if (backend.startsWith("file://")) fs.mkdirSync(new URL(backend).pathname, { recursive: true });
   return LocalWorkspace.createOrSelectStack(
     { stackName: options.stackName, workDir: projectDir },
     { envVars: env, pulumiCommand: await pulumiCommand(projectDir) },

@@ -1,0 +1,141 @@
+/**
+ * One environment of one API stack: its deployment, its lock, the snapshots taken from it and
+ * the restores into it, ordered the way an operator would do them by hand.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { EnvironmentConfig, StackConfig } from "../config";
+import { resolveRestoreSnapshot } from "../config";
+import {
+  deploymentWithDriftCheck,
+  EnvironmentLock,
+  Snapshot,
+  SnapshotRestore,
+  type Deployment,
+} from "../../providers";
+
+/** What a person wants to read about an environment after a run. */
+export interface EnvironmentOutputs {
+  deployment?: {
+    id: pulumi.Output<string>;
+    state: pulumi.Output<string>;
+    sha: pulumi.Output<string>;
+    link: pulumi.Output<string>;
+  };
+  lock?: { message: pulumi.Output<string> };
+  snapshots: Record<string, pulumi.Output<string>>;
+  restores: Record<string, pulumi.Output<string>>;
+}
+
+/** Snapshots by logical name across the stack, so a restore anywhere in the stack can use them. */
+export type SnapshotIndex = Map<string, Snapshot>;
+
+export class EnvironmentComponent extends pulumi.ComponentResource {
+  readonly summary: EnvironmentOutputs;
+  readonly deployment: Deployment | undefined;
+  private readonly restoreArgs: Array<[string, EnvironmentConfig["restores"][string]]>;
+
+  constructor(
+    private readonly stack: StackConfig,
+    readonly environment: string,
+    config: EnvironmentConfig,
+    snapshots: SnapshotIndex,
+    opts?: pulumi.ComponentResourceOptions,
+  ) {
+    const name = `${stack.stack}/${environment}`;
+    super("stackwright:index:Environment", name, {}, opts);
+    const child = { parent: this };
+    const where = { stack: stack.stack, environment };
+
+    const d = config.deployment;
+    this.deployment =
+      d === undefined
+        ? undefined
+        : deploymentWithDriftCheck(
+            name,
+            {
+              ...where,
+              ref_type: d.ref_type,
+              ref: d.ref,
+              title: d.title,
+              summary: d.summary,
+              approval: d.approval,
+              fetch_first: d.fetch_first,
+              wait: d.wait,
+              timeout_seconds: d.timeout,
+              self_heal: d.self_heal,
+              trigger: d.trigger,
+              locked: d.locked,
+              adopt: d.adopt,
+            },
+            child,
+          );
+
+    // Deploy first, then lock: a lock makes the platform refuse deployments.
+    const lock =
+      config.lock === undefined
+        ? undefined
+        : new EnvironmentLock(
+            name,
+            { ...where, message: config.lock.message },
+            { ...child, dependsOn: this.deployment === undefined ? [] : [this.deployment] },
+          );
+
+    const taken: Record<string, pulumi.Output<string>> = {};
+    for (const [logical, s] of Object.entries(config.snapshots)) {
+      const snapshot = new Snapshot(
+        `${name}/${logical}`,
+        { ...where, mode: s.mode, include_resampled: s.include_resampled, notes: s.notes },
+        { ...child, retainOnDelete: s.retain },
+      );
+      snapshots.set(logical, snapshot);
+      taken[logical] = snapshot.snapshot_id;
+    }
+
+    this.restoreArgs = Object.entries(config.restores);
+    this.summary = {
+      ...(this.deployment === undefined
+        ? {}
+        : {
+            deployment: {
+              id: this.deployment.deployment_id,
+              state: this.deployment.state,
+              sha: this.deployment.sha,
+              link: this.deployment.link,
+            },
+          }),
+      ...(lock === undefined ? {} : { lock: { message: lock.lock_message } }),
+      snapshots: taken,
+      restores: {},
+    };
+    this.registerOutputs({});
+  }
+
+  /**
+   * Declares the restores once every snapshot of the stack exists, so that a restore of a
+   * snapshot declared on another environment depends on it (snapshot before restore).
+   */
+  declareRestores(snapshots: SnapshotIndex): void {
+    const name = `${this.stack.stack}/${this.environment}`;
+    for (const [logical, r] of this.restoreArgs) {
+      const ref = resolveRestoreSnapshot(this.stack, r);
+      const snapshot = ref.kind === "declared" ? snapshots.get(ref.name) : undefined;
+      const restore = new SnapshotRestore(
+        `${name}/${logical}`,
+        {
+          stack: this.stack.stack,
+          environment: this.environment,
+          snapshot_id: snapshot === undefined ? (ref.kind === "id" ? ref.id : "") : snapshot.snapshot_id,
+          mode: r.mode,
+          skip_build: r.skip_build,
+          backup_existing_data: r.backup_existing_data,
+          confirm: r.confirm,
+          trigger: r.trigger,
+        },
+        // After this environment's deployment: restoring data under a build about to change
+        // would be undone by the deployment's own build step.
+        { parent: this, dependsOn: this.deployment === undefined ? [] : [this.deployment] },
+      );
+      this.summary.restores[logical] = restore.status;
+    }
+  }
+}
