@@ -292,11 +292,15 @@ export class HttpCore {
         code: typeof code === "string" ? code : "unknown",
       });
       if (failure === "timeout") {
+        // Which bound fired decides the message: no headers at all, or a body that stalled.
+        const body = code === "UND_ERR_BODY_TIMEOUT";
+        const timeoutMs = body ? settings.bodyTimeoutMs : settings.headersTimeoutMs;
+        const what = body ? "the response body stalled for" : "no response within";
         return {
           outcome: { kind: "timeout" },
           error: new TimeoutError(
-            `${method} ${fullPath}: no response within ${settings.headersTimeoutMs} ms (headersTimeoutMs)`,
-            { method, path: fullPath, timeoutMs: settings.headersTimeoutMs, cause: thrown },
+            `${method} ${fullPath}: ${what} ${timeoutMs} ms (${body ? "bodyTimeoutMs" : "headersTimeoutMs"})`,
+            { method, path: fullPath, timeoutMs, cause: thrown },
           ),
         };
       }

@@ -112,6 +112,10 @@ export interface RetryInput {
  *   After an ambiguous failure they repeat only with a lookup, which runs first; without one
  *   the answer is "unknown-outcome" so the caller can decide, never a blind repeat. A 503 with a
  *   lookup still looks first: a proxy may answer 503 after the origin acted.
+ * - Residual risk, stated plainly: after a timeout the server may still be working on the first
+ *   attempt when the lookup runs, so "not found" is strong but not absolute evidence. The lookup
+ *   runs after the backoff delay, and the marker still lets a later run (or `findByMarker`) spot
+ *   and adopt the newest object if a duplicate ever slipped through.
  * - A `Retry-After` longer than `maxRetryAfterMs`, or a wait that would overrun
  *   `maxElapsedMs`, ends the retries: the caller learns now rather than after the budget.
  */

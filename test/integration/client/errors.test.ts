@@ -135,6 +135,20 @@ describe("errors from real responses", () => {
     expect(AbortedError.isInstance(await failure(pending))).toBe(true);
   });
 
+  it("an abort during the backoff before a retry gives AbortedError without another request", async () => {
+    await world.hooks.fault({ path: "/svc/meta", kind: "status", status: 429, retry_after: 30, count: 1 });
+    const controller = new AbortController();
+    const pending = world
+      .client({
+        logger: (event) => {
+          if (event.event === "retry") controller.abort();
+        },
+      })
+      .info.whoami({ signal: controller.signal });
+    expect(AbortedError.isInstance(await failure(pending))).toBe(true);
+    expect(await calls(world.hooks)).toEqual(["GET /svc/meta"]);
+  });
+
   it("a name that would alter the path gives InvalidArgumentError and sends nothing", async () => {
     await world.hooks.clearRequests();
     for (const bad of ["../x", "a/b", "", " uat", "u\nat"]) {
