@@ -164,8 +164,9 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   });
 }
 
-function outputsOf(d: Deployment, inputs: DeploymentInputs, marker: string): Props {
-  const outs: Props = { ...stripUndefined(inputs), marker };
+/** Outputs: the inputs exactly as given (so diff compares like with like) plus what the API said. */
+function outputsOf(d: Deployment, raw: Props, marker: string): Props {
+  const outs: Props = { ...userInputs(raw), marker };
   const o: DeploymentOutputs = {
     deployment_id: d.id,
     state: d.attributes.state,
@@ -176,10 +177,6 @@ function outputsOf(d: Deployment, inputs: DeploymentInputs, marker: string): Pro
     marker,
   };
   return { ...outs, ...o };
-}
-
-function stripUndefined(inputs: object): Props {
-  return Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined));
 }
 
 /** A deployment an interrupted run made that this resource may claim. */
@@ -206,7 +203,7 @@ async function settle(
   const where = `${inputs.stack}/${inputs.environment}`;
   let current = d;
   const fail = (message: string, last: Deployment): InitError =>
-    new InitError(message, last.id, withProvider(outputsOf(last, inputs, marker), props));
+    new InitError(message, last.id, withProvider(outputsOf(last, props, marker), props));
   try {
     if (current.attributes.state === "Approved") {
       progress(`deployment ${current.id} on ${where} is approved; starting it`);
@@ -303,7 +300,7 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
       throw wrap(`Deployment on ${where} could not be created`, error);
     }
     const final = await settle(client, d, inputs, marker, props);
-    return { id: final.id, outs: outputsOf(final, inputs, marker) };
+    return { id: final.id, outs: outputsOf(final, props, marker) };
   });
 }
 
@@ -343,7 +340,7 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
   const state = typeof olds["state"] === "string" ? olds["state"] : "";
   const recorded = pickOutputs(olds);
   if (!(PENDING.includes(state) || IN_PROGRESS.includes(state))) {
-    return Promise.resolve({ outs: { ...stripUndefined(inputs), ...recorded, marker } });
+    return Promise.resolve({ outs: { ...userInputs(news), ...recorded, marker } });
   }
   return withClient(async (client) => {
     let d: Deployment;
@@ -353,7 +350,7 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
       throw wrap(`Deployment ${id} on ${inputs.stack}/${inputs.environment} could not be read`, error);
     }
     const final = await settle(client, d, inputs, marker, news);
-    return { outs: outputsOf(final, inputs, marker) };
+    return { outs: outputsOf(final, news, marker) };
   });
 }
 

@@ -7,6 +7,7 @@ import {
   changedKeys,
   checkWith,
   parseInputs,
+  userInputs,
   PathName,
   type CheckResult,
   type DiffResult,
@@ -42,14 +43,18 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   });
 }
 
-async function lock(inputs: EnvironmentLockInputs, verb: string): Promise<{ id: string; outs: Props }> {
+async function lock(
+  inputs: EnvironmentLockInputs,
+  raw: Props,
+  verb: string,
+): Promise<{ id: string; outs: Props }> {
   const where = `${inputs.stack}/${inputs.environment}`;
   return withClient(async (client) => {
     try {
       const l = await client.locks.lock(inputs.stack, inputs.environment, inputs.message);
       return {
         id: l.id,
-        outs: { ...inputs, locked: l.attributes.locked, lock_message: l.attributes.lock_message },
+        outs: { ...userInputs(raw), locked: l.attributes.locked, lock_message: l.attributes.lock_message },
       };
     } catch (error) {
       throw wrap(`Environment ${where} could not be ${verb}`, error);
@@ -59,12 +64,12 @@ async function lock(inputs: EnvironmentLockInputs, verb: string): Promise<{ id: 
 
 /** POST lock. */
 export function create(props: Props): Promise<{ id: string; outs: Props }> {
-  return lock(parseInputs(EnvironmentLockInputs, props, "EnvironmentLock"), "locked");
+  return lock(parseInputs(EnvironmentLockInputs, props, "EnvironmentLock"), props, "locked");
 }
 
 /** POST lock again with the new message. */
 export async function update(_id: string, _olds: Props, news: Props): Promise<{ outs: Props }> {
-  const { outs } = await lock(parseInputs(EnvironmentLockInputs, news, "EnvironmentLock"), "re-locked");
+  const { outs } = await lock(parseInputs(EnvironmentLockInputs, news, "EnvironmentLock"), news, "re-locked");
   return { outs };
 }
 

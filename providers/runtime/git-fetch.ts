@@ -7,6 +7,7 @@ import {
   parseInputs,
   progress,
   timeoutMs,
+  userInputs,
   PathName,
   type CheckResult,
   type DiffResult,
@@ -43,7 +44,7 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
 export function create(props: Props): Promise<{ id: string; outs: Props }> {
   const inputs = parseInputs(GitFetchInputs, props, "GitFetch");
   const bound = timeoutMs(inputs.timeout_seconds);
-  const base = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined));
+  const base = userInputs(props);
   return withClient(async (client) => {
     try {
       const f = await client.fetches.create(inputs.stack);

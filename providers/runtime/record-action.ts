@@ -1,7 +1,15 @@
 /** RecordAction: runs a method on a record of the generic record server (`/api/v1`). */
 import { z } from "zod";
 import { RecordName } from "../../src/api";
-import { changedKeys, checkWith, parseInputs, type CheckResult, type DiffResult, type Props } from "./common";
+import {
+  changedKeys,
+  checkWith,
+  parseInputs,
+  userInputs,
+  type CheckResult,
+  type DiffResult,
+  type Props,
+} from "./common";
 import { wrap } from "./errors";
 import { withClient } from "./settings";
 
@@ -36,7 +44,7 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
   return withClient(async (client) => {
     try {
       const r = await client.records.callMethod(inputs.class_name, inputs.record_id, inputs.method);
-      const base = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined));
+      const base = userInputs(props);
       return { id: `${what}@${Date.now()}`, outs: { ...base, result: r.result ?? "" } };
     } catch (error) {
       throw wrap(`Record action ${what} failed`, error);

@@ -12,6 +12,7 @@ import {
   parseInputs,
   progress,
   timeoutMs,
+  userInputs,
   withProvider,
   NumericId,
   PathName,
@@ -89,7 +90,7 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
   }
   const where = `${inputs.stack}/${inputs.environment}`;
   const bound = timeoutMs(inputs.timeout_seconds);
-  const base = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined));
+  const base = userInputs(props);
   return withClient(async (client) => {
     let transferId: string | undefined;
     try {

@@ -13,6 +13,7 @@ import {
   parseInputs,
   progress,
   timeoutMs,
+  userInputs,
   withMarker,
   withProvider,
   PathName,
@@ -63,9 +64,10 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   });
 }
 
-function outputsOf(s: Snapshot, inputs: SnapshotInputs, marker: string): Props {
+/** Outputs: the inputs exactly as given plus what the API said. */
+function outputsOf(s: Snapshot, raw: Props, marker: string): Props {
   return {
-    ...Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined)),
+    ...userInputs(raw),
     marker,
     snapshot_id: s.id,
     snapshot_status: s.attributes.snapshot_status,
@@ -135,14 +137,14 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
         }
       }
       const s = await waitSnapshot(client, inputs, snapshotId, bound);
-      return { id: s.id, outs: outputsOf(s, inputs, marker) };
+      return { id: s.id, outs: outputsOf(s, props, marker) };
     } catch (error) {
       const message = wrap(`Snapshot of ${where} failed`, error).message;
       if (snapshotId !== undefined) {
         // Record what exists so the next run (or a destroy) can deal with it.
         const partial = await client.snapshots.get(inputs.stack, snapshotId).catch(() => undefined);
         const outs =
-          partial === undefined ? { marker, snapshot_id: snapshotId } : outputsOf(partial, inputs, marker);
+          partial === undefined ? { marker, snapshot_id: snapshotId } : outputsOf(partial, props, marker);
         throw new InitError(message, snapshotId, withProvider(outs, props));
       }
       throw new Error(message);

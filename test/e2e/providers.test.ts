@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  setFixture,
+  startProvidersWorld,
+  stateResources,
+  type ProvidersWorld,
+} from "../helpers/providers-e2e";
+
+const RELEASE_SHA = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
+const HAND_SHA = "0123456789abcdef0123456789abcdef01234567";
+
+// The real CLI, the language host and the dynamic-provider plugin against the emulator.
+describe("providers through the Pulumi engine", () => {
+  let world: ProvidersWorld;
+
+  beforeAll(async () => {
+    world = await startProvidersWorld("providers");
+    await setFixture(world.stack, { lock: "true", snapshot: "true", extras: "true" });
+  }, 120_000);
+  afterAll(async () => world?.close());
+
+  it("previews every planned create without a single write request", async () => {
+    await world.emulator.hooks.clearRequests();
+    const preview = await world.stack.preview();
+    expect(preview.changeSummary).toEqual({ create: 6 });
+    expect(await world.writes()).toEqual([]);
+  }, 120_000);
+
+  it("performs them on up", async () => {
+    await world.emulator.hooks.clearRequests();
+    const up = await world.stack.up();
+    expect(up.summary.result).toBe("succeeded");
+    expect(up.summary.resourceChanges).toEqual({ create: 6 });
+    expect(up.outputs["state"]?.value).toBe("Completed");
+    expect(up.outputs["sha"]?.value).toBe(RELEASE_SHA);
+    expect(up.outputs["whoami"]?.value).toBe("ops@example.com");
+    expect((await world.writes()).sort()).toEqual(
+      [
+        "POST /svc/project/acme-web/environment/uat/deploys",
+        "POST /svc/project/acme-web/environment/prod/lock",
+        "POST /svc/project/acme-web/snapshots",
+        "POST /svc/project/acme-web/git/fetches",
+        "POST /api/v1/Page/12/publish",
+      ].sort(),
+    );
+  }, 120_000);
+
+  it("keeps the token out of the state and the serialized providers small", () => {
+    const state = world.state();
+    expect(state).not.toContain("demo-token");
+    expect(state).not.toContain(Buffer.from("ops@example.com:demo-token").toString("base64"));
+    for (const type of ["Deployment", "EnvironmentLock", "Snapshot", "GitFetch", "RecordAction"]) {
+      const [resource] = stateResources(state, type);
+      const provider = String(resource?.inputs["__provider"]);
+      expect(provider).toContain("@stackwright/runtime");
+      expect(Buffer.byteLength(provider)).toBeLessThan(2600);
+    }
+  });
+
+  it("makes a second up a no-op with zero write requests", async () => {
+    await world.emulator.hooks.clearRequests();
+    const up = await world.stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 6 });
+    expect(await world.writes()).toEqual([]);
+  }, 120_000);
+
+  it("updates a new title in place without redeploying", async () => {
+    await setFixture(world.stack, { title: "Release 2026-11 (renamed)" });
+    await world.emulator.hooks.clearRequests();
+    const up = await world.stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
+    expect(await world.writes()).toEqual([]);
+  }, 120_000);
+
+  it("warns about a hand deployment in preview without --refresh", async () => {
+    await world.emulator.hooks.handDeploy("acme-web", "uat", HAND_SHA);
+    const preview = await world.stack.preview();
+    expect(preview.changeSummary).toEqual({ same: 6 });
+    expect(preview.stdout).toContain(`Drift on acme-web/uat`);
+    expect(preview.stdout).toContain(RELEASE_SHA);
+    expect(preview.stdout).toContain(HAND_SHA);
+  }, 120_000);
+
+  it("plans and performs a redeploy of a hand deployment with self_heal", async () => {
+    await setFixture(world.stack, { selfHeal: "true" });
+    const preview = await world.stack.preview();
+    expect(preview.changeSummary).toMatchObject({ replace: 1 });
+    await world.emulator.hooks.clearRequests();
+    const up = await world.stack.up();
+    expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
+    expect(up.outputs["sha"]?.value).toBe(RELEASE_SHA);
+    expect(await world.writes()).toEqual(["POST /svc/project/acme-web/environment/uat/deploys"]);
+    const again = await world.stack.preview();
+    expect(again.changeSummary).toEqual({ same: 6 });
+  }, 120_000);
+
+  it("keeps the deployment history on destroy", async () => {
+    const before = stateResources(world.state(), "Deployment")[0]?.id;
+    await world.emulator.hooks.clearRequests();
+    const destroy = await world.stack.destroy();
+    expect(destroy.summary.result).toBe("succeeded");
+    // The lock goes and the snapshot is deleted; deployments, fetches and record actions stay history.
+    expect((await world.writes()).sort()).toEqual(
+      [
+        "DELETE /svc/project/acme-web/environment/prod/lock",
+        expect.stringMatching(/^DELETE \/svc\/project\/acme-web\/snapshots\/\d+$/),
+      ].sort(),
+    );
+    const res = await fetch(`${world.emulator.url}/svc/project/acme-web/environment/uat/deploys/${before}`, {
+      headers: { authorization: `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}` },
+    });
+    expect(res.status).toBe(200);
+  }, 120_000);
+});
