@@ -192,7 +192,7 @@ export function createClient(options: ClientOptions): StackwrightClient {
     credentials: new Credentials(o.email, o.token),
     dispatcher,
     settings,
-    logger: o.logger ?? (() => undefined),
+    logger: safeLogger(o.logger),
     userAgent: o.userAgent ?? "stackwright-client/0.1",
     random: Math.random,
     now: () => performance.now(),
@@ -225,6 +225,18 @@ export function createClient(options: ClientOptions): StackwrightClient {
     close: async () => {
       if (ownsDispatcher) await http.close();
     },
+  };
+}
+
+/** Wraps the caller's logger so that a throwing logger cannot fail an API call. */
+function safeLogger(logger: ClientLogger | undefined): ClientLogger {
+  if (logger === undefined) return () => undefined;
+  return (event) => {
+    try {
+      logger(event);
+    } catch {
+      // Logging is best effort; a deployment must not fail because a log sink did.
+    }
   };
 }
 
