@@ -7,6 +7,7 @@ import type { Fault } from "./faults";
 import { registerHooks } from "./routes/hooks";
 import { registerRecords } from "./routes/records";
 import { registerSvc } from "./routes/svc";
+import type { Caller } from "./engine";
 import type { Store } from "./store";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
@@ -25,7 +26,16 @@ function digest(text: string): Buffer {
 }
 
 /** Checks `Authorization: Basic <email:token>` against the seed users. */
-function authenticate(store: Store, header: string | undefined) {
+function authenticate(store: Store, header: string | undefined, known: Map<string, Caller>): Caller {
+  // Users are fixed by the seed, so a header that once matched always matches (bounded cache).
+  const cached = header === undefined ? undefined : known.get(header);
+  if (cached !== undefined) return cached;
+  const user = checkCredentials(store, header);
+  if (header !== undefined && known.size < 1_000) known.set(header, user);
+  return user;
+}
+
+function checkCredentials(store: Store, header: string | undefined): Caller {
   if (header === undefined || header === "") {
     throw new HttpError(
       401,
@@ -68,6 +78,7 @@ function dropConnection(request: FastifyRequest): void {
 export function buildServer(deps: Deps): FastifyInstance {
   const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 1_048_576 });
   app.decorateRequest("emu", null);
+  const knownCallers = new Map<string, Caller>();
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (request, body, done) => {
@@ -121,7 +132,7 @@ export function buildServer(deps: Deps): FastifyInstance {
       }
     }
     request.emu.version = versionFrom(request.headers["x-api-version"]);
-    request.emu.caller = authenticate(deps.store, request.headers.authorization);
+    request.emu.caller = authenticate(deps.store, request.headers.authorization, knownCallers);
     return;
   });
 

@@ -23,5 +23,7 @@ if (entry === undefined) {
   console.error("usage: node run-ts.cjs ENTRY.ts [args...]");
   process.exit(2);
 }
-process.argv.splice(2, 1);
-require(entry);
+// The entry takes the script's place in argv, as if Node had run it directly.
+const file = require("node:path").resolve(entry);
+process.argv.splice(1, 2, file);
+require(file);
