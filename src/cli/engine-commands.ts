@@ -50,8 +50,9 @@ export function previewFromEvents(events: readonly EngineEvent[]): PreviewJson {
   for (const event of events) {
     const step = event.resourcePreEvent?.metadata;
     if (step !== undefined) {
-      const state = (s: typeof step.old) =>
-        s === undefined
+      // The engine sends null for a side that does not exist (old of a create, new of a delete).
+      const state = (s: typeof step.old | null) =>
+        s === undefined || s === null
           ? undefined
           : { urn: s.urn, type: s.type, inputs: s.inputs ?? {}, outputs: s.outputs ?? {} };
       const oldState = state(step.old);

@@ -53,14 +53,14 @@ function normaliseOp(op: string): Op | undefined {
     case "delete":
       return op;
     case "replace":
-    case "create-replacement":
       return "replace";
     case "same":
     case "read":
     case "refresh":
       return "same";
     default:
-      // delete-replaced, discard, import...: part of another step or not an API change.
+      // create-replacement and delete-replaced come with their `replace` step; discard, import...
+      // are not API changes.
       return undefined;
   }
 }
@@ -125,9 +125,10 @@ function describe(step: PreviewStep, op: Exclude<Op, "same">): { kind: ChangeKin
     case "GitFetch":
       return { kind: "fetch", text: op === "delete" ? "forget the fetch" : "fetch the repository" };
     case "RecordAction": {
-      const target = [str(inputs["class"]), str(inputs["id"]) ?? String(inputs["id"] ?? "")].filter(Boolean);
+      const cls = str(inputs["class_name"]) ?? "?";
+      const id = inputs["record_id"] === undefined ? "?" : String(inputs["record_id"]);
       const method = str(inputs["method"]) ?? "?";
-      return { kind: "record", text: `${code(`${target.join("#")}.${method}`)}` };
+      return { kind: "record", text: code(`${cls}#${id}.${method}`) };
     }
     default:
       return { kind: "other", text: `${op} ${code(name)}` };
@@ -151,8 +152,10 @@ export function plannedChanges(preview: PreviewJson): { changes: PlannedChange[]
     }
     const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
     const { kind, text } = describe(step, op);
+    // Every resource the program declares is named `<stack>/...`; records carry no stack input.
+    const name = step.urn.slice(step.urn.lastIndexOf("::") + 2);
     changes.push({
-      stack: str(inputs["stack"]) ?? "(no stack)",
+      stack: str(inputs["stack"]) ?? name.split("/")[0] ?? name,
       environment: str(inputs["environment"]) ?? "—",
       kind,
       text,

@@ -59,6 +59,11 @@ const preview = {
       { stack: "shop", environment: "prod", ref_type: "tag", ref: "v2" },
       {},
     ),
+    step("create", "RecordAction", "shop/Page/12/publish", {
+      class_name: "Page",
+      record_id: "12",
+      method: "publish",
+    }),
   ],
   diagnostics: [
     { message: "acme-web/prod: live sha abc1234 differs from desired def5678", severity: "warning" },
@@ -88,6 +93,7 @@ describe("the pull-request summary", () => {
       "acme-web/uat:snapshot",
       "acme-web/uat:restore",
       "shop/prod:metadata",
+      "shop/—:record",
     ]);
   });
 

@@ -1,0 +1,126 @@
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+
+// The `stackwright` command as an operator runs it, on a scratch copy of the project with the
+// example stacks-config/: its own processes, the real engine, the real emulator.
+describe("the stackwright command on the example stacks-config", () => {
+  let project: ScratchProject;
+  const run = (args: string[], env: Record<string, string> = {}) => {
+    const result = spawnSync(process.execPath, [path.join(project.dir, "bin", "stackwright.js"), ...args], {
+      cwd: project.dir,
+      env: { ...project.env, ...env },
+      encoding: "utf8",
+      timeout: 240_000,
+    });
+    return { status: result.status, out: `${result.stdout}${result.stderr}` };
+  };
+
+  beforeAll(() => {
+    project = createScratchProject();
+  });
+  afterAll(() => project?.remove());
+
+  it("validates the example with no API and no engine", () => {
+    const { status, out } = run(["validate"]);
+    expect(out).toContain("1 stack, 2 environments: valid");
+    expect(status).toBe(0);
+  });
+
+  it("runs the main job on the embedded emulator", () => {
+    const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
+    expect(out).toContain("against the embedded emulator");
+    expect(out).toMatch(/done: \d+ create/);
+    expect(status).toBe(0);
+  }, 240_000);
+
+  it("changes nothing when the main job runs again", () => {
+    const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
+    expect(out).toContain("no changes: the platform already matches stacks-config/");
+    expect(status).toBe(0);
+  }, 240_000);
+
+  describe("against a running emulator", () => {
+    let emulator: ReturnType<typeof spawn>;
+    let env: Record<string, string>;
+
+    beforeAll(async () => {
+      // The state the main job left, served by the `emulator` command.
+      emulator = spawn(
+        process.execPath,
+        [
+          path.join(project.dir, "bin", "stackwright.js"),
+          "emulator",
+          "--port",
+          "0",
+          "--speed",
+          "instant",
+          "--state-file",
+          path.join(project.dir, ".stackwright", "emulator.db"),
+        ],
+        { cwd: project.dir, env: project.env, stdio: ["ignore", "pipe", "inherit"] },
+      );
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("the emulator did not listen within 20 s")), 20_000);
+        emulator.stdout?.on("data", (chunk: Buffer) => {
+          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString());
+          if (match?.[1] !== undefined) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        });
+      });
+      env = {
+        STACKWRIGHT_API_URL: url,
+        STACKWRIGHT_EMAIL: "ops@example.com",
+        STACKWRIGHT_API_TOKEN: "demo-token",
+      };
+      const file = path.join(project.dir, "stacks-config", "acme-web.yaml");
+      fs.writeFileSync(
+        file,
+        fs
+          .readFileSync(file, "utf8")
+          .replace(/trigger: "2026-11-22"\n\s+snapshots:/, (m) => m.replace("2026-11-22", "2026-11-23")),
+      );
+    }, 30_000);
+
+    afterAll(() => {
+      emulator?.kill("SIGTERM");
+    });
+
+    it("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
+      const summary = path.join(project.dir, "summary.md");
+      const { status, out } = run(["preview", "--project", project.dir, "--summary", summary], env);
+      expect(out).toContain("summary written to");
+      expect(status).toBe(0);
+      expect(out).toContain("replace");
+      const md = fs.readFileSync(summary, "utf8");
+      expect(md).toContain("### acme-web");
+      expect(md).toMatch(/\| uat \| redeploy \| from `[0-9a-f]{7}` to branch `main` \(changed: trigger\) \|/);
+    }, 240_000);
+
+    it("applies the change with up, then summarises a plain pulumi preview --json as no changes", () => {
+      const up = run(["up", "--project", project.dir], env);
+      expect(up.out).toContain("1 replaced");
+      expect(up.status).toBe(0);
+
+      const preview = spawnSync(
+        path.join(project.dir, ".tools", "bin", "pulumi"),
+        ["preview", "--json", "--stack", "dev"],
+        {
+          cwd: project.dir,
+          env: { ...project.env, ...env },
+          encoding: "utf8",
+          timeout: 240_000,
+        },
+      );
+      expect(preview.status).toBe(0);
+      fs.writeFileSync(path.join(project.dir, "preview.json"), preview.stdout);
+      const summary = run(["summary", path.join(project.dir, "preview.json")]);
+      expect(summary.out).toContain("**No changes**");
+      expect(summary.status).toBe(0);
+    }, 240_000);
+  });
+});
