@@ -89,6 +89,8 @@ function describe(step: PreviewStep, op: Exclude<Op, "same">): { kind: ChangeKin
   const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
   const oldOutputs = step.oldState?.outputs ?? {};
   const name = step.urn.slice(step.urn.lastIndexOf("::") + 2);
+  // Snapshots and restores are named `<stack>/<environment>/<logical name>`.
+  const logical = name.slice(name.lastIndexOf("/") + 1);
   switch (typeName(step)) {
     case "Deployment": {
       if (op === "delete") return { kind: "retire", text: "stop managing the deployment (history kept)" };
@@ -113,14 +115,15 @@ function describe(step: PreviewStep, op: Exclude<Op, "same">): { kind: ChangeKin
     }
     case "Snapshot": {
       const mode = str(inputs["mode"]) ?? "all";
-      if (op === "delete") return { kind: "snapshot-delete", text: `${code(name)} (${mode})` };
-      return { kind: "snapshot", text: `${code(name)} (${mode})` };
+      return { kind: op === "delete" ? "snapshot-delete" : "snapshot", text: `${code(logical)} (${mode})` };
     }
     case "SnapshotRestore": {
-      const from = str(inputs["snapshot"]) ?? str(inputs["snapshot_id"]) ?? "a snapshot";
+      const from = str(inputs["snapshot"]) ?? str(inputs["snapshot_id"]);
       const mode = str(inputs["mode"]) ?? "all";
-      if (op === "delete") return { kind: "other", text: `forget restore ${code(name)} (nothing is undone)` };
-      return { kind: "restore", text: `from ${code(from)} (${mode})` };
+      if (op === "delete")
+        return { kind: "other", text: `forget restore ${code(logical)} (nothing is undone)` };
+      const source = from === undefined ? "a snapshot taken in this run" : `snapshot ${code(from)}`;
+      return { kind: "restore", text: `${code(logical)} from ${source} (${mode})` };
     }
     case "GitFetch":
       return { kind: "fetch", text: op === "delete" ? "forget the fetch" : "fetch the repository" };

@@ -105,9 +105,12 @@ describe("the pull-request summary", () => {
   it("renders counts, one table per stack, and the warnings", () => {
     const md = renderSummary(parsePreviewJson(JSON.stringify(preview), "preview.json"));
     expect(md).toContain(
-      "**1 redeploy · 1 lock · 1 unlock · 1 snapshot · 1 restore · 1 metadata only** (1 unchanged)",
+      "**1 redeploy · 1 lock · 1 unlock · 1 snapshot · 1 restore · 1 metadata only · 1 record action** (1 unchanged)",
     );
     expect(md).toContain("### acme-web");
+    expect(md).toContain("| uat | snapshot | `nightly-db` (db) |");
+    expect(md).toContain("| uat | restore | `from-nightly` from snapshot `nightly-db` (db) |");
+    expect(md).toContain("| — | record action | `Page#12.publish` |");
     expect(md).toContain('| prod | lock | "Change freeze" |');
     expect(md).toContain("### shop");
     expect(md).toContain("- **warning**: acme-web/prod: live sha abc1234 differs from desired def5678");
