@@ -30,7 +30,14 @@ export interface ScratchOptions {
 
 export function createScratchProject(options: ScratchOptions = {}): ScratchProject {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-e2e-"));
-  const entries = ["package.json", "Pulumi.yaml", "Pulumi.dev.yaml", "stacks-config", "bin", "src/emulator/seeds"];
+  const entries = [
+    "package.json",
+    "Pulumi.yaml",
+    "Pulumi.dev.yaml",
+    "stacks-config",
+    "bin",
+    "src/emulator/seeds",
+  ];
   for (const entry of entries) {
     const from = path.join(repoRoot, entry);
     if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, entry), { recursive: true });
