@@ -1,4 +1,4 @@
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { z } from "zod";
 import type { Role } from "../api";
 import {
@@ -66,7 +66,9 @@ export class Store {
       this.initFromSeed();
       return;
     }
-    this.db = new DatabaseSync(stateFile);
+    // Loaded only when a state file is asked for: node:sqlite prints an experimental warning on load.
+    const sqlite = process.getBuiltinModule("node:sqlite");
+    this.db = new sqlite.DatabaseSync(stateFile);
     // WAL: a commit is one append to the log; a process killed at any point leaves either the
     // whole transaction or none of it, so a half-written state is never read back.
     this.db.exec("PRAGMA journal_mode = WAL");

@@ -280,6 +280,20 @@ describe("the state machine", () => {
   });
 });
 
+describe("the locked flag of a deployment", () => {
+  it("keeps other users from invalidating or deleting it, but not its deployer", async () => {
+    const d = dep(await create(UAT, { ref_type: "redeploy", locked: true }, TEST_USERS.deployer));
+    const other = await call("POST", `${UAT}/deploys/invalidate`, { body: { id: Number(d.id) } });
+    expect(other.status).toBe(403);
+    expect(errorTitle(other)).toBe(
+      `Deployment ${d.id} is locked by deployer@example.com; only they may invalidate it`,
+    );
+    expect((await call("DELETE", `${UAT}/deploys/${d.id}`)).status).toBe(403);
+    const own = await call("DELETE", `${UAT}/deploys/${d.id}`, { as: TEST_USERS.deployer });
+    expect(own.status).toBe(204);
+  });
+});
+
 describe("locks", () => {
   it("blocks creating and starting deployments with 409 naming the lock message, until unlocked", async () => {
     const approved = dep(await create(UAT, { ref_type: "redeploy", bypass: true }));
