@@ -6,7 +6,7 @@ const [major] = process.versions.node.split(".").map(Number);
 if (major < 22) {
   console.error(
     `stackwright needs Node 22 or later; this is Node ${process.versions.node}. ` +
-      "Run it through npm (npm start, npx stackwright ...) so the project's Node 24 from node_modules/.bin is used.",
+      "Run it through npm (npm start, npm run stackwright -- <command>) so the project's Node 24 from node_modules/.bin is used.",
   );
   process.exit(1);
 }

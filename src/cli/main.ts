@@ -25,6 +25,10 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "turn `pulumi preview --json` into a pull-request comment",
     load: async () => (await import("./summary-command.js")).summaryCommand,
   },
+  env: {
+    help: "print the engine's environment as export lines, for plain `pulumi` commands",
+    load: async () => (await import("./env-command.js")).envCommand,
+  },
   emulator: {
     help: "run the reference server of the API",
     load: async () => (await import("./emulator-command.js")).runEmulatorCommand,
