@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { z } from "zod";
+import { createHash } from "node:crypto";
+import { z } from "zod";
 import type { Role } from "../api";
 import {
   Counters,
@@ -15,6 +16,10 @@ import type { Seed, SeedEnvironment, SeedRecord, SeedStack, SeedUser } from "./s
 
 const FIRST_IDS = { deployment: 100, snapshot: 10, transfer: 500, fetch: 900 } as const satisfies Counters;
 
+/** Which seed a state file was written for: records of another seed would not fit. */
+const SeedStamp = z.object({ hash: z.string() });
+type SeedStamp = z.infer<typeof SeedStamp>;
+
 const KINDS = {
   deployment: DeploymentRecord,
   snapshot: SnapshotRecord,
@@ -23,6 +28,7 @@ const KINDS = {
   env: EnvironmentRecord,
   record: RecordRecord,
   counters: Counters,
+  seed: SeedStamp,
 } as const;
 type Kind = keyof typeof KINDS;
 
@@ -45,9 +51,10 @@ export class Store {
   records = new Map<string, RecordRecord>();
   counters: Counters = { ...FIRST_IDS };
 
-  private readonly db: DatabaseSync | null;
-  private readonly upsert: StatementSync | null;
-  private readonly remove: StatementSync | null;
+  private readonly db: DatabaseSync | null = null;
+  private readonly upsert: StatementSync | null = null;
+  private readonly remove: StatementSync | null = null;
+  private readonly seedHash: string = "";
   private depth = 0;
 
   constructor(seed: Seed, stateFile?: string) {
@@ -60,31 +67,35 @@ export class Store {
     for (const r of seed.records) this.seedRecords.set(recordKey(r.class, r.id), r);
 
     if (stateFile === undefined) {
-      this.db = null;
-      this.upsert = null;
-      this.remove = null;
       this.initFromSeed();
       return;
     }
-    // Loaded only when a state file is asked for: node:sqlite prints an experimental warning on load.
-    const sqlite = process.getBuiltinModule("node:sqlite");
-    this.db = new sqlite.DatabaseSync(stateFile);
-    // WAL: a commit is one append to the log; a process killed at any point leaves either the
-    // whole transaction or none of it, so a half-written state is never read back.
-    this.db.exec("PRAGMA journal_mode = WAL");
-    this.db.exec("PRAGMA synchronous = NORMAL");
-    this.db.exec("PRAGMA busy_timeout = 5000");
-    this.db.exec(
-      "CREATE TABLE IF NOT EXISTS entities (kind TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID",
-    );
-    this.upsert = this.db.prepare("INSERT OR REPLACE INTO entities (kind, key, json) VALUES (?, ?, ?)");
-    this.remove = this.db.prepare("DELETE FROM entities WHERE kind = ? AND key = ?");
-    const rows = this.db.prepare("SELECT kind, key, json FROM entities").all();
-    if (rows.length === 0) {
-      this.initFromSeed();
-      this.persistAll();
-    } else {
-      this.load(rows);
+    this.seedHash = createHash("sha256").update(JSON.stringify(seed)).digest("hex");
+    try {
+      // Loaded only when a state file is asked for: node:sqlite prints an experimental warning on load.
+      const sqlite = process.getBuiltinModule("node:sqlite");
+      this.db = new sqlite.DatabaseSync(stateFile);
+      // WAL: a commit is one append to the log; a process killed at any point leaves either the
+      // whole transaction or none of it, so a half-written state is never read back.
+      this.db.exec("PRAGMA journal_mode = WAL");
+      this.db.exec("PRAGMA synchronous = NORMAL");
+      this.db.exec("PRAGMA busy_timeout = 5000");
+      this.db.exec(
+        "CREATE TABLE IF NOT EXISTS entities (kind TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID",
+      );
+      this.upsert = this.db.prepare("INSERT OR REPLACE INTO entities (kind, key, json) VALUES (?, ?, ?)");
+      this.remove = this.db.prepare("DELETE FROM entities WHERE kind = ? AND key = ?");
+      const rows = this.db.prepare("SELECT kind, key, json FROM entities").all();
+      if (rows.length === 0) {
+        this.initFromSeed();
+        this.persistAll();
+      } else {
+        this.load(rows);
+      }
+    } catch (err) {
+      this.db?.close();
+      const message = err instanceof Error ? err.message : String(err);
+      throw new Error(`state file ${stateFile}: ${message}`, { cause: err });
     }
   }
 
@@ -253,6 +264,7 @@ export class Store {
   private persistAll(): void {
     if (this.db === null) return;
     this.tx(() => {
+      this.write("seed", "stamp", { hash: this.seedHash } satisfies SeedStamp);
       this.write("counters", "all", this.counters);
       for (const d of this.deployments.values()) this.write("deployment", String(d.id), d);
       for (const s of this.snapshots.values()) this.write("snapshot", String(s.id), s);
@@ -266,6 +278,7 @@ export class Store {
     // Seed-derived records are replaced by what the file holds.
     this.deployments = new Map();
     this.snapshots = new Map();
+    let seen = false;
     for (const row of rows) {
       const kind = String(row["kind"]) as Kind;
       const schema: z.ZodType | undefined = KINDS[kind];
@@ -301,8 +314,17 @@ export class Store {
         case "counters":
           this.counters = v as Counters;
           break;
+        case "seed":
+          seen = true;
+          if ((v as SeedStamp).hash !== this.seedHash) {
+            throw new Error(
+              "it was written for a different seed; start with the seed it was made from, or delete the file to start afresh",
+            );
+          }
+          break;
       }
     }
+    if (!seen) throw new Error("it carries no seed stamp; it was not written by this emulator");
   }
 }
 
