@@ -172,3 +172,16 @@ describe("hooks", () => {
     expect((await hook("GET", "/nothing")).status).toBe(404);
   });
 });
+
+describe("close", () => {
+  it("ends with a request held by a latency fault and a deployment still running", async () => {
+    const other = await startTestEmulator({ speed: "realistic" });
+    const c = apiCaller(other.url);
+    await c("POST", `${UAT}/deploys`, { body: { ref_type: "redeploy", bypass_and_start: true } });
+    await other.hooks.fault({ path: "/svc/meta", kind: "latency", latency_ms: 60_000, count: 1 });
+    const held = c("GET", "/svc/meta").catch((err: unknown) => err);
+    await new Promise((r) => setTimeout(r, 20));
+    await other.close();
+    expect(await held).toBeInstanceOf(Error);
+  });
+});
