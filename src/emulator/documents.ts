@@ -129,6 +129,7 @@ export class Documents {
       links: { self: `${this.envUrl(d.stack, d.env)}/deploys/${d.id}` },
     };
     if (opts.changes === true) doc.attributes.changes = d.changes;
+    if (opts.version === "1.0") Object.assign(doc.attributes, legacyDates(d));
     if (opts.relationships === true) {
       doc.relationships = {
         environment: { data: this.envRef(d.stack, d.env) },
@@ -307,6 +308,36 @@ export class Documents {
       attributes: { sha: r.sha, released_unix: r.released_unix },
     }));
   }
+}
+
+/** The 1.0 `*_nice` and `*_ago` fields (removed in 2.0); the `*_unix` fields stay alongside. */
+function legacyDates(d: DeploymentRecord): Record<string, string> {
+  const now = Math.floor(Date.now() / 1000);
+  const fields: Record<string, string> = {};
+  for (const [name, unix] of [
+    ["date_created", d.created],
+    ["date_started", d.started],
+    ["date_requested", d.requested],
+    ["date_approved", d.approved],
+    ["date_updated", d.updated],
+  ] as const) {
+    fields[`${name}_nice`] = unix === 0 ? "" : formatDateTime(unix);
+    fields[`${name}_ago`] = unix === 0 ? "" : ago(now - unix);
+  }
+  return fields;
+}
+
+function ago(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, "day"],
+    [3_600, "hour"],
+    [60, "minute"],
+  ];
+  for (const [size, unit] of units) {
+    const n = Math.floor(seconds / size);
+    if (n >= 1) return `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  }
+  return "just now";
 }
 
 /** A stable hash-like identifier. */

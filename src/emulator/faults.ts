@@ -6,7 +6,10 @@ export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "O
 export const FaultSpec = z
   .strictObject({
     method: z.enum(HTTP_METHODS).optional(),
-    path: z.string().startsWith("/", "must start with '/'"),
+    path: z
+      .string()
+      .startsWith("/", "must start with '/'")
+      .refine((p) => !p.includes("?"), "matches the path only; leave out the query string"),
     kind: z.enum(["status", "latency", "drop"]),
     status: z
       .union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)])

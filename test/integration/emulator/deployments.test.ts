@@ -125,6 +125,13 @@ describe("creating deployments", () => {
     const raw = (res.body as { data: { id: unknown; attributes: { id: unknown } } }).data;
     expect(typeof raw.id).toBe("number");
     expect(typeof raw.attributes.id).toBe("number");
+    const attributes = (res.body as { data: { attributes: Record<string, unknown> } }).data.attributes;
+    expect(attributes["date_created_ago"]).toBe("just now");
+    expect(attributes["date_created_nice"]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    const v2 = await call("GET", `${UAT}/deploys/${String(raw.id)}`);
+    expect((v2.body as { data: { attributes: object } }).data.attributes).not.toHaveProperty(
+      "date_created_ago",
+    );
   });
 
   it.each([

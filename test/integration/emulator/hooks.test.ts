@@ -135,6 +135,7 @@ describe("faults", () => {
     [{ path: "/svc/meta", kind: "drop", count: 1, when: "now" }, "Unknown field 'when'"],
     [{ path: "svc/meta", kind: "drop", count: 1 }, "Invalid field 'path'"],
     [{ kind: "drop", count: 1 }, "Missing required field 'path'"],
+    [{ path: "/svc/meta?x=1", kind: "drop", count: 1 }, "leave out the query string"],
   ])("refuses fault %j", async (body, title) => {
     const res = await hook("POST", "/faults", body);
     expect(res.status).toBe(400);
