@@ -2,6 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   ApiErrorDocument,
   ConfigurationListDocument,
+  DeploymentDocument,
+  DeploymentListDocument,
   DomainListDocument,
   EnvironmentDocument,
   ManifestReleaseListDocument,
@@ -187,6 +189,33 @@ describe("protocol", () => {
     const v3 = await call("GET", "/svc/meta", { headers: { "x-api-version": "3.0" } });
     expect(v3.status).toBe(400);
     expect(errorTitle(v3)).toBe("Unsupported X-Api-Version '3.0' (supported: 1.0, 2.0)");
+  });
+
+  it("answers every read endpoint in both versions with documents the shared schemas accept", async () => {
+    const reads: [string, { parse(v: unknown): unknown }][] = [
+      ["/svc/meta", MetaDocument],
+      ["/svc/projects", StackListDocument],
+      ["/svc/project/acme-web", StackDocument],
+      [ENV, EnvironmentDocument],
+      [`${ENV}/modules`, ModuleListDocument],
+      [`${ENV}/deploys`, DeploymentListDocument],
+      [`${ENV}/deploys/100`, DeploymentDocument],
+      ["/svc/project/acme-web/snapshots", SnapshotListDocument],
+      ["/svc/project/acme-web/snapshots/10", SnapshotDocument],
+      ["/svc/project/acme-web/team", TeamMemberListDocument],
+      [`${ENV}/domains`, DomainListDocument],
+      [`${ENV}/configuration`, ConfigurationListDocument],
+      ["/svc/manifestreleases", ManifestReleaseListDocument],
+      [`${ENV}/whitelist`, WhitelistDocument],
+    ];
+    for (const version of ["1.0", "2.0"]) {
+      for (const [path, schema] of reads) {
+        const res = await call("GET", path, { headers: { "x-api-version": version } });
+        expect(res.status, `${version} ${path}`).toBe(200);
+        expect(res.headers["content-type"]).toBe("application/vnd.api+json");
+        expect(() => schema.parse(res.body), `${version} ${path}`).not.toThrow();
+      }
+    }
   });
 
   it("answers unknown routes loudly, and ignores query parameters where an endpoint has no filters", async () => {
