@@ -27,6 +27,7 @@ import {
   withProvider,
   NumericId,
   PathName,
+  UNKNOWN,
   type CheckResult,
   type DiffResult,
   type Props,
@@ -125,6 +126,7 @@ export function hasDrift(olds: Props, news: Props): boolean {
     olds["state"] === "Completed" &&
     typeof observed === "string" &&
     observed !== "" &&
+    observed !== UNKNOWN &&
     typeof recorded === "string" &&
     recorded !== "" &&
     observed !== recorded

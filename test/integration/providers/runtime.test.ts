@@ -97,6 +97,15 @@ describe("Deployment runtime against the emulator", () => {
     expect(updated.outs["state"]).toBe("Completed");
   });
 
+  it("fetches the repository first when fetch_first is set", async () => {
+    const { outs } = await checkThenCreate(deployment, { ...uatMain, fetch_first: true });
+    expect(outs["state"]).toBe("Completed");
+    expect(await writes()).toEqual([
+      "POST /svc/project/acme-web/git/fetches",
+      "POST /svc/project/acme-web/environment/uat/deploys",
+    ]);
+  });
+
   it("adopts its own deployment on a rerun instead of creating a second one", async () => {
     const first = await checkThenCreate(deployment, uatMain);
     const second = await checkThenCreate(deployment, uatMain);

@@ -118,6 +118,7 @@ describe("Deployment diff", () => {
     const healed = await diffDeployment("7", recorded, { ...drifted, self_heal: true });
     expect(healed).toMatchObject({ changes: true, replaces: ["observed_sha"] });
     expect(hasDrift(recorded, { ...base, observed_sha: "a".repeat(40) })).toBe(false);
+    expect(hasDrift(recorded, { ...base, observed_sha: UNKNOWN })).toBe(false);
   });
 });
 
