@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { API_VERSIONS, type ApiVersion, MEDIA_TYPE } from "../api";
-import { type Deps, stateOf } from "./context";
+import { type Deps, type RequestState, stateOf } from "./context";
 import { HttpError, errorDocument } from "./errors";
 import type { Fault } from "./faults";
 import { registerHooks } from "./routes/hooks";
@@ -104,46 +104,58 @@ export function buildServer(deps: Deps): FastifyInstance {
     }
   });
 
-  app.addHook("onRequest", async (request, reply) => {
+  // Hooks are callback-style: the common path (no fault) stays synchronous, without a promise
+  // per request; only a scripted fault takes the slow path.
+  app.addHook("onRequest", (request, reply, done) => {
     const path = request.url.split("?")[0] ?? request.url;
     if (isHookPath(path)) {
       if (!LOOPBACK.has(request.socket.remoteAddress ?? "")) {
-        throw new HttpError(404, `No endpoint ${request.method} ${path}`);
+        return done(new HttpError(404, `No endpoint ${request.method} ${path}`));
       }
       request.emu = { version: "2.0", caller: null, entry: null, after: null };
-      return;
+      return done();
     }
     const entry = deps.log.start(request.method, request.url);
-    request.emu = { version: "2.0", caller: null, entry, after: null };
-    const fault = deps.faults.take(request.method, path);
-    if (fault !== undefined) {
-      if (fault.phase === "after") {
-        request.emu.after = fault;
-      } else if (fault.kind === "latency") {
-        await deps.scheduler.sleep(fault.latency_ms ?? 0);
-      } else if (fault.kind === "drop") {
-        entry.status = 0;
-        entry.done = true;
-        reply.hijack();
-        dropConnection(request);
-        return reply;
-      } else {
-        throw faultError(fault);
+    const state: RequestState = { version: "2.0", caller: null, entry, after: null };
+    request.emu = state;
+    const admit = () => {
+      try {
+        state.version = versionFrom(request.headers["x-api-version"]);
+        state.caller = authenticate(deps.store, request.headers.authorization, knownCallers);
+      } catch (err) {
+        return done(err instanceof Error ? err : new Error(String(err)));
       }
+      return done();
+    };
+    const fault = deps.faults.take(request.method, path);
+    if (fault === undefined) return admit();
+    if (fault.phase === "after") {
+      state.after = fault;
+      return admit();
     }
-    request.emu.version = versionFrom(request.headers["x-api-version"]);
-    request.emu.caller = authenticate(deps.store, request.headers.authorization, knownCallers);
-    return;
+    if (fault.kind === "latency") {
+      void deps.scheduler.sleep(fault.latency_ms ?? 0).then(admit);
+      return;
+    }
+    if (fault.kind === "drop") {
+      // The lifecycle ends here: no handler runs and nothing is answered.
+      entry.status = 0;
+      entry.done = true;
+      reply.hijack();
+      dropConnection(request);
+      return;
+    }
+    return done(faultError(fault));
   });
 
-  app.addHook("onSend", async (request, reply, payload) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     const state = request.emu;
     const fault = state?.after ?? null;
-    if (state === null || fault === null) return payload;
+    if (state === null || fault === null) return done(null, payload);
     state.after = null;
     if (fault.kind === "latency") {
-      await deps.scheduler.sleep(fault.latency_ms ?? 0);
-      return payload;
+      void deps.scheduler.sleep(fault.latency_ms ?? 0).then(() => done(null, payload));
+      return;
     }
     if (fault.kind === "drop") {
       if (state.entry !== null) {
@@ -151,21 +163,22 @@ export function buildServer(deps: Deps): FastifyInstance {
         state.entry.done = true;
       }
       dropConnection(request);
-      return payload;
+      return done(null, payload);
     }
     const err = faultError(fault);
     reply.code(err.status);
     for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
     reply.header("content-type", MEDIA_TYPE);
-    return Buffer.from(JSON.stringify(errorDocument(err.status, err.title, state.version)));
+    return done(null, Buffer.from(JSON.stringify(errorDocument(err.status, err.title, state.version))));
   });
 
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     const entry = request.emu?.entry ?? null;
     if (entry !== null && !entry.done) {
       entry.status = reply.statusCode;
       entry.done = true;
     }
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -100,8 +100,10 @@ describe("faults", () => {
   });
 
   it("drops the connection without a response, before or after the handler", async () => {
-    await emu.hooks.fault({ path: "/svc/meta", kind: "drop", count: 1 });
-    await expect(call("GET", "/svc/meta")).rejects.toThrow();
+    await emu.hooks.fault({ path: `${UAT}/lock`, kind: "drop", count: 1 });
+    await expect(call("POST", `${UAT}/lock`, { body: { lock_message: "never" } })).rejects.toThrow();
+    const unlocked = await call("POST", `${UAT}/deploys`, { body: { ref_type: "redeploy" } });
+    expect(unlocked.status).toBe(201);
     await emu.hooks.fault({ method: "POST", path: `${UAT}/lock`, kind: "drop", count: 1, phase: "after" });
     await expect(call("POST", `${UAT}/lock`, { body: { lock_message: "kept" } })).rejects.toThrow();
     expect((await call("GET", "/svc/meta")).status).toBe(200);
@@ -109,7 +111,8 @@ describe("faults", () => {
     expect(errorTitle(relock)).toContain("kept");
     const statuses = (await emu.hooks.requests()).map((r) => [r.method, r.status]);
     expect(statuses).toEqual([
-      ["GET", 0],
+      ["POST", 0],
+      ["POST", 201],
       ["POST", 0],
       ["GET", 200],
       ["POST", 409],
