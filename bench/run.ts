@@ -1,0 +1,39 @@
+/**
+ * `npm run bench`: every benchmark in turn. Each prints ratios of two things measured side by
+ * side in the same run (ours beside a baseline), so the numbers mean the same on any machine.
+ * `npm run bench -- emulator client` runs only those; providers take sizes as `providers=10,100`.
+ */
+import { runClientBench } from "./client";
+import { runEmulatorBench } from "./emulator";
+import { runProvidersBench } from "./providers";
+
+const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
+  emulator: () => runEmulatorBench(),
+  client: () => runClientBench(),
+  providers: (arg) => runProvidersBench(arg === undefined ? [10, 100, 500] : arg.split(",").map(Number)),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const wanted =
+    argv.length === 0 ? Object.keys(benches).map((name) => [name]) : argv.map((a) => a.split("="));
+  for (const [name, arg] of wanted) {
+    const bench = name === undefined ? undefined : benches[name];
+    if (bench === undefined) {
+      console.error(`unknown bench '${name ?? ""}'; known: ${Object.keys(benches).join(", ")}`);
+      return 2;
+    }
+    console.log(`\n=== ${name} ===`);
+    await bench(arg);
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
