@@ -10,9 +10,9 @@ import {
   type DeploymentState,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, nextLink, noContent, type HttpCore } from "./http";
+import { dataOf, pageOf, type HttpCore } from "./http";
 import { checkMarker, hasMarker, requireMarkerIn } from "./marker";
-import { numericId, segment } from "./paths";
+import { environmentPath, numericId } from "./paths";
 import { validateInput } from "./validate-input";
 
 /** Options of {@link Deployments.create}. */
@@ -40,7 +40,7 @@ export class Deployments {
   }
 
   #path(stack: string, environment: string, rest = ""): string {
-    return `/svc/project/${segment("stack", stack)}/environment/${segment("environment", environment)}/deploys${rest}`;
+    return `${environmentPath(stack, environment)}/deploys${rest}`;
   }
 
   /** GET .../deploys with the optional filters of endpoint 8 (all pages). */
@@ -51,14 +51,7 @@ export class Deployments {
     options: CallOptions = {},
   ): Promise<Deployment[]> {
     const query = validateInput("filters", DeploymentListQuery, filters);
-    return this.#http.list({
-      method: "GET",
-      path: this.#path(stack, environment),
-      query,
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(DeploymentListDocument, (doc) => ({ items: doc.data, next: nextLink(doc.links) })),
-    });
+    return this.#http.getAll(this.#path(stack, environment), pageOf(DeploymentListDocument), options, query);
   }
 
   /** GET .../deploys/{id}. */
@@ -68,13 +61,11 @@ export class Deployments {
     id: string | number,
     options: CallOptions = {},
   ): Promise<Deployment> {
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(stack, environment, `/${numericId("id", id)}`),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(DeploymentDocument, (doc) => doc.data),
-    });
+    return this.#http.get(
+      this.#path(stack, environment, `/${numericId("id", id)}`),
+      dataOf(DeploymentDocument),
+      options,
+    );
   }
 
   /**
@@ -99,7 +90,7 @@ export class Deployments {
       body,
       safety: "create",
       signal: options.signal,
-      decode: decodeWith(DeploymentDocument, (doc) => doc.data),
+      decode: dataOf(DeploymentDocument),
       lookup:
         marker === undefined
           ? undefined
@@ -114,14 +105,7 @@ export class Deployments {
     id: string | number,
     options: CallOptions = {},
   ): Promise<void> {
-    return this.#http.call({
-      method: "DELETE",
-      path: this.#path(stack, environment, `/${numericId("id", id)}`),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: noContent,
-      goneAfterRetry: () => undefined,
-    });
+    return this.#http.delete(this.#path(stack, environment, `/${numericId("id", id)}`), options);
   }
 
   /**
@@ -176,7 +160,7 @@ export class Deployments {
       body: validateInput("id", DeploymentIdRequest, { id: Number(id) }),
       safety: "create",
       signal: options.signal,
-      decode: decodeWith(DeploymentDocument, (doc) => doc.data),
+      decode: dataOf(DeploymentDocument),
       lookup: async () => {
         const current = await this.get(stack, environment, id, options);
         return happened(current.attributes.state) ? current : undefined;

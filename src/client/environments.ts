@@ -13,8 +13,8 @@ import {
   type Whitelist,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, nextLink, type HttpCore } from "./http";
-import { segment } from "./paths";
+import { dataOf, pageOf, type HttpCore } from "./http";
+import { environmentPath } from "./paths";
 import { validateInput } from "./validate-input";
 
 /** Options of {@link Environments.modules}. */
@@ -30,19 +30,9 @@ export class Environments {
     this.#http = http;
   }
 
-  #path(stack: string, environment: string, rest = ""): string {
-    return `/svc/project/${segment("stack", stack)}/environment/${segment("environment", environment)}${rest}`;
-  }
-
   /** GET .../environment/{environment}. */
   async get(stack: string, environment: string, options: CallOptions = {}): Promise<Environment> {
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(stack, environment),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(EnvironmentDocument, (doc) => doc.data),
-    });
+    return this.#http.get(environmentPath(stack, environment), dataOf(EnvironmentDocument), options);
   }
 
   /** GET .../modules, optionally only the named modules (`filters[]=name`). */
@@ -52,25 +42,21 @@ export class Environments {
     options: ModulesOptions = {},
   ): Promise<InstalledModule[]> {
     const query = validateInput("filters", ModuleListQuery, { filters: options.filters });
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(stack, environment, "/modules"),
-      query: { filters: query.filters },
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(ModuleListDocument, (doc) => doc.data),
-    });
+    return this.#http.get(
+      `${environmentPath(stack, environment)}/modules`,
+      dataOf(ModuleListDocument),
+      options,
+      { filters: query.filters },
+    );
   }
 
   /** GET .../domains (all pages). */
   async domains(stack: string, environment: string, options: CallOptions = {}): Promise<Domain[]> {
-    return this.#http.list({
-      method: "GET",
-      path: this.#path(stack, environment, "/domains"),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(DomainListDocument, (doc) => ({ items: doc.data, next: nextLink(doc.links) })),
-    });
+    return this.#http.getAll(
+      `${environmentPath(stack, environment)}/domains`,
+      pageOf(DomainListDocument),
+      options,
+    );
   }
 
   /** GET .../configuration (all pages). Values may be secrets: do not log them. */
@@ -79,26 +65,19 @@ export class Environments {
     environment: string,
     options: CallOptions = {},
   ): Promise<Configuration[]> {
-    return this.#http.list({
-      method: "GET",
-      path: this.#path(stack, environment, "/configuration"),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(ConfigurationListDocument, (doc) => ({
-        items: doc.data,
-        next: nextLink(doc.links),
-      })),
-    });
+    return this.#http.getAll(
+      `${environmentPath(stack, environment)}/configuration`,
+      pageOf(ConfigurationListDocument),
+      options,
+    );
   }
 
   /** GET .../whitelist: one object. */
   async whitelist(stack: string, environment: string, options: CallOptions = {}): Promise<Whitelist> {
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(stack, environment, "/whitelist"),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(WhitelistDocument, (doc) => doc.data),
-    });
+    return this.#http.get(
+      `${environmentPath(stack, environment)}/whitelist`,
+      dataOf(WhitelistDocument),
+      options,
+    );
   }
 }

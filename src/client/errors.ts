@@ -135,143 +135,96 @@ export class ApiError extends Error {
   }
 }
 
-/** Tests the brand of a specific subclass (`name` is stable because we set it ourselves). */
-function isNamed<T extends ApiError>(value: unknown, code: ErrorCodeValue): value is T {
-  return ApiError.isInstance(value) && value.code === code;
+/**
+ * The base of one error category: it fixes the `code`, takes the common fields, and gives the
+ * class an `isInstance` that checks brand and code, so it too survives two module copies.
+ */
+function category(code: ErrorCodeValue) {
+  return class extends ApiError {
+    constructor(message: string, fields: ApiErrorFields = {}) {
+      super(code, message, fields);
+    }
+    /**
+     * True for an error of this category, even from another copy of the module. `this` only types
+     * the result (`NotFoundError.isInstance(e)` narrows to NotFoundError); the check uses `code`.
+     */
+    static override isInstance<T extends ApiError>(
+      this: abstract new (...args: never[]) => T,
+      value: unknown,
+    ): value is T {
+      return ApiError.isInstance(value) && value.code === code;
+    }
+  };
 }
 
 /** 401: the e-mail or the API token was not accepted. */
-export class AuthenticationError extends ApiError {
-  constructor(message: string, fields: ApiErrorFields = {}) {
-    super(ErrorCode.Authentication, message, fields);
-  }
-  static override isInstance(value: unknown): value is AuthenticationError {
-    return isNamed(value, ErrorCode.Authentication);
-  }
-}
+export class AuthenticationError extends category(ErrorCode.Authentication) {}
 
 /** 403: the caller is known but may not do this (e.g. bypass without permission). */
-export class PermissionError extends ApiError {
-  constructor(message: string, fields: ApiErrorFields = {}) {
-    super(ErrorCode.Permission, message, fields);
-  }
-  static override isInstance(value: unknown): value is PermissionError {
-    return isNamed(value, ErrorCode.Permission);
-  }
-}
+export class PermissionError extends category(ErrorCode.Permission) {}
 
 /** 404: no such object, or a stack the caller may not see, or an unknown action. */
-export class NotFoundError extends ApiError {
-  constructor(message: string, fields: ApiErrorFields = {}) {
-    super(ErrorCode.NotFound, message, fields);
-  }
-  static override isInstance(value: unknown): value is NotFoundError {
-    return isNamed(value, ErrorCode.NotFound);
-  }
-}
+export class NotFoundError extends category(ErrorCode.NotFound) {}
 
 /** 409: the environment is locked (the lock message is in `titles`) or another conflict. */
-export class ConflictError extends ApiError {
-  constructor(message: string, fields: ApiErrorFields = {}) {
-    super(ErrorCode.Conflict, message, fields);
-  }
-  static override isInstance(value: unknown): value is ConflictError {
-    return isNamed(value, ErrorCode.Conflict);
-  }
-}
+export class ConflictError extends category(ErrorCode.Conflict) {}
 
 /** 400/422: the server refused the request as invalid (e.g. an illegal transition). */
-export class ValidationError extends ApiError {
-  constructor(message: string, fields: ApiErrorFields = {}) {
-    super(ErrorCode.Validation, message, fields);
-  }
-  static override isInstance(value: unknown): value is ValidationError {
-    return isNamed(value, ErrorCode.Validation);
-  }
-}
+export class ValidationError extends category(ErrorCode.Validation) {}
 
 /** 429 after the retries ran out. `retryAfterMs` is the server's last hint, when it gave one. */
-export class RateLimitError extends ApiError {
+export class RateLimitError extends category(ErrorCode.RateLimit) {
   readonly retryAfterMs: number | undefined;
   constructor(message: string, fields: ApiErrorFields & { retryAfterMs?: number | undefined } = {}) {
-    super(ErrorCode.RateLimit, message, fields);
+    super(message, fields);
     this.retryAfterMs = fields.retryAfterMs;
-  }
-  static override isInstance(value: unknown): value is RateLimitError {
-    return isNamed(value, ErrorCode.RateLimit);
   }
 }
 
 /** 5xx after the retries ran out (or at once for 500, which is not retried). */
-export class ServerError extends ApiError {
-  constructor(message: string, fields: ApiErrorFields = {}) {
-    super(ErrorCode.Server, message, fields);
-  }
-  static override isInstance(value: unknown): value is ServerError {
-    return isNamed(value, ErrorCode.Server);
-  }
-}
+export class ServerError extends category(ErrorCode.Server) {}
 
 /** Any other unexpected HTTP status (e.g. a 3xx or an unlisted 4xx). */
-export class HttpStatusError extends ApiError {
-  constructor(message: string, fields: ApiErrorFields = {}) {
-    super(ErrorCode.HttpStatus, message, fields);
-  }
-  static override isInstance(value: unknown): value is HttpStatusError {
-    return isNamed(value, ErrorCode.HttpStatus);
-  }
-}
+export class HttpStatusError extends category(ErrorCode.HttpStatus) {}
 
 /**
  * No response: refused, reset, dropped. `requestSent` says whether the request may have reached
  * the server (false only when the connection itself could not be made).
  */
-export class ConnectionError extends ApiError {
+export class ConnectionError extends category(ErrorCode.Connection) {
   readonly requestSent: boolean;
   constructor(message: string, fields: ApiErrorFields & { requestSent: boolean }) {
-    super(ErrorCode.Connection, message, fields);
+    super(message, fields);
     this.requestSent = fields.requestSent;
-  }
-  static override isInstance(value: unknown): value is ConnectionError {
-    return isNamed(value, ErrorCode.Connection);
   }
 }
 
 /** The server did not answer within `timeoutMs`. */
-export class TimeoutError extends ApiError {
+export class TimeoutError extends category(ErrorCode.Timeout) {
   readonly timeoutMs: number;
   constructor(message: string, fields: ApiErrorFields & { timeoutMs: number }) {
-    super(ErrorCode.Timeout, message, fields);
+    super(message, fields);
     this.timeoutMs = fields.timeoutMs;
-  }
-  static override isInstance(value: unknown): value is TimeoutError {
-    return isNamed(value, ErrorCode.Timeout);
   }
 }
 
 /** The body did not match the wire schema; `jsonPath` names the first field that did not. */
-export class UnexpectedResponseError extends ApiError {
+export class UnexpectedResponseError extends category(ErrorCode.UnexpectedResponse) {
   readonly jsonPath: string;
   readonly issues: readonly string[];
   constructor(message: string, fields: ApiErrorFields & { jsonPath: string; issues: readonly string[] }) {
-    super(ErrorCode.UnexpectedResponse, message, fields);
+    super(message, fields);
     this.jsonPath = fields.jsonPath;
     this.issues = fields.issues;
-  }
-  static override isInstance(value: unknown): value is UnexpectedResponseError {
-    return isNamed(value, ErrorCode.UnexpectedResponse);
   }
 }
 
 /** The body was larger than the client's byte cap; reading stopped at `limitBytes`. */
-export class ResponseTooLargeError extends ApiError {
+export class ResponseTooLargeError extends category(ErrorCode.ResponseTooLarge) {
   readonly limitBytes: number;
   constructor(message: string, fields: ApiErrorFields & { limitBytes: number }) {
-    super(ErrorCode.ResponseTooLarge, message, fields);
+    super(message, fields);
     this.limitBytes = fields.limitBytes;
-  }
-  static override isInstance(value: unknown): value is ResponseTooLargeError {
-    return isNamed(value, ErrorCode.ResponseTooLarge);
   }
 }
 
@@ -280,80 +233,58 @@ export class ResponseTooLargeError extends ApiError {
  * no safe way to find out. Repeating blindly could create a duplicate, so it stops here: look
  * for the object (e.g. with `findDeploymentByMarker`) before trying again.
  */
-export class OutcomeUnknownError extends ApiError {
+export class OutcomeUnknownError extends category(ErrorCode.OutcomeUnknown) {
   /** The failure that made the outcome unknown. */
   readonly reason: ApiError;
   constructor(message: string, fields: ApiErrorFields & { reason: ApiError }) {
-    super(ErrorCode.OutcomeUnknown, message, { ...fields, cause: fields.reason });
+    super(message, { ...fields, cause: fields.reason });
     this.reason = fields.reason;
-  }
-  static override isInstance(value: unknown): value is OutcomeUnknownError {
-    return isNamed(value, ErrorCode.OutcomeUnknown);
   }
 }
 
 /** An argument was refused before any request (e.g. a name that would alter the path). */
-export class InvalidArgumentError extends ApiError {
+export class InvalidArgumentError extends category(ErrorCode.InvalidArgument) {
   /** Name of the argument, e.g. `stack`. */
   readonly argument: string;
   constructor(message: string, fields: ApiErrorFields & { argument: string }) {
-    super(ErrorCode.InvalidArgument, message, fields);
+    super(message, fields);
     this.argument = fields.argument;
-  }
-  static override isInstance(value: unknown): value is InvalidArgumentError {
-    return isNamed(value, ErrorCode.InvalidArgument);
   }
 }
 
 /** `createClient` options were invalid or unknown; the message lists the allowed ones. */
-export class InvalidOptionsError extends ApiError {
+export class InvalidOptionsError extends category(ErrorCode.InvalidOptions) {
   constructor(message: string) {
-    super(ErrorCode.InvalidOptions, message);
-  }
-  static override isInstance(value: unknown): value is InvalidOptionsError {
-    return isNamed(value, ErrorCode.InvalidOptions);
+    super(message);
   }
 }
 
 /** The caller's AbortSignal fired. */
-export class AbortedError extends ApiError {
-  constructor(message: string, fields: ApiErrorFields = {}) {
-    super(ErrorCode.Aborted, message, fields);
-  }
-  static override isInstance(value: unknown): value is AbortedError {
-    return isNamed(value, ErrorCode.Aborted);
-  }
-}
+export class AbortedError extends category(ErrorCode.Aborted) {}
 
 /** A waiter's overall bound elapsed; the message states the bound and the last state seen. */
-export class WaitTimeoutError extends ApiError {
+export class WaitTimeoutError extends category(ErrorCode.WaitTimeout) {
   readonly timeoutMs: number;
   readonly lastState: string | undefined;
   constructor(
     message: string,
     fields: ApiErrorFields & { timeoutMs: number; lastState: string | undefined },
   ) {
-    super(ErrorCode.WaitTimeout, message, fields);
+    super(message, fields);
     this.timeoutMs = fields.timeoutMs;
     this.lastState = fields.lastState;
-  }
-  static override isInstance(value: unknown): value is WaitTimeoutError {
-    return isNamed(value, ErrorCode.WaitTimeout);
   }
 }
 
 /** A waiter saw a terminal failure state (e.g. a deployment `Failed`). */
-export class WaitFailedError extends ApiError {
+export class WaitFailedError extends category(ErrorCode.WaitFailed) {
   readonly state: string;
   /** Link to the object (its `links.self`), when the server gave one. */
   readonly link: string | undefined;
   constructor(message: string, fields: ApiErrorFields & { state: string; link?: string | undefined }) {
-    super(ErrorCode.WaitFailed, message, fields);
+    super(message, fields);
     this.state = fields.state;
     this.link = fields.link;
-  }
-  static override isInstance(value: unknown): value is WaitFailedError {
-    return isNamed(value, ErrorCode.WaitFailed);
   }
 }
 

@@ -1,8 +1,8 @@
 /** Git fetch endpoints: 6 (queue a fetch) and 7 (view it). */
 import { GitFetchDocument, type GitFetch } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, type HttpCore } from "./http";
-import { numericId, segment } from "./paths";
+import { dataOf, type HttpCore } from "./http";
+import { numericId, stackPath } from "./paths";
 
 /** Repository fetches of a stack. */
 export class Fetches {
@@ -19,22 +19,20 @@ export class Fetches {
   async create(stack: string, options: CallOptions = {}): Promise<GitFetch> {
     return this.#http.call({
       method: "POST",
-      path: `/svc/project/${segment("stack", stack)}/git/fetches`,
+      path: `${stackPath(stack)}/git/fetches`,
       body: {},
       safety: "create",
       signal: options.signal,
-      decode: decodeWith(GitFetchDocument, (doc) => doc.data),
+      decode: dataOf(GitFetchDocument),
     });
   }
 
   /** GET /svc/project/{stack}/git/fetches/{id}. */
   async get(stack: string, fetchId: string | number, options: CallOptions = {}): Promise<GitFetch> {
-    return this.#http.call({
-      method: "GET",
-      path: `/svc/project/${segment("stack", stack)}/git/fetches/${numericId("fetchId", fetchId)}`,
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(GitFetchDocument, (doc) => doc.data),
-    });
+    return this.#http.get(
+      `${stackPath(stack)}/git/fetches/${numericId("fetchId", fetchId)}`,
+      dataOf(GitFetchDocument),
+      options,
+    );
   }
 }

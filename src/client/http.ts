@@ -8,6 +8,7 @@ import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { ApiErrorDocument, ListLinks, MEDIA_TYPE } from "../api";
 import type { Credentials } from "./auth";
+import type { CallOptions } from "./call-options";
 import type { ClientDefaults } from "./defaults";
 import {
   AbortedError,
@@ -70,7 +71,7 @@ export interface CallSpec<T> {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Path below the base URL, every dynamic segment already encoded by `paths.segment`. */
   path: string;
-  query?: Readonly<Record<string, QueryValue>> | undefined;
+  query?: Query | undefined;
   /** JSON body; omitted for GET and DELETE. */
   body?: unknown;
   safety: CallSafety;
@@ -114,6 +115,27 @@ export function decodeWith<S extends z.ZodType, T>(schema: S, select: (value: z.
 
 /** A decoder for responses without a body (204). */
 export const noContent: Decoder<void> = () => undefined;
+
+/** A decoder that validates a JSON:API document and returns its `data`. */
+export function dataOf<S extends z.ZodType<{ data: unknown }>>(schema: S): Decoder<z.infer<S>["data"]> {
+  return decodeWith(schema, (doc: { data: unknown }) => doc.data as z.infer<S>["data"]);
+}
+
+/** A decoder of one page of a list document: its items and its `links.next`. */
+export function pageOf<
+  S extends z.ZodType<{ data: unknown[]; links?: z.infer<typeof ListLinks> | undefined }>,
+>(schema: S): Decoder<Page<z.infer<S>["data"][number]>> {
+  return decodeWith(schema, (doc: z.infer<S>) => ({ items: doc.data, next: nextLink(doc.links) }));
+}
+
+/** One page of a list: its items and the next page's link, if any. */
+export interface Page<T> {
+  items: T[];
+  next: string | undefined;
+}
+
+/** The query of a call. */
+export type Query = Readonly<Record<string, QueryValue>>;
 
 /** `["data", 0, "id"]` → `$.data[0].id`. */
 export function jsonPath(path: readonly PropertyKey[]): string {
@@ -218,10 +240,10 @@ export class HttpCore {
    * Follows `links.next` of a list, up to `maxPages`, accepting only links on the same origin and
    * base path (credentials must never travel to a host a response names).
    */
-  async list<T>(spec: CallSpec<{ items: T[]; next: string | undefined }>): Promise<T[]> {
+  async list<T>(spec: CallSpec<Page<T>>): Promise<T[]> {
     const items: T[] = [];
     const seen = new Set<string>();
-    let current: CallSpec<{ items: T[]; next: string | undefined }> = spec;
+    let current: CallSpec<Page<T>> = spec;
     for (let page = 1; ; page++) {
       const result = await this.call(current);
       items.push(...result.items);
@@ -246,6 +268,31 @@ export class HttpCore {
       // The next link carries its own query; paths here are relative to the base path.
       current = { ...spec, path: nextPath.slice(this.#ctx.basePath.length), query: undefined };
     }
+  }
+
+  /** GET `path`: idempotent, so repeated on transient failures. */
+  async get<T>(path: string, decode: Decoder<T>, options: CallOptions, query?: Query): Promise<T> {
+    return this.call({ method: "GET", path, query, safety: "idempotent", signal: options.signal, decode });
+  }
+
+  /** GET every page of the list at `path` (see {@link list}). */
+  async getAll<T>(path: string, decode: Decoder<Page<T>>, options: CallOptions, query?: Query): Promise<T[]> {
+    return this.list({ method: "GET", path, query, safety: "idempotent", signal: options.signal, decode });
+  }
+
+  /**
+   * DELETE `path`. Idempotent, so repeated on transient failures; a 404 on a repeat after an
+   * ambiguous attempt means the earlier attempt did the work, and counts as done.
+   */
+  async delete(path: string, options: CallOptions): Promise<void> {
+    return this.call({
+      method: "DELETE",
+      path,
+      safety: "idempotent",
+      signal: options.signal,
+      decode: noContent,
+      goneAfterRetry: () => undefined,
+    });
   }
 
   #sameOriginPath(link: string, method: string, path: string): string {

@@ -1,7 +1,7 @@
 /** Endpoints about the caller and the platform: 1 (meta) and 25 (manifest releases). */
 import { ManifestReleaseListDocument, MetaDocument, type ManifestRelease } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, nextLink, type HttpCore } from "./http";
+import { decodeWith, pageOf, type HttpCore } from "./http";
 
 /** Who the caller is and the server's clock (endpoint 1). */
 export interface WhoAmI {
@@ -20,26 +20,15 @@ export class Info {
 
   /** GET /svc/meta: the caller's login; a cheap credentials check. */
   async whoami(options: CallOptions = {}): Promise<WhoAmI> {
-    return this.#http.call({
-      method: "GET",
-      path: "/svc/meta",
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(MetaDocument, (doc) => ({ whoami: doc.meta.whoami, now: doc.meta.now })),
-    });
+    return this.#http.get(
+      "/svc/meta",
+      decodeWith(MetaDocument, (doc) => ({ whoami: doc.meta.whoami, now: doc.meta.now })),
+      options,
+    );
   }
 
   /** GET /svc/manifestreleases (all pages). */
   async manifestReleases(options: CallOptions = {}): Promise<ManifestRelease[]> {
-    return this.#http.list({
-      method: "GET",
-      path: "/svc/manifestreleases",
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(ManifestReleaseListDocument, (doc) => ({
-        items: doc.data,
-        next: nextLink(doc.links),
-      })),
-    });
+    return this.#http.getAll("/svc/manifestreleases", pageOf(ManifestReleaseListDocument), options);
   }
 }

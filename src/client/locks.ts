@@ -1,8 +1,8 @@
 /** Environment lock endpoints: 20 (lock) and 21 (unlock). */
 import { EnvironmentLockDocument, LockRequest, type EnvironmentLock } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, noContent, type HttpCore } from "./http";
-import { segment } from "./paths";
+import { dataOf, type HttpCore } from "./http";
+import { environmentPath } from "./paths";
 import { validateInput } from "./validate-input";
 
 /** Locking prevents deployments and snapshots on an environment. */
@@ -13,7 +13,7 @@ export class Locks {
   }
 
   #path(stack: string, environment: string): string {
-    return `/svc/project/${segment("stack", stack)}/environment/${segment("environment", environment)}/lock`;
+    return `${environmentPath(stack, environment)}/lock`;
   }
 
   /**
@@ -34,19 +34,12 @@ export class Locks {
       body,
       safety: "create",
       signal: options.signal,
-      decode: decodeWith(EnvironmentLockDocument, (doc) => doc.data),
+      decode: dataOf(EnvironmentLockDocument),
     });
   }
 
   /** DELETE .../lock. Idempotent: repeated on transient failures. */
   async unlock(stack: string, environment: string, options: CallOptions = {}): Promise<void> {
-    return this.#http.call({
-      method: "DELETE",
-      path: this.#path(stack, environment),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: noContent,
-      goneAfterRetry: () => undefined,
-    });
+    return this.#http.delete(this.#path(stack, environment), options);
   }
 }

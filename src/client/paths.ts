@@ -42,6 +42,16 @@ export function segment(argument: string, value: string): string {
   return encodeURIComponent(value);
 }
 
+/** `/svc/project/{stack}`: the prefix of every stack-scoped endpoint. */
+export function stackPath(stack: string): string {
+  return `/svc/project/${segment("stack", stack)}`;
+}
+
+/** `/svc/project/{stack}/environment/{environment}`: the prefix of every environment-scoped endpoint. */
+export function environmentPath(stack: string, environment: string): string {
+  return `${stackPath(stack)}/environment/${segment("environment", environment)}`;
+}
+
 /**
  * Validates a numeric id (deployment, snapshot, transfer, fetch). Accepts a number or a string of
  * digits (ids are strings after normalisation) and returns the canonical digit string.

@@ -29,6 +29,10 @@ function identifier(argument: string, value: string): string {
   return value;
 }
 
+/** Decoders of one record and of a list of records (the record server returns them bare). */
+const oneRecord = decodeWith(RecordDocument, (doc) => doc);
+const manyRecords = decodeWith(z.array(RecordDocument), (doc) => doc);
+
 /** Records of model classes with `api_access`. */
 export class Records {
   readonly #http: HttpCore;
@@ -46,13 +50,7 @@ export class Records {
 
   /** GET /api/v1/{class}/{id}. */
   async get(className: string, id: string | number, options: CallOptions = {}): Promise<RecordDocument> {
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(className, id),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(RecordDocument, (doc) => doc),
-    });
+    return this.#http.get(this.#path(className, id), oneRecord, options);
   }
 
   /**
@@ -82,13 +80,7 @@ export class Records {
     relation: string,
     options: CallOptions = {},
   ): Promise<RecordDocument[]> {
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(className, id, ["relation", relation]),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(z.array(RecordDocument), (doc) => doc),
-    });
+    return this.#http.get(this.#path(className, id, ["relation", relation]), manyRecords, options);
   }
 
   /** GET /api/v1/{class}?field=value (not implemented by the platform). */
@@ -98,14 +90,7 @@ export class Records {
     options: CallOptions = {},
   ): Promise<RecordDocument[]> {
     for (const key of Object.keys(fields)) identifier("fields", key);
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(className),
-      query: fields,
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(z.array(RecordDocument), (doc) => doc),
-    });
+    return this.#http.get(this.#path(className), manyRecords, options, fields);
   }
 
   /** PUT /api/v1/{class}/{id} (not implemented by the platform). Idempotent. */
@@ -121,7 +106,7 @@ export class Records {
       body: fields,
       safety: "idempotent",
       signal: options.signal,
-      decode: decodeWith(RecordDocument, (doc) => doc),
+      decode: oneRecord,
     });
   }
 
@@ -133,14 +118,7 @@ export class Records {
     ids: readonly (string | number)[],
     options: CallOptions = {},
   ): Promise<void> {
-    return this.#http.call({
-      method: "PUT",
-      path: this.#path(className, id, ["relation", relation]),
-      body: { ids },
-      safety: "idempotent",
-      signal: options.signal,
-      decode: noContent,
-    });
+    return this.#relationIds("PUT", className, id, relation, ids, options);
   }
 
   /** POST /api/v1/{class}/{id}/{relation} (not implemented by the platform). Not repeated blindly. */
@@ -151,11 +129,23 @@ export class Records {
     ids: readonly (string | number)[],
     options: CallOptions = {},
   ): Promise<void> {
+    return this.#relationIds("POST", className, id, relation, ids, options);
+  }
+
+  /** Sends `{ids}` to a relation: a PUT replaces (idempotent), a POST appends (a create). */
+  #relationIds(
+    method: "PUT" | "POST",
+    className: string,
+    id: string | number,
+    relation: string,
+    ids: readonly (string | number)[],
+    options: CallOptions,
+  ): Promise<void> {
     return this.#http.call({
-      method: "POST",
+      method,
       path: this.#path(className, id, ["relation", relation]),
       body: { ids },
-      safety: "create",
+      safety: method === "PUT" ? "idempotent" : "create",
       signal: options.signal,
       decode: noContent,
     });
@@ -163,14 +153,7 @@ export class Records {
 
   /** DELETE /api/v1/{class}/{id} (not implemented by the platform). */
   async delete(className: string, id: string | number, options: CallOptions = {}): Promise<void> {
-    return this.#http.call({
-      method: "DELETE",
-      path: this.#path(className, id),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: noContent,
-      goneAfterRetry: () => undefined,
-    });
+    return this.#http.delete(this.#path(className, id), options);
   }
 
   /** DELETE /api/v1/{class}/{id}/{relation}/{foreignId}: unlink without deleting (not implemented). */
@@ -181,13 +164,9 @@ export class Records {
     foreignId: string | number,
     options: CallOptions = {},
   ): Promise<void> {
-    return this.#http.call({
-      method: "DELETE",
-      path: this.#path(className, id, ["relation", relation], ["foreignId", String(foreignId)]),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: noContent,
-      goneAfterRetry: () => undefined,
-    });
+    return this.#http.delete(
+      this.#path(className, id, ["relation", relation], ["foreignId", String(foreignId)]),
+      options,
+    );
   }
 }

@@ -11,9 +11,9 @@ import {
   type Transfer,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, nextLink, noContent, type HttpCore } from "./http";
+import { dataOf, decodeWith, pageOf, type HttpCore } from "./http";
 import { checkMarker, hasMarker, requireMarkerIn } from "./marker";
-import { numericId, segment } from "./paths";
+import { numericId, segment, stackPath } from "./paths";
 import { validateInput } from "./validate-input";
 
 /** Options of {@link Snapshots.create}. */
@@ -51,29 +51,21 @@ export class Snapshots {
   }
 
   #path(stack: string, rest = ""): string {
-    return `/svc/project/${segment("stack", stack)}/snapshots${rest}`;
+    return `${stackPath(stack)}/snapshots${rest}`;
   }
 
   /** GET /svc/project/{stack}/snapshots (list form, including pending ones; all pages). */
   async list(stack: string, options: CallOptions = {}): Promise<SnapshotListItem[]> {
-    return this.#http.list({
-      method: "GET",
-      path: this.#path(stack),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(SnapshotListDocument, (doc) => ({ items: doc.data, next: nextLink(doc.links) })),
-    });
+    return this.#http.getAll(this.#path(stack), pageOf(SnapshotListDocument), options);
   }
 
   /** GET /svc/project/{stack}/snapshots/{id} (full form, with `notes`). */
   async get(stack: string, snapshotId: string | number, options: CallOptions = {}): Promise<Snapshot> {
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(stack, `/${numericId("snapshotId", snapshotId)}`),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(SnapshotDocument, (doc) => doc.data),
-    });
+    return this.#http.get(
+      this.#path(stack, `/${numericId("snapshotId", snapshotId)}`),
+      dataOf(SnapshotDocument),
+      options,
+    );
   }
 
   /**
@@ -129,31 +121,22 @@ export class Snapshots {
       body,
       safety: "create",
       signal: options.signal,
-      decode: decodeWith(TransferDocument, (doc) => doc.data),
+      decode: dataOf(TransferDocument),
     });
   }
 
   /** DELETE /svc/project/{stack}/snapshots/{id}. Irreversible; a 404 on a repeat counts as done. */
   async delete(stack: string, snapshotId: string | number, options: CallOptions = {}): Promise<void> {
-    return this.#http.call({
-      method: "DELETE",
-      path: this.#path(stack, `/${numericId("snapshotId", snapshotId)}`),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: noContent,
-      goneAfterRetry: () => undefined,
-    });
+    return this.#http.delete(this.#path(stack, `/${numericId("snapshotId", snapshotId)}`), options);
   }
 
   /** GET /svc/project/{stack}/snapshots/transfer/{id}. */
   async transfer(stack: string, transferId: string | number, options: CallOptions = {}): Promise<Transfer> {
-    return this.#http.call({
-      method: "GET",
-      path: this.#path(stack, `/transfer/${numericId("transferId", transferId)}`),
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(TransferDocument, (doc) => doc.data),
-    });
+    return this.#http.get(
+      this.#path(stack, `/transfer/${numericId("transferId", transferId)}`),
+      dataOf(TransferDocument),
+      options,
+    );
   }
 
   /**

@@ -7,8 +7,8 @@ import {
   type TeamMember,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, nextLink, type HttpCore } from "./http";
-import { segment } from "./paths";
+import { dataOf, pageOf, type HttpCore } from "./http";
+import { stackPath } from "./paths";
 
 /** Stacks the caller may view. */
 export class Stacks {
@@ -19,34 +19,16 @@ export class Stacks {
 
   /** GET /svc/projects: every stack the caller may view (all pages). */
   async list(options: CallOptions = {}): Promise<Stack[]> {
-    return this.#http.list({
-      method: "GET",
-      path: "/svc/projects",
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(StackListDocument, (doc) => ({ items: doc.data, next: nextLink(doc.links) })),
-    });
+    return this.#http.getAll("/svc/projects", pageOf(StackListDocument), options);
   }
 
   /** GET /svc/project/{stack}. A stack the caller is not a member of answers 404 (NotFoundError). */
   async get(stack: string, options: CallOptions = {}): Promise<Stack> {
-    return this.#http.call({
-      method: "GET",
-      path: `/svc/project/${segment("stack", stack)}`,
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(StackDocument, (doc) => doc.data),
-    });
+    return this.#http.get(stackPath(stack), dataOf(StackDocument), options);
   }
 
   /** GET /svc/project/{stack}/team (all pages). */
   async team(stack: string, options: CallOptions = {}): Promise<TeamMember[]> {
-    return this.#http.list({
-      method: "GET",
-      path: `/svc/project/${segment("stack", stack)}/team`,
-      safety: "idempotent",
-      signal: options.signal,
-      decode: decodeWith(TeamMemberListDocument, (doc) => ({ items: doc.data, next: nextLink(doc.links) })),
-    });
+    return this.#http.getAll(`${stackPath(stack)}/team`, pageOf(TeamMemberListDocument), options);
   }
 }

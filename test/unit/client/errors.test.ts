@@ -36,6 +36,7 @@ describe("errorFromResponse", () => {
     expect(error).toBeInstanceOf(Class);
     expect(error.code).toBe(code);
     expect(Class.isInstance(error)).toBe(true);
+    expect(error.name).toBe(Class.name);
     expect(error.status).toBe(status);
     expect(error.message).toContain(`GET /svc/projects answered ${status}: Nope`);
     expect(error.requestId).toBe("r-1");
