@@ -85,6 +85,9 @@ export function buildServer(deps: Deps): FastifyInstance {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+    if (type === "") {
+      return done(new HttpError(415, `The request body has no Content-Type (send ${MEDIA_TYPE})`), undefined);
+    }
     if (!ACCEPTED_BODY_TYPES.includes(type)) {
       return done(
         new HttpError(415, `Unsupported Content-Type '${type}' for the request body (send ${MEDIA_TYPE})`),

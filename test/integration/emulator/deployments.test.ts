@@ -163,6 +163,14 @@ describe("creating deployments", () => {
       headers: { "content-type": "text/plain" },
     });
     expect(text.status).toBe(415);
+    expect(errorTitle(text)).toBe(
+      "Unsupported Content-Type 'text/plain' for the request body (send application/vnd.api+json)",
+    );
+    const plainJson = await call("POST", `${UAT}/deploys`, {
+      body: { ref_type: "redeploy" },
+      headers: { "content-type": "application/json" },
+    });
+    expect(plainJson.status).toBe(201);
   });
 });
 
