@@ -64,6 +64,11 @@ export interface DeploymentArgs {
   adopt?: pulumi.Input<string> | undefined;
   /** The environment's live build sha, read during the run (see deploymentWithDriftCheck). */
   observed_sha?: pulumi.Input<string> | undefined;
+  /**
+   * The message of the lock the desired state keeps on this environment, if any. A deployment
+   * that would change while the lock was already there and stays fails in preview, naming it.
+   */
+  environment_lock?: pulumi.Input<string> | undefined;
 }
 
 /** A deployment of a ref to an environment; see design §3. */

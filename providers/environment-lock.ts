@@ -27,9 +27,15 @@ export interface EnvironmentLockArgs {
   environment: pulumi.Input<string>;
   /** Why the environment is locked; a change re-locks in place. */
   message?: pulumi.Input<string> | undefined;
+  /**
+   * Whether the environment should be locked (default true). `false` unlocks it in place, as an
+   * update that can be ordered before the environment's deployment; an environment this resource
+   * never locked is not touched.
+   */
+  locked?: pulumi.Input<boolean> | undefined;
 }
 
-/** Locks an environment: no deployments or snapshots until it is deleted (unlocked). */
+/** An environment's lock as Stackwright manages it: no deployments or snapshots while locked. */
 export class EnvironmentLock extends pulumi.dynamic.Resource {
   declare readonly locked: pulumi.Output<boolean>;
   declare readonly lock_message: pulumi.Output<string>;
@@ -38,7 +44,7 @@ export class EnvironmentLock extends pulumi.dynamic.Resource {
     super(
       environmentLockProvider,
       name,
-      { ...args, locked: undefined, lock_message: undefined },
+      { ...args, locked: args.locked ?? true, lock_message: undefined },
       opts,
       "stackwright",
       "EnvironmentLock",

@@ -68,6 +68,7 @@ export const DeploymentInputs = z
     locked: z.boolean().optional(),
     adopt: NumericId.optional(),
     observed_sha: z.string().optional(),
+    environment_lock: z.string().optional(),
     marker_seed: z.string().min(1),
     marker: z.string().optional(),
   })
@@ -154,11 +155,30 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
     "timeout_seconds",
     "self_heal",
     "locked",
+    // Recorded (no API call) so that the next run knows the environment was already locked.
+    "environment_lock",
   ];
   const updates = changedKeys(olds, news, described);
   // Approved (a person approved a `request`, seen by a refresh) or still running after a timeout.
   const canMove =
     state === "Approved" || (state !== undefined && IN_PROGRESS.includes(state) && news["wait"] !== false);
+  const heldLock = news["environment_lock"];
+  if (
+    typeof heldLock === "string" &&
+    typeof olds["environment_lock"] === "string" &&
+    (replaces.length > 0 || canMove)
+  ) {
+    // A lock that stays makes the platform refuse the deployment: say so in the preview, not
+    // halfway through the update.
+    const where = `${String(news["stack"])}/${String(news["environment"])}`;
+    const why = replaces.length > 0 ? `changed: ${replaces.join(", ")}` : "it would be started";
+    return Promise.reject(
+      new Error(
+        `${where} is locked ("${heldLock}") and stays locked in this change, so its deployment cannot change (${why}). ` +
+          "Remove the lock in the same change (Stackwright unlocks, deploys, and you lock again later), or leave the deployment as it is.",
+      ),
+    );
+  }
   return Promise.resolve({
     changes: replaces.length > 0 || updates.length > 0 || canMove,
     replaces,

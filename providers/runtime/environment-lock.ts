@@ -1,6 +1,11 @@
 /**
- * EnvironmentLock: present = the environment is locked with `message`. There is no endpoint to
- * read a lock, so refresh keeps the recorded state.
+ * EnvironmentLock: the environment's lock as Stackwright manages it. `locked` (default true) says
+ * whether it should be locked, with `message`. The program keeps one per environment whose lock it
+ * manages, and sets `locked: false` to unlock: so the unlock is an update that can be ordered
+ * before the environment's deployment, where deleting the resource would happen last, after a
+ * deployment the lock refused. An unlocked resource makes no API call at all, so a lock a person
+ * set by hand on an environment we never locked is left alone. There is no endpoint to read a
+ * lock, so refresh keeps the recorded state.
  */
 import { z } from "zod";
 import {
@@ -21,6 +26,7 @@ export const EnvironmentLockInputs = z.strictObject({
   stack: PathName,
   environment: PathName,
   message: z.string().optional(),
+  locked: z.boolean().optional(),
 });
 export type EnvironmentLockInputs = z.infer<typeof EnvironmentLockInputs>;
 
@@ -32,10 +38,23 @@ export function check(_olds: Props, news: Props): Promise<CheckResult> {
   return Promise.resolve({ inputs: { ...news }, failures: checkWith(EnvironmentLockInputs, news).failures });
 }
 
-/** Replaces on stack/environment; a new message is an in-place update. */
+/** True unless `locked: false` (recorded outputs carry the same key). */
+function wantsLock(props: Props): boolean {
+  return props["locked"] !== false;
+}
+
+/**
+ * Replaces on stack/environment; locking, unlocking and a new message while locked are in-place
+ * updates. The message of an unlocked environment is not compared: nothing would change.
+ */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
   const replaces = changedKeys(olds, news, ["stack", "environment"]);
-  const updates = changedKeys(olds, news, ["message"]);
+  const updates =
+    wantsLock(olds) !== wantsLock(news)
+      ? ["locked"]
+      : wantsLock(news)
+        ? changedKeys(olds, news, ["message"])
+        : [];
   return Promise.resolve({
     changes: replaces.length + updates.length > 0,
     replaces,
@@ -62,20 +81,36 @@ async function lock(
   });
 }
 
-/** POST lock. */
-export function create(props: Props): Promise<{ id: string; outs: Props }> {
-  return lock(parseInputs(EnvironmentLockInputs, props, "EnvironmentLock"), props, "locked");
+/** The outputs of an environment this resource keeps unlocked. */
+function unlockedOutputs(inputs: EnvironmentLockInputs, raw: Props): { id: string; outs: Props } {
+  return {
+    id: `${inputs.stack}:${inputs.environment}`,
+    outs: { ...userInputs(raw), locked: false, lock_message: "" },
+  };
 }
 
-/** POST lock again with the new message. */
-export async function update(_id: string, _olds: Props, news: Props): Promise<{ outs: Props }> {
-  const { outs } = await lock(parseInputs(EnvironmentLockInputs, news, "EnvironmentLock"), news, "re-locked");
+/** POST lock; nothing at all for `locked: false`. */
+export function create(props: Props): Promise<{ id: string; outs: Props }> {
+  const inputs = parseInputs(EnvironmentLockInputs, props, "EnvironmentLock");
+  if (!wantsLock(props)) return Promise.resolve(unlockedOutputs(inputs, props));
+  return lock(inputs, props, "locked");
+}
+
+/** POST lock (to lock, or with a new message), or DELETE it when `locked` turns false. */
+export async function update(_id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
+  const inputs = parseInputs(EnvironmentLockInputs, news, "EnvironmentLock");
+  if (!wantsLock(news)) {
+    if (wantsLock(olds)) await remove(_id, olds);
+    return { outs: unlockedOutputs(inputs, news).outs };
+  }
+  const { outs } = await lock(inputs, news, wantsLock(olds) ? "re-locked" : "locked");
   return { outs };
 }
 
-/** DELETE lock (a lock already gone counts as done). */
+/** DELETE lock (a lock already gone counts as done); nothing when this resource kept it unlocked. */
 export function remove(_id: string, props: Props): Promise<void> {
   // `props` are the recorded outputs (inputs plus `locked`, `lock_message`).
+  if (!wantsLock(props)) return Promise.resolve();
   const inputs = parseInputs(LockTarget, props, "EnvironmentLock");
   return withClient(async (client) => {
     try {

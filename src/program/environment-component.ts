@@ -33,6 +33,11 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
   readonly summary: EnvironmentOutputs;
   readonly deployment: Deployment | undefined;
   private readonly restoreArgs: Array<[string, EnvironmentConfig["restores"][string]]>;
+  private readonly lock: EnvironmentLock;
+  private readonly locked: boolean;
+  /** Everything the lock of a locked environment waits for: deployment, snapshots, restores. */
+  private readonly work: pulumi.Resource[] = [];
+  private releaseLock: (work: pulumi.Resource[]) => void = () => {};
 
   constructor(
     private readonly stack: StackConfig,
@@ -45,6 +50,20 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
     super("stackwright:index:Environment", name, {}, opts);
     const child = { parent: this };
     const where = { stack: stack.stack, environment };
+
+    // One lock resource per environment, unlocked where the desired state has no lock, so that an
+    // unlock is an update ordered before the deployment rather than a delete run last.
+    // A lock waits for the environment's work, known once the restores are declared.
+    const lockAfter = new Promise<pulumi.Resource[]>((resolve) => {
+      this.releaseLock = resolve;
+    });
+    const lock = new EnvironmentLock(
+      name,
+      { ...where, message: config.lock?.message ?? "", locked: config.lock !== undefined },
+      config.lock === undefined ? child : { ...child, dependsOn: lockAfter },
+    );
+    // Unlock, then deploy, snapshot and restore; or deploy, snapshot and restore, then lock.
+    const afterUnlock = config.lock === undefined ? { ...child, dependsOn: [lock] } : child;
 
     const d = config.deployment;
     this.deployment =
@@ -66,18 +85,9 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
               trigger: d.trigger,
               locked: d.locked,
               adopt: d.adopt,
+              environment_lock: config.lock?.message,
             },
-            child,
-          );
-
-    // Deploy first, then lock: a lock makes the platform refuse deployments.
-    const lock =
-      config.lock === undefined
-        ? undefined
-        : new EnvironmentLock(
-            name,
-            { ...where, message: config.lock.message },
-            { ...child, dependsOn: this.deployment === undefined ? [] : [this.deployment] },
+            afterUnlock,
           );
 
     const taken: Record<string, pulumi.Output<string>> = {};
@@ -85,13 +95,16 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
       const snapshot = new Snapshot(
         `${name}/${logical}`,
         { ...where, mode: s.mode, include_resampled: s.include_resampled, notes: s.notes },
-        { ...child, retainOnDelete: s.retain },
+        { ...afterUnlock, retainOnDelete: s.retain },
       );
       snapshots.set(logical, snapshot);
+      this.work.push(snapshot);
       taken[logical] = snapshot.snapshot_id;
     }
 
     this.restoreArgs = Object.entries(config.restores);
+    this.lock = lock;
+    this.locked = config.lock !== undefined;
     this.summary = {
       ...(this.deployment === undefined
         ? {}
@@ -103,7 +116,7 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
               link: this.deployment.link,
             },
           }),
-      ...(lock === undefined ? {} : { lock: { message: lock.lock_message } }),
+      ...(config.lock === undefined ? {} : { lock: { message: lock.lock_message } }),
       snapshots: taken,
       restores: {},
     };
@@ -132,10 +145,18 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
           trigger: r.trigger,
         },
         // After this environment's deployment: restoring data under a build about to change
-        // would be undone by the deployment's own build step.
-        { parent: this, dependsOn: this.deployment === undefined ? [] : [this.deployment] },
+        // would be undone by the deployment's own build step. After the unlock, if any.
+        {
+          parent: this,
+          dependsOn: [
+            ...(this.deployment === undefined ? [] : [this.deployment]),
+            ...(this.locked ? [] : [this.lock]),
+          ],
+        },
       );
+      this.work.push(restore);
       this.summary.restores[logical] = restore.status;
     }
+    this.releaseLock([...(this.deployment === undefined ? [] : [this.deployment]), ...this.work]);
   }
 }

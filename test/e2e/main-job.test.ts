@@ -122,5 +122,43 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(summary.out).toContain("**No changes**");
       expect(summary.status).toBe(0);
     }, 240_000);
+
+    it("fails the preview of a deployment change on an environment that stays locked, naming the lock", () => {
+      const file = path.join(project.dir, "stacks-config", "acme-web.yaml");
+      const text = fs.readFileSync(file, "utf8");
+      fs.writeFileSync(
+        file,
+        text.replace(
+          "title: Promote UAT to production",
+          'title: Promote UAT to production\n      trigger: "again"',
+        ),
+      );
+      const { status, out } = run(["preview", "--project", project.dir], env);
+      expect(out).toContain(
+        'acme-web/prod is locked ("Change freeze until 2026-12-01") and stays locked in this change',
+      );
+      expect(status).toBe(1);
+    }, 240_000);
+
+    it("unlocks before it deploys when the same change removes the lock", async () => {
+      const file = path.join(project.dir, "stacks-config", "acme-web.yaml");
+      const text = fs.readFileSync(file, "utf8");
+      fs.writeFileSync(
+        file,
+        text.replace(/\n    lock:\n      message: Change freeze until 2026-12-01\n/, "\n"),
+      );
+      await fetch(`${env["STACKWRIGHT_API_URL"]}/_emulator/requests`, { method: "DELETE" });
+      const { status, out } = run(["up", "--project", project.dir], env);
+      expect(status).toBe(0);
+      expect(out).toContain("1 replaced");
+      const log = (await (await fetch(`${env["STACKWRIGHT_API_URL"]}/_emulator/requests`)).json()) as {
+        requests: { method: string; path: string }[];
+      };
+      const writes = log.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+      const unlock = writes.indexOf("DELETE /svc/project/acme-web/environment/prod/lock");
+      const deploy = writes.indexOf("POST /svc/project/acme-web/environment/prod/deploys");
+      expect(unlock).toBeGreaterThanOrEqual(0);
+      expect(deploy).toBeGreaterThan(unlock);
+    }, 240_000);
   });
 });

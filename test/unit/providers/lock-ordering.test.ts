@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { diffDeployment } from "../../../providers/deployment";
+import { diffEnvironmentLock } from "../../../providers/environment-lock";
+import { create as createLock, remove as removeLock } from "../../../providers/runtime/environment-lock";
+
+const where = { stack: "acme-web", environment: "prod" };
+
+describe("an environment lock kept by the program", () => {
+  it("plans an in-place update, not a delete, when the desired state drops the lock", async () => {
+    const olds = { ...where, message: "freeze", locked: true, lock_message: "freeze" };
+    const news = { ...where, message: "", locked: false };
+    expect(await diffEnvironmentLock("acme-web:prod", olds, news)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+  });
+
+  it("plans nothing for an unlocked environment whose message changes", async () => {
+    const olds = { ...where, message: "", locked: false, lock_message: "" };
+    const news = { ...where, message: "later", locked: false };
+    expect((await diffEnvironmentLock("acme-web:prod", olds, news)).changes).toBe(false);
+  });
+
+  it("locks in place when the desired state adds the lock back", async () => {
+    const olds = { ...where, message: "", locked: false, lock_message: "" };
+    const news = { ...where, message: "freeze", locked: true };
+    expect(await diffEnvironmentLock("acme-web:prod", olds, news)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+  });
+
+  it("creates an unlocked one without calling the API (no credentials are even needed)", async () => {
+    const created = await createLock({ ...where, message: "", locked: false });
+    expect(created).toEqual({
+      id: "acme-web:prod",
+      outs: { ...where, message: "", locked: false, lock_message: "" },
+    });
+  });
+
+  it("deletes an unlocked one without calling the API, leaving a lock set by hand alone", async () => {
+    await expect(
+      removeLock("acme-web:prod", { ...where, locked: false, lock_message: "" }),
+    ).resolves.toBeUndefined();
+  });
+});
+
+describe("a deployment on a locked environment", () => {
+  const base = {
+    ...where,
+    ref_type: "promote_from_uat",
+    marker_seed: "seed",
+    marker: "m",
+    state: "Submitted",
+  };
+
+  it("fails the plan, naming the lock, when it would change while the lock stays", async () => {
+    const olds = { ...base, trigger: "1", environment_lock: "Change freeze" };
+    const news = { ...base, trigger: "2", environment_lock: "Change freeze" };
+    await expect(diffDeployment("102", olds, news)).rejects.toThrow(
+      'acme-web/prod is locked ("Change freeze") and stays locked in this change, so its deployment cannot change (changed: trigger)',
+    );
+  });
+
+  it("may change in the same change that removes the lock (unlock, then deploy)", async () => {
+    const olds = { ...base, trigger: "1", environment_lock: "Change freeze" };
+    const news = { ...base, trigger: "2" };
+    expect(await diffDeployment("102", olds, news)).toMatchObject({ changes: true, replaces: ["trigger"] });
+  });
+
+  it("may change in the change that adds the lock (deploy, then lock)", async () => {
+    const olds = { ...base, trigger: "1" };
+    const news = { ...base, trigger: "2", environment_lock: "Change freeze" };
+    expect(await diffDeployment("102", olds, news)).toMatchObject({ changes: true, replaces: ["trigger"] });
+  });
+
+  it("records a lock added while it stays unchanged, so the next run knows", async () => {
+    const olds = { ...base, trigger: "1" };
+    const news = { ...base, trigger: "1", environment_lock: "Change freeze" };
+    expect(await diffDeployment("102", olds, news)).toMatchObject({ changes: true, replaces: [] });
+  });
+});
