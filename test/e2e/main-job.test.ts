@@ -145,7 +145,7 @@ describe("the stackwright command on the example stacks-config", () => {
       const text = fs.readFileSync(file, "utf8");
       fs.writeFileSync(
         file,
-        text.replace(/\n    lock:\n      message: Change freeze until 2026-12-01\n/, "\n"),
+        text.replace(/\n {4}lock:\n {6}message: Change freeze until 2026-12-01\n/, "\n"),
       );
       await fetch(`${env["STACKWRIGHT_API_URL"]}/_emulator/requests`, { method: "DELETE" });
       const { status, out } = run(["up", "--project", project.dir], env);

@@ -30,7 +30,7 @@ describe("the example stacks-config", () => {
     expect(result.ok).toBe(true);
   });
 
-  it("describes acme-web with uat and prod and a Page publish record, as the demo seed has them", () => {
+  it("describes acme-web with uat and prod (under a change freeze) and a Page publish record, as the demo seed has them", () => {
     const result = loadDesiredStateSync(exampleDir);
     if (!result.ok) throw new Error(formatConfigErrors(result.errors));
     const [stack] = result.state.stacks;
@@ -52,7 +52,7 @@ describe("the example stacks-config", () => {
       approval: "request",
       self_heal: true,
     });
-    expect(stack?.environments["prod"]?.lock).toBeUndefined();
+    expect(stack?.environments["prod"]?.lock).toEqual({ message: "Change freeze until 2026-12-01" });
     expect(stack?.records).toEqual([{ class: "Page", id: "12", method: "publish", trigger: "2026-11-22" }]);
   });
 });
