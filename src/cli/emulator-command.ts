@@ -1,42 +1,26 @@
 import { DEFAULT_SEED_PATH, SPEEDS, type Speed, startEmulator } from "../emulator";
+import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
 
-const FLAGS = ["--port", "--seed", "--state-file", "--speed"] as const;
-type Flag = (typeof FLAGS)[number];
+const flagsSpec = {
+  port: { type: "string", help: "TCP port on 127.0.0.1 (default 0: a free port)" },
+  seed: { type: "string", help: "seed file, YAML (default: the demo seed)" },
+  "state-file": {
+    type: "string",
+    help: "SQLite file that keeps the state across restarts (default: in memory)",
+  },
+  speed: {
+    type: "string",
+    help: "how fast deployments and transfers move: instant, fast (default), realistic",
+  },
+} satisfies FlagSpec;
 
-const USAGE = `usage: stackwright emulator [--port N] [--seed FILE] [--state-file FILE] [--speed instant|fast|realistic]
+const USAGE = `usage: stackwright emulator [flags]
 
-  --port N           TCP port on 127.0.0.1 (default 0: a free port)
-  --seed FILE        seed file, YAML (default: the demo seed ${DEFAULT_SEED_PATH})
-  --state-file FILE  SQLite file that keeps the state across restarts (default: in memory)
-  --speed SPEED      how fast deployments and transfers move (default: fast)`;
+Runs the reference server of the API on 127.0.0.1 until SIGINT or SIGTERM. The demo seed is
+${DEFAULT_SEED_PATH}.
 
-class UsageError extends Error {}
-
-function parseArgs(argv: string[]): Map<Flag, string> {
-  const values = new Map<Flag, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    const eq = arg.indexOf("=");
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const flag = FLAGS.find((f) => f === name);
-    if (flag === undefined) {
-      throw new UsageError(`unknown option '${arg}' (allowed: ${FLAGS.join(", ")})`);
-    }
-    let value: string | undefined;
-    if (eq > 0) {
-      value = arg.slice(eq + 1);
-    } else {
-      value = argv[i + 1];
-      i++;
-    }
-    if (value === undefined || value === "" || value.startsWith("--")) {
-      throw new UsageError(`option ${flag} needs a value`);
-    }
-    if (values.has(flag)) throw new UsageError(`option ${flag} given twice`);
-    values.set(flag, value);
-  }
-  return values;
-}
+flags:
+${describeFlags(flagsSpec)}`;
 
 function waitForSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -58,36 +42,44 @@ export async function runEmulatorCommand(argv: string[]): Promise<number> {
   }
   let port = 0;
   let speed: Speed = "fast";
-  let values: Map<Flag, string>;
+  let flags: ReturnType<typeof parseFlags<typeof flagsSpec>>["flags"];
   try {
-    values = parseArgs(argv);
-    const portText = values.get("--port");
+    const parsed = parseFlags("emulator", argv, flagsSpec);
+    if (parsed.positional.length > 0) {
+      throw new UsageError(`stackwright emulator takes no arguments: ${parsed.positional.join(" ")}`);
+    }
+    flags = parsed.flags;
+    const portText = flags.port;
     if (portText !== undefined) {
       if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
-        throw new UsageError(`option --port needs a port number from 0 to 65535, got '${portText}'`);
+        throw new UsageError(
+          `stackwright emulator: --port needs a port number from 0 to 65535, got '${portText}'`,
+        );
       }
       port = Number(portText);
     }
-    const speedText = values.get("--speed");
+    const speedText = flags.speed;
     if (speedText !== undefined) {
       const known = SPEEDS.find((s) => s === speedText);
       if (known === undefined) {
-        throw new UsageError(`option --speed must be one of ${SPEEDS.join(", ")}, got '${speedText}'`);
+        throw new UsageError(
+          `stackwright emulator: --speed must be one of ${SPEEDS.join(", ")}, got '${speedText}'`,
+        );
       }
       speed = known;
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`stackwright emulator: ${err.message}\n\n${USAGE}`);
+      console.error(`${err.message}\n\n${USAGE}`);
       return 2;
     }
     throw err;
   }
-  const stateFile = values.get("--state-file");
+  const stateFile = flags["state-file"];
   let emulator;
   try {
     emulator = await startEmulator({
-      seed: values.get("--seed") ?? DEFAULT_SEED_PATH,
+      seed: flags.seed ?? DEFAULT_SEED_PATH,
       speed,
       port,
       ...(stateFile === undefined ? {} : { stateFile }),

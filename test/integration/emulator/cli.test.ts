@@ -42,10 +42,10 @@ describe("stackwright emulator", () => {
   });
 
   it.each([
-    [["--prot", "1"], "unknown option '--prot' (allowed: --port, --seed, --state-file, --speed)"],
-    [["--seed"], "option --seed needs a value"],
-    [["--speed", "warp"], "option --speed must be one of instant, fast, realistic, got 'warp'"],
-    [["--port", "99999"], "option --port needs a port number from 0 to 65535, got '99999'"],
+    [["--prot", "1"], "unknown flag '--prot'. Allowed flags: --port, --seed, --state-file, --speed"],
+    [["--seed"], "--seed needs a value (seed file, YAML (default: the demo seed))"],
+    [["--speed", "warp"], "--speed must be one of instant, fast, realistic, got 'warp'"],
+    [["--port", "99999"], "--port needs a port number from 0 to 65535, got '99999'"],
   ])("refuses %j with exit code 2 and a clear message", async (args, message) => {
     const r = await runToEnd(args);
     expect(r.code).toBe(2);
