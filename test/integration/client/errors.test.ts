@@ -1,7 +1,7 @@
 /** Every error class, each produced by a real HTTP response (or a real refused connection). */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AbortedError,
   AuthenticationError,
@@ -17,34 +17,15 @@ import {
   TimeoutError,
   UnexpectedResponseError,
   ValidationError,
-  createClient,
-  type StackwrightClient,
 } from "../../../src/client";
-import {
-  RELEASE_EMAIL,
-  RELEASE_TOKEN,
-  STACK,
-  TOKEN,
-  calls,
-  expectNoSecretsCaptured,
-  failure,
-  startWorld,
-  type TestWorld,
-} from "./support";
+import { STACK, calls, failure, testClient, useClientWorld } from "../../helpers/client";
+import { TEST_USERS } from "../../helpers/emulator";
 
-let world: TestWorld;
-let client: StackwrightClient;
-
-beforeAll(async () => {
-  world = await startWorld();
-  client = world.client();
-});
-afterAll(async () => world.close());
-beforeEach(async () => world.hooks.reset());
+const world = useClientWorld();
 
 describe("errors from real responses", () => {
   it("a wrong token gives AuthenticationError with the 401 title", async () => {
-    const error = await failure(world.client({ token: "wrong-token" }).info.whoami());
+    const error = await failure(world.newClient({ token: "wrong-token" }).info.whoami());
     expect(AuthenticationError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
       status: 401,
@@ -55,20 +36,20 @@ describe("errors from real responses", () => {
   });
 
   it("starting a deployment that is not approved gives PermissionError", async () => {
-    const d = await client.deployments.create(STACK, "prod", { ref_type: "promote_from_uat" });
-    const error = await failure(client.deployments.start(STACK, "prod", d.id));
+    const d = await world.client.deployments.create(STACK, "prod", { ref_type: "promote_from_uat" });
+    const error = await failure(world.client.deployments.start(STACK, "prod", d.id));
     expect(PermissionError.isInstance(error)).toBe(true);
     expect((error as PermissionError).titles.join()).toContain("not been approved");
   });
 
   it("an unknown stack gives NotFoundError", async () => {
-    const error = await failure(client.stacks.get("no-such-stack"));
+    const error = await failure(world.client.stacks.get("no-such-stack"));
     expect(NotFoundError.isInstance(error)).toBe(true);
     expect((error as NotFoundError).status).toBe(404);
   });
 
   it("deploying to a locked environment gives ConflictError carrying the lock message", async () => {
-    const release = world.client({ email: RELEASE_EMAIL, token: RELEASE_TOKEN });
+    const release = world.newClient(TEST_USERS.releaseManager);
     const error = await failure(
       release.deployments.create("acme-intranet", "prod", { ref_type: "branch", ref: "main", bypass: true }),
     );
@@ -78,27 +59,27 @@ describe("errors from real responses", () => {
   });
 
   it("an illegal transition gives ValidationError naming it", async () => {
-    const d = await client.deployments.create(STACK, "uat", {
+    const d = await world.client.deployments.create(STACK, "uat", {
       ref_type: "branch",
       ref: "main",
       bypass_and_start: true,
     });
-    await client.waitForDeployment(STACK, "uat", d.id);
-    const error = await failure(client.deployments.invalidate(STACK, "uat", d.id));
+    await world.client.waitForDeployment(STACK, "uat", d.id);
+    const error = await failure(world.client.deployments.invalidate(STACK, "uat", d.id));
     expect(ValidationError.isInstance(error)).toBe(true);
     expect((error as ValidationError).status).toBe(400);
   });
 
   it("a 429 that outlasts the retries gives RateLimitError with the server's hint", async () => {
     await world.hooks.fault({ path: "/svc/meta", kind: "status", status: 429, retry_after: 120, count: 5 });
-    const error = await failure(client.info.whoami());
+    const error = await failure(world.client.info.whoami());
     expect(RateLimitError.isInstance(error)).toBe(true);
     expect((error as RateLimitError).retryAfterMs).toBe(120_000);
   });
 
   it("a 500 gives ServerError", async () => {
     await world.hooks.fault({ path: "/svc/meta", kind: "status", status: 500, count: 1 });
-    expect(ServerError.isInstance(await failure(client.info.whoami()))).toBe(true);
+    expect(ServerError.isInstance(await failure(world.client.info.whoami()))).toBe(true);
   });
 
   it("a refused connection gives ConnectionError that says the request was never sent", async () => {
@@ -107,7 +88,7 @@ describe("errors from real responses", () => {
     const { port } = server.address() as AddressInfo;
     await new Promise<void>((resolve) => server.close(() => resolve()));
     const error = await failure(
-      world.client({ baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2 } }).info.whoami(),
+      world.newClient({ baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2 } }).info.whoami(),
     );
     expect(ConnectionError.isInstance(error)).toBe(true);
     expect((error as ConnectionError).requestSent).toBe(false);
@@ -116,21 +97,21 @@ describe("errors from real responses", () => {
   it("a response slower than headersTimeoutMs gives TimeoutError stating the bound", async () => {
     await world.hooks.fault({ path: "/svc/meta", kind: "latency", latency_ms: 1_000, count: 1 });
     const error = await failure(
-      world.client({ headersTimeoutMs: 50, retry: { maxAttempts: 1 } }).info.whoami(),
+      world.newClient({ headersTimeoutMs: 50, retry: { maxAttempts: 1 } }).info.whoami(),
     );
     expect(TimeoutError.isInstance(error)).toBe(true);
     expect((error as TimeoutError).message).toContain("50 ms");
   });
 
   it("a body larger than maxResponseBytes gives ResponseTooLargeError", async () => {
-    const error = await failure(world.client({ maxResponseBytes: 100 }).stacks.list());
+    const error = await failure(world.newClient({ maxResponseBytes: 100 }).stacks.list());
     expect(ResponseTooLargeError.isInstance(error)).toBe(true);
   });
 
   it("a caller's abort gives AbortedError", async () => {
     await world.hooks.fault({ path: "/svc/meta", kind: "latency", latency_ms: 1_000, count: 1 });
     const controller = new AbortController();
-    const pending = client.info.whoami({ signal: controller.signal });
+    const pending = world.client.info.whoami({ signal: controller.signal });
     setTimeout(() => controller.abort(), 20);
     expect(AbortedError.isInstance(await failure(pending))).toBe(true);
   });
@@ -139,7 +120,7 @@ describe("errors from real responses", () => {
     await world.hooks.fault({ path: "/svc/meta", kind: "status", status: 429, retry_after: 30, count: 1 });
     const controller = new AbortController();
     const pending = world
-      .client({
+      .newClient({
         logger: (event) => {
           if (event.event === "retry") controller.abort();
         },
@@ -152,10 +133,12 @@ describe("errors from real responses", () => {
   it("a name that would alter the path gives InvalidArgumentError and sends nothing", async () => {
     await world.hooks.clearRequests();
     for (const bad of ["../x", "a/b", "", " uat", "u\nat"]) {
-      expect(InvalidArgumentError.isInstance(await failure(client.environments.get(STACK, bad)))).toBe(true);
-      expect(InvalidArgumentError.isInstance(await failure(client.stacks.get(bad)))).toBe(true);
+      expect(InvalidArgumentError.isInstance(await failure(world.client.environments.get(STACK, bad)))).toBe(
+        true,
+      );
+      expect(InvalidArgumentError.isInstance(await failure(world.client.stacks.get(bad)))).toBe(true);
     }
-    expect(InvalidArgumentError.isInstance(await failure(client.records.get("../Page", 1)))).toBe(true);
+    expect(InvalidArgumentError.isInstance(await failure(world.client.records.get("../Page", 1)))).toBe(true);
     expect(await world.hooks.requests()).toEqual([]);
   });
 });
@@ -174,14 +157,10 @@ describe("errors from a server that breaks the contract", () => {
   afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("a body of the wrong shape gives UnexpectedResponseError naming the JSON path", async () => {
-    const c = createClient({ baseUrl: url, email: "ops@example.com", token: TOKEN });
+    const c = testClient({ baseUrl: url, ...TEST_USERS.stackManager });
     const error = await failure(c.stacks.list());
     await c.close();
     expect(UnexpectedResponseError.isInstance(error)).toBe(true);
     expect((error as UnexpectedResponseError).jsonPath).toBe("$.data[0].attributes.name");
   });
-});
-
-it("leaks the token in no error or log line of this file", () => {
-  expectNoSecretsCaptured([TOKEN, RELEASE_TOKEN, "wrong-token"]);
 });

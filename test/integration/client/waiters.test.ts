@@ -1,39 +1,27 @@
 /** Waiters against the emulator: success, failure, timeout and abort, with progress reports. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  AbortedError,
-  WaitFailedError,
-  WaitTimeoutError,
-  type StackwrightClient,
-  type WaitProgress,
-} from "../../../src/client";
-import { STACK, TOKEN, expectNoSecretsCaptured, failure, startWorld, type TestWorld } from "./support";
+import { describe, expect, it } from "vitest";
+import { AbortedError, WaitFailedError, WaitTimeoutError, type WaitProgress } from "../../../src/client";
+import { STACK, failure, useClientWorld } from "../../helpers/client";
 
-let world: TestWorld;
-let client: StackwrightClient;
-
-beforeAll(async () => {
-  world = await startWorld();
-  client = world.client();
-});
-afterAll(async () => world.close());
-beforeEach(async () => world.hooks.reset());
+const world = useClientWorld();
 
 /** A deployment that waits for a person (created Submitted on prod). */
 async function awaitingApproval(): Promise<string> {
-  const d = await client.deployments.create(STACK, "prod", { ref_type: "promote_from_uat" });
+  const d = await world.client.deployments.create(STACK, "prod", { ref_type: "promote_from_uat" });
   return d.id;
 }
 
 describe("waitForDeployment", () => {
   it("returns the deployment once it is Completed, reporting each state seen", async () => {
-    const d = await client.deployments.create(STACK, "uat", {
+    const d = await world.client.deployments.create(STACK, "uat", {
       ref_type: "branch",
       ref: "main",
       bypass_and_start: true,
     });
     const seen: WaitProgress[] = [];
-    const done = await client.waitForDeployment(STACK, "uat", d.id, { onProgress: (p) => seen.push(p) });
+    const done = await world.client.waitForDeployment(STACK, "uat", d.id, {
+      onProgress: (p) => seen.push(p),
+    });
     expect(done.attributes.state).toBe("Completed");
     expect(seen.at(-1)?.state).toBe("Completed");
     expect(seen.map((p) => p.polls)).toEqual(seen.map((_, i) => i + 1));
@@ -42,12 +30,12 @@ describe("waitForDeployment", () => {
 
   it("throws WaitFailedError with the state and link when the deployment fails", async () => {
     await world.hooks.nextOutcome(STACK, "uat", "fail");
-    const d = await client.deployments.create(STACK, "uat", {
+    const d = await world.client.deployments.create(STACK, "uat", {
       ref_type: "branch",
       ref: "main",
       bypass_and_start: true,
     });
-    const error = await failure(client.waitForDeployment(STACK, "uat", d.id));
+    const error = await failure(world.client.waitForDeployment(STACK, "uat", d.id));
     expect(WaitFailedError.isInstance(error)).toBe(true);
     expect((error as WaitFailedError).state).toBe("Failed");
     expect((error as WaitFailedError).link).toBe(d.links.self);
@@ -56,7 +44,7 @@ describe("waitForDeployment", () => {
   it("throws WaitFailedError when a person rejects the deployment during the wait", async () => {
     const id = await awaitingApproval();
     const wait = failure(
-      client.waitForDeployment(STACK, "prod", id, {
+      world.client.waitForDeployment(STACK, "prod", id, {
         onProgress: (p) => {
           if (p.polls === 2) void world.hooks.reject(STACK, "prod", id);
         },
@@ -69,7 +57,7 @@ describe("waitForDeployment", () => {
 
   it("gives up at the bound with the bound in ms and the last state seen", async () => {
     const id = await awaitingApproval();
-    const error = await failure(client.waitForDeployment(STACK, "prod", id, { timeoutMs: 150 }));
+    const error = await failure(world.client.waitForDeployment(STACK, "prod", id, { timeoutMs: 150 }));
     expect(WaitTimeoutError.isInstance(error)).toBe(true);
     expect((error as WaitTimeoutError).timeoutMs).toBe(150);
     expect((error as WaitTimeoutError).lastState).toBe("Submitted");
@@ -81,7 +69,7 @@ describe("waitForDeployment", () => {
     const id = await awaitingApproval();
     const controller = new AbortController();
     const error = await failure(
-      client.waitForDeployment(STACK, "prod", id, {
+      world.client.waitForDeployment(STACK, "prod", id, {
         signal: controller.signal,
         onProgress: (p) => {
           if (p.polls === 3) controller.abort();
@@ -96,23 +84,21 @@ describe("waitForDeployment", () => {
 
 describe("waitForTransfer and waitForSnapshot", () => {
   it("return once the snapshot transfer is Finished and the snapshot complete", async () => {
-    const created = await client.snapshots.create(STACK, { environment: "uat", mode: "assets" });
+    const created = await world.client.snapshots.create(STACK, { environment: "uat", mode: "assets" });
     if (created.kind !== "transfer") throw new Error("expected a transfer");
-    const transfer = await client.waitForTransfer(STACK, created.transfer.id);
+    const transfer = await world.client.waitForTransfer(STACK, created.transfer.id);
     expect(transfer.attributes.status).toBe("Finished");
     const snapshotId = transfer.relationships.snapshot.data?.id;
     if (snapshotId === undefined) throw new Error("finished transfer without a snapshot");
-    expect((await client.waitForSnapshot(STACK, snapshotId)).attributes.snapshot_status).toBe("complete");
+    expect((await world.client.waitForSnapshot(STACK, snapshotId)).attributes.snapshot_status).toBe(
+      "complete",
+    );
   });
 });
 
 describe("waitForFetch", () => {
   it("returns once the fetch is Complete", async () => {
-    const queued = await client.fetches.create(STACK);
-    expect((await client.waitForFetch(STACK, queued.id)).attributes.status).toBe("Complete");
+    const queued = await world.client.fetches.create(STACK);
+    expect((await world.client.waitForFetch(STACK, queued.id)).attributes.status).toBe("Complete");
   });
-});
-
-it("leaks the token in no error or log line of this file", () => {
-  expectNoSecretsCaptured([TOKEN]);
 });

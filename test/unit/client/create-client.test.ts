@@ -4,15 +4,17 @@ import { Credentials } from "../../../src/client/auth";
 import { createClient, isLoopbackHost, type ClientOptions } from "../../../src/client/create-client";
 import { clientOptionsFromEnv } from "../../../src/client/env";
 import { InvalidOptionsError } from "../../../src/client/errors";
+import { capture, recordCredentials } from "../../helpers/client";
 
 const TOKEN = "tok-unit-3c9f1e";
 const base: ClientOptions = { baseUrl: "https://dash.example.test", email: "ops@example.com", token: TOKEN };
+recordCredentials(base.email, TOKEN);
 
 function optionsError(options: unknown): InvalidOptionsError {
   try {
     createClient(options as ClientOptions);
   } catch (error) {
-    if (InvalidOptionsError.isInstance(error)) return error;
+    if (InvalidOptionsError.isInstance(error)) return capture(error);
     throw error;
   }
   throw new Error("expected InvalidOptionsError");
