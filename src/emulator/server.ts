@@ -175,6 +175,17 @@ export function buildServer(deps: Deps): FastifyInstance {
     return done(null, Buffer.from(JSON.stringify(errorDocument(err.status, err.title, state.version))));
   });
 
+  // A client that gave up (its own timeout) before the answer still made the request: log it
+  // with status 0, as a dropped connection is, so tests can count every attempt.
+  app.addHook("onRequestAbort", (request, done) => {
+    const entry = request.emu?.entry ?? null;
+    if (entry !== null && !entry.done) {
+      entry.status = 0;
+      entry.done = true;
+    }
+    done();
+  });
+
   app.addHook("onResponse", (request, reply, done) => {
     const entry = request.emu?.entry ?? null;
     if (entry !== null && !entry.done) {

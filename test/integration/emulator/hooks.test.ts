@@ -27,6 +27,21 @@ async function hook(method: "GET" | "POST" | "DELETE", path: string, body?: unkn
 }
 
 describe("request log", () => {
+  it("logs a request whose client gave up before the answer, with status 0", async () => {
+    await emu.hooks.fault({ path: "/svc/meta", kind: "latency", latency_ms: 5_000, count: 1 });
+    const gaveUp = request(`${emu.url}/svc/meta`, { signal: AbortSignal.timeout(100) });
+    await expect(gaveUp).rejects.toThrow();
+    // The abort reaches the server asynchronously; a few short polls, bounded.
+    let log = await emu.hooks.requests();
+    for (let i = 0; i < 50 && log.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      log = await emu.hooks.requests();
+    }
+    expect(log.map(({ method, path, status }) => ({ method, path, status }))).toEqual([
+      { method: "GET", path: "/svc/meta", status: 0 },
+    ]);
+  });
+
   it("logs requests in arrival order with path and query, without the hook calls", async () => {
     await call("GET", "/svc/meta?x=1");
     await call("GET", "/svc/project/nope");
