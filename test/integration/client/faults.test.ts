@@ -15,6 +15,8 @@ import {
   type StackwrightClient,
 } from "../../../src/client";
 import { STACK, calls, failure, newMarker, useClientWorld } from "../../helpers/client";
+import type { Deployment } from "../../../src/api";
+import type { FaultInput } from "../../helpers/emulator";
 
 /** What the clients of the current test logged (the world records them for the token check too). */
 let events: ClientLogEvent[] = [];
@@ -46,6 +48,42 @@ function impatient(): StackwrightClient {
   return world.newClient({ headersTimeoutMs: 50, logger: (e) => events.push(e) });
 }
 
+/** Makes the next `method` request to `path` (a pattern) meet `fault`, once. */
+async function faultOnce(
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  fault: Omit<FaultInput, "method" | "path" | "count">,
+): Promise<void> {
+  await world.hooks.fault({ method, path, count: 1, ...fault });
+}
+
+/** Creates a deployment on uat with a new marker in its title (or summary); returns both. */
+async function createMarked(
+  client: StackwrightClient,
+  field: "title" | "summary" = "title",
+): Promise<{ marker: string; deployment: Deployment }> {
+  const marker = newMarker();
+  const where = field === "title" ? { title: marker } : { summary: marker };
+  const deployment = await client.deployments.create(
+    STACK,
+    "uat",
+    { ref_type: "branch", ref: "main", ...where },
+    { marker },
+  );
+  return { marker, deployment };
+}
+
+/** An Approved deployment on uat (bypass), with the request log cleared after its creation. */
+async function approvedOnUat(): Promise<Deployment> {
+  const d = await world.client.deployments.create(STACK, "uat", {
+    ref_type: "branch",
+    ref: "main",
+    bypass: true,
+  });
+  await world.hooks.clearRequests();
+  return d;
+}
+
 async function deploymentsWith(marker: string): Promise<number> {
   const all = await world.newClient().deployments.list(STACK, "uat");
   return all.filter((d) => d.attributes.title.includes(marker)).length;
@@ -71,14 +109,7 @@ describe("idempotent reads", () => {
   });
 
   it("wait as long as Retry-After says after a 429", async () => {
-    await world.hooks.fault({
-      method: "GET",
-      path: "/svc/meta",
-      kind: "status",
-      status: 429,
-      retry_after: 1,
-      count: 1,
-    });
+    await faultOnce("GET", "/svc/meta", { kind: "status", status: 429, retry_after: 1 });
     await world.client.info.whoami();
     expect(await calls(world.hooks)).toHaveLength(2);
     expect(events.filter((e) => e.event === "retry").map((e) => e.event === "retry" && e.delayMs)).toEqual([
@@ -87,44 +118,25 @@ describe("idempotent reads", () => {
   });
 
   it("give up at once when Retry-After exceeds maxRetryAfterMs", async () => {
-    await world.hooks.fault({
-      method: "GET",
-      path: "/svc/meta",
-      kind: "status",
-      status: 429,
-      retry_after: 3_600,
-      count: 1,
-    });
+    await faultOnce("GET", "/svc/meta", { kind: "status", status: 429, retry_after: 3_600 });
     expect(RateLimitError.isInstance(await failure(world.client.info.whoami()))).toBe(true);
     expect(await calls(world.hooks)).toHaveLength(1);
   });
 
   it("are retried after a dropped connection", async () => {
-    await world.hooks.fault({ method: "GET", path: "/svc/projects", kind: "drop", count: 1 });
+    await faultOnce("GET", "/svc/projects", { kind: "drop" });
     expect(await world.client.stacks.list()).toHaveLength(1);
     expect(await calls(world.hooks)).toEqual(["GET /svc/projects", "GET /svc/projects"]);
   });
 
   it("are retried after a response slower than the timeout", async () => {
-    await world.hooks.fault({
-      method: "GET",
-      path: "/svc/meta",
-      kind: "latency",
-      latency_ms: 1_500,
-      count: 1,
-    });
+    await faultOnce("GET", "/svc/meta", { kind: "latency", latency_ms: 1_500 });
     await impatient().info.whoami();
     expect(attempts()).toEqual(["GET /svc/meta -> timeout", "GET /svc/meta -> 200"]);
   });
 
   it("match fault patterns with * and ** segments", async () => {
-    await world.hooks.fault({
-      method: "GET",
-      path: "/svc/project/*/environment/**",
-      kind: "status",
-      status: 503,
-      count: 1,
-    });
+    await faultOnce("GET", "/svc/project/*/environment/**", { kind: "status", status: 503 });
     await world.client.environments.domains(STACK, "uat");
     expect(await calls(world.hooks)).toHaveLength(2);
   });
@@ -132,7 +144,7 @@ describe("idempotent reads", () => {
 
 describe("creates that provably did nothing", () => {
   it.each([429, 503] as const)("are repeated after a %i before processing", async (status) => {
-    await world.hooks.fault({ method: "POST", path: DEPLOYS, kind: "status", status, count: 1 });
+    await faultOnce("POST", DEPLOYS, { kind: "status", status });
     const marker = newMarker();
     await world.client.deployments.create(STACK, "uat", { ref_type: "branch", ref: "main", title: marker });
     expect(await calls(world.hooks)).toEqual([`POST ${DEPLOYS}`, `POST ${DEPLOYS}`]);
@@ -166,7 +178,7 @@ describe("creates whose outcome is ambiguous, without a marker", () => {
     ["a dropped connection after processing", { kind: "drop", phase: "after" }],
     ["a dropped connection before processing", { kind: "drop", phase: "before" }],
   ] as const)("are not repeated after %s: OutcomeUnknownError", async (_name, fault) => {
-    await world.hooks.fault({ method: "POST", path: DEPLOYS, count: 1, ...fault });
+    await faultOnce("POST", DEPLOYS, fault);
     const error = await failure(
       world.client.deployments.create(STACK, "uat", { ref_type: "branch", ref: "main" }),
     );
@@ -176,7 +188,7 @@ describe("creates whose outcome is ambiguous, without a marker", () => {
   });
 
   it("are not repeated after a timeout", async () => {
-    await world.hooks.fault({ method: "POST", path: DEPLOYS, kind: "latency", latency_ms: 1_500, count: 1 });
+    await faultOnce("POST", DEPLOYS, { kind: "latency", latency_ms: 1_500 });
     const error = await failure(
       impatient().deployments.create(STACK, "uat", { ref_type: "branch", ref: "main" }),
     );
@@ -208,7 +220,7 @@ describe("creates whose outcome is ambiguous, without a marker", () => {
       SNAPSHOTS,
     ],
   ])("are not repeated for %s either", async (_name, call, path) => {
-    await world.hooks.fault({ method: "POST", path, kind: "status", status: 504, phase: "after", count: 1 });
+    await faultOnce("POST", path, { kind: "status", status: 504, phase: "after" });
     expect(OutcomeUnknownError.isInstance(await failure(call(world.client)))).toBe(true);
     expect(await calls(world.hooks)).toEqual([`POST ${path}`]);
   });
@@ -216,88 +228,36 @@ describe("creates whose outcome is ambiguous, without a marker", () => {
 
 describe("creates whose outcome is ambiguous, with a marker", () => {
   it("adopt the deployment an attempt made before its response was lost", async () => {
-    await world.hooks.fault({
-      method: "POST",
-      path: DEPLOYS,
-      kind: "status",
-      status: 504,
-      phase: "after",
-      count: 1,
-    });
-    const marker = newMarker();
-    const d = await world.client.deployments.create(
-      STACK,
-      "uat",
-      { ref_type: "branch", ref: "main", title: `up ${marker}` },
-      { marker },
-    );
-    expect(d.attributes.title).toBe(`up ${marker}`);
+    await faultOnce("POST", DEPLOYS, { kind: "status", status: 504, phase: "after" });
+    const { marker, deployment } = await createMarked(world.client);
+    expect(deployment.attributes.title).toBe(marker);
     expect(await calls(world.hooks)).toEqual([`POST ${DEPLOYS}`, `GET ${DEPLOYS}`]);
     expect(await deploymentsWith(marker)).toBe(1);
   });
 
   it("repeat the create once the search shows the dropped attempt made nothing", async () => {
-    await world.hooks.fault({ method: "POST", path: DEPLOYS, kind: "drop", phase: "before", count: 1 });
-    const marker = newMarker();
-    await world.client.deployments.create(
-      STACK,
-      "uat",
-      { ref_type: "branch", ref: "main", summary: marker },
-      { marker },
-    );
+    await faultOnce("POST", DEPLOYS, { kind: "drop", phase: "before" });
+    const { marker } = await createMarked(world.client, "summary");
     expect(await calls(world.hooks)).toEqual([`POST ${DEPLOYS}`, `GET ${DEPLOYS}`, `POST ${DEPLOYS}`]);
     expect(await world.newClient().deployments.findByMarker(STACK, "uat", marker)).toBeDefined();
   });
 
   it("adopt the deployment after a timeout whose request went on to be processed", async () => {
-    await world.hooks.fault({
-      method: "POST",
-      path: DEPLOYS,
-      kind: "latency",
-      latency_ms: 1_500,
-      phase: "after",
-      count: 1,
-    });
-    const marker = newMarker();
-    await impatient().deployments.create(
-      STACK,
-      "uat",
-      { ref_type: "branch", ref: "main", title: marker },
-      { marker },
-    );
+    await faultOnce("POST", DEPLOYS, { kind: "latency", latency_ms: 1_500, phase: "after" });
+    const { marker } = await createMarked(impatient());
     expect(attempts()).toEqual([`POST ${DEPLOYS} -> timeout`, `GET ${DEPLOYS} -> 200`]);
     expect(await deploymentsWith(marker)).toBe(1);
   });
 
   it("look before repeating even after a 503, in case a proxy answered after the origin acted", async () => {
-    await world.hooks.fault({
-      method: "POST",
-      path: DEPLOYS,
-      kind: "status",
-      status: 503,
-      phase: "after",
-      count: 1,
-    });
-    const marker = newMarker();
-    await world.client.deployments.create(
-      STACK,
-      "uat",
-      { ref_type: "branch", ref: "main", title: marker },
-      { marker },
-    );
+    await faultOnce("POST", DEPLOYS, { kind: "status", status: 503, phase: "after" });
+    const { marker } = await createMarked(world.client);
     expect(await calls(world.hooks)).toEqual([`POST ${DEPLOYS}`, `GET ${DEPLOYS}`]);
     expect(await deploymentsWith(marker)).toBe(1);
   });
 
   it("adopt the snapshot an attempt made, found by the marker in its notes", async () => {
-    await world.hooks.fault({
-      method: "POST",
-      path: SNAPSHOTS,
-      kind: "status",
-      status: 502,
-      phase: "after",
-      count: 1,
-    });
+    await faultOnce("POST", SNAPSHOTS, { kind: "status", status: 502, phase: "after" });
     const marker = newMarker();
     const result = await world.client.snapshots.create(
       STACK,
@@ -317,38 +277,16 @@ describe("creates whose outcome is ambiguous, with a marker", () => {
 
 describe("transitions and deletes", () => {
   it("a start whose response was lost is confirmed by reading the deployment, not repeated", async () => {
-    const d = await world.client.deployments.create(STACK, "uat", {
-      ref_type: "branch",
-      ref: "main",
-      bypass: true,
-    });
-    await world.hooks.clearRequests();
-    await world.hooks.fault({
-      method: "POST",
-      path: `${DEPLOYS}/start`,
-      kind: "drop",
-      phase: "after",
-      count: 1,
-    });
+    const d = await approvedOnUat();
+    await faultOnce("POST", `${DEPLOYS}/start`, { kind: "drop", phase: "after" });
     const started = await world.client.deployments.start(STACK, "uat", d.id);
     expect(started.attributes.state).not.toBe("Approved");
     expect(await calls(world.hooks)).toEqual([`POST ${DEPLOYS}/start`, `GET ${DEPLOYS}/${d.id}`]);
   });
 
   it("a start that never happened is repeated after the read shows it still Approved", async () => {
-    const d = await world.client.deployments.create(STACK, "uat", {
-      ref_type: "branch",
-      ref: "main",
-      bypass: true,
-    });
-    await world.hooks.clearRequests();
-    await world.hooks.fault({
-      method: "POST",
-      path: `${DEPLOYS}/start`,
-      kind: "drop",
-      phase: "before",
-      count: 1,
-    });
+    const d = await approvedOnUat();
+    await faultOnce("POST", `${DEPLOYS}/start`, { kind: "drop", phase: "before" });
     expect((await world.client.deployments.start(STACK, "uat", d.id)).attributes.state).toBe("Queued");
     expect(await calls(world.hooks)).toEqual([
       `POST ${DEPLOYS}/start`,
@@ -361,13 +299,7 @@ describe("transitions and deletes", () => {
     const snapshots = await world.client.snapshots.list(STACK);
     const id = snapshots[0]?.id ?? "1";
     await world.hooks.clearRequests();
-    await world.hooks.fault({
-      method: "DELETE",
-      path: `${SNAPSHOTS}/${id}`,
-      kind: "drop",
-      phase: "after",
-      count: 1,
-    });
+    await faultOnce("DELETE", `${SNAPSHOTS}/${id}`, { kind: "drop", phase: "after" });
     await world.client.snapshots.delete(STACK, id);
     expect(await calls(world.hooks)).toEqual([`DELETE ${SNAPSHOTS}/${id}`, `DELETE ${SNAPSHOTS}/${id}`]);
   });
@@ -376,7 +308,7 @@ describe("transitions and deletes", () => {
     await world.client.locks.lock(STACK, "uat", "freeze");
     await world.hooks.clearRequests();
     const lockPath = `/svc/project/${STACK}/environment/uat/lock`;
-    await world.hooks.fault({ method: "DELETE", path: lockPath, kind: "status", status: 502, count: 1 });
+    await faultOnce("DELETE", lockPath, { kind: "status", status: 502 });
     await world.client.locks.unlock(STACK, "uat");
     expect(await calls(world.hooks)).toEqual([`DELETE ${lockPath}`, `DELETE ${lockPath}`]);
   });

@@ -1,9 +1,19 @@
 /** Waiters against the emulator: success, failure, timeout and abort, with progress reports. */
 import { describe, expect, it } from "vitest";
 import { AbortedError, WaitFailedError, WaitTimeoutError, type WaitProgress } from "../../../src/client";
+import type { Deployment } from "../../../src/api";
 import { STACK, failure, useClientWorld } from "../../helpers/client";
 
 const world = useClientWorld();
+
+/** A deployment queued at once on uat (bypass_and_start), so it runs to its end unattended. */
+async function startedOnUat(): Promise<Deployment> {
+  return world.client.deployments.create(STACK, "uat", {
+    ref_type: "branch",
+    ref: "main",
+    bypass_and_start: true,
+  });
+}
 
 /** A deployment that waits for a person (created Submitted on prod). */
 async function awaitingApproval(): Promise<string> {
@@ -13,11 +23,7 @@ async function awaitingApproval(): Promise<string> {
 
 describe("waitForDeployment", () => {
   it("returns the deployment once it is Completed, reporting each state seen", async () => {
-    const d = await world.client.deployments.create(STACK, "uat", {
-      ref_type: "branch",
-      ref: "main",
-      bypass_and_start: true,
-    });
+    const d = await startedOnUat();
     const seen: WaitProgress[] = [];
     const done = await world.client.waitForDeployment(STACK, "uat", d.id, {
       onProgress: (p) => seen.push(p),
@@ -30,11 +36,7 @@ describe("waitForDeployment", () => {
 
   it("throws WaitFailedError with the state and link when the deployment fails", async () => {
     await world.hooks.nextOutcome(STACK, "uat", "fail");
-    const d = await world.client.deployments.create(STACK, "uat", {
-      ref_type: "branch",
-      ref: "main",
-      bypass_and_start: true,
-    });
+    const d = await startedOnUat();
     const error = await failure(world.client.waitForDeployment(STACK, "uat", d.id));
     expect(WaitFailedError.isInstance(error)).toBe(true);
     expect((error as WaitFailedError).state).toBe("Failed");
