@@ -11,6 +11,62 @@ const nodeGlobals = {
   __dirname: "readonly",
 };
 
+// The layers of design.md §1: who may import whom. A relative import that reaches a forbidden
+// layer (any path segment naming it) fails the lint.
+const layer = (files, forbidden, why) => ({
+  files,
+  rules: {
+    "no-restricted-imports": [
+      "error",
+      {
+        patterns: [
+          {
+            regex: `^\\.\\.?/(?:.*/)?(?:${forbidden.join("|")})(?:/.*)?$`,
+            message: `${why} (design.md §1: nothing imports upward)`,
+          },
+        ],
+      },
+    ],
+  },
+});
+const layers = [
+  layer(
+    ["src/api/**"],
+    ["client", "emulator", "config", "program", "cli", "providers"],
+    "src/api imports none of ours",
+  ),
+  layer(
+    ["src/client/**"],
+    ["emulator", "config", "program", "cli", "providers"],
+    "src/client imports only src/api",
+  ),
+  layer(
+    ["src/emulator/**"],
+    ["client", "config", "program", "cli", "providers"],
+    "src/emulator imports only src/api",
+  ),
+  layer(
+    ["src/config/**"],
+    ["client", "emulator", "program", "cli", "providers"],
+    "src/config imports none of ours but api",
+  ),
+  layer(
+    ["providers/**"],
+    ["emulator", "config", "program", "cli"],
+    "providers import only src/client and src/api",
+  ),
+  layer(
+    ["src/program/**"],
+    ["client", "emulator", "cli"],
+    "src/program imports only src/config and providers",
+  ),
+  layer(
+    ["src/cli/**"],
+    ["client", "program", "providers"],
+    "src/cli runs the program through the engine, never imports it",
+  ),
+];
+
 export default tseslint.config(
   { ignores: ["node_modules/", "dist/", ".tools/", ".stackwright/"] },
   js.configs.recommended,
@@ -22,6 +78,7 @@ export default tseslint.config(
       eqeqeq: ["error", "always"],
     },
   },
+  ...layers,
   {
     // Plain CommonJS entry points and fixtures that the engine loads without compilation.
     files: ["**/*.js"],
