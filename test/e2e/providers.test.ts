@@ -12,10 +12,11 @@ const HAND_SHA = "0123456789abcdef0123456789abcdef01234567";
 // The real CLI, the language host and the dynamic-provider plugin against the emulator.
 describe("providers through the Pulumi engine", () => {
   let world: ProvidersWorld;
+  let snapshotId: unknown;
 
   beforeAll(async () => {
     world = await startProvidersWorld("providers");
-    await setFixture(world.stack, { lock: "true", snapshot: "true", extras: "true" });
+    await setFixture(world.stack, { lock: "true", snapshot: "true", retain: "true", extras: "true" });
   }, 120_000);
   afterAll(async () => world?.close());
 
@@ -34,6 +35,8 @@ describe("providers through the Pulumi engine", () => {
     expect(up.outputs["state"]?.value).toBe("Completed");
     expect(up.outputs["sha"]?.value).toBe(RELEASE_SHA);
     expect(up.outputs["whoami"]?.value).toBe("ops@example.com");
+    snapshotId = up.outputs["snapshotId"]?.value;
+    expect(String(snapshotId)).toMatch(/^\d+$/);
     expect((await world.writes()).sort()).toEqual(
       [
         "POST /svc/project/acme-web/environment/uat/deploys",
@@ -99,16 +102,19 @@ describe("providers through the Pulumi engine", () => {
     await world.emulator.hooks.clearRequests();
     const destroy = await world.stack.destroy();
     expect(destroy.summary.result).toBe("succeeded");
-    // The lock goes and the snapshot is deleted; deployments, fetches and record actions stay history.
-    expect((await world.writes()).sort()).toEqual(
-      [
-        "DELETE /svc/project/acme-web/environment/prod/lock",
-        expect.stringMatching(/^DELETE \/svc\/project\/acme-web\/snapshots\/\d+$/),
-      ].sort(),
-    );
+    // The lock goes; the snapshot is retained (retainOnDelete); deployments, fetches and record
+    // actions are history and stay.
+    expect(await world.writes()).toEqual(["DELETE /svc/project/acme-web/environment/prod/lock"]);
     const res = await fetch(`${world.emulator.url}/svc/project/acme-web/environment/uat/deploys/${before}`, {
       headers: { authorization: `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}` },
     });
     expect(res.status).toBe(200);
+    const snapshot = await fetch(
+      `${world.emulator.url}/svc/project/acme-web/snapshots/${String(snapshotId)}`,
+      {
+        headers: { authorization: `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}` },
+      },
+    );
+    expect(snapshot.status).toBe(200);
   }, 120_000);
 });

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  setFixture,
+  startProvidersWorld,
+  stateResources,
+  type ProvidersWorld,
+} from "../helpers/providers-e2e";
+
+// approval: request — a person approves in the dashboard; `pulumi up --refresh` then starts it.
+describe("a requested deployment through the Pulumi engine", () => {
+  let world: ProvidersWorld;
+
+  beforeAll(async () => {
+    world = await startProvidersWorld("approval");
+    await setFixture(world.stack, { environment: "prod", approval: "request", ref: "release/2026-11" });
+  }, 120_000);
+  afterAll(async () => world?.close());
+
+  it("refuses invalid inputs in preview, naming the property, before any request", async () => {
+    await setFixture(world.stack, { approval: "whenever" });
+    await world.emulator.hooks.clearRequests();
+    const message = await world.stack.preview().then(
+      () => "",
+      (e: unknown) => String(e),
+    );
+    expect(message).toContain("[approval]");
+    expect(await world.writes()).toEqual([]);
+    await setFixture(world.stack, { approval: "request" });
+  }, 120_000);
+
+  it("records the deployment as Submitted and waits for a person", async () => {
+    const up = await world.stack.up();
+    expect(up.summary.result).toBe("succeeded");
+    expect(up.outputs["state"]?.value).toBe("Submitted");
+    await world.emulator.hooks.clearRequests();
+    const again = await world.stack.up();
+    expect(again.summary.resourceChanges).toEqual({ same: 2 });
+    expect(await world.writes()).toEqual([]);
+  }, 120_000);
+
+  it("starts it on the next up --refresh once it was approved", async () => {
+    const [recorded] = stateResources(world.state(), "Deployment");
+    await world.emulator.hooks.approve("acme-web", "prod", String(recorded?.id));
+    await world.emulator.hooks.clearRequests();
+    const up = await world.stack.up({ refresh: true });
+    expect(up.summary.result).toBe("succeeded");
+    expect(up.outputs["state"]?.value).toBe("Completed");
+    expect(up.outputs["deploymentId"]?.value).toBe(recorded?.id);
+    expect(await world.writes()).toEqual(["POST /svc/project/acme-web/environment/prod/deploys/start"]);
+  }, 120_000);
+});
