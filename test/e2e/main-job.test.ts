@@ -42,6 +42,15 @@ describe("the stackwright command on the example stacks-config", () => {
     expect(status).toBe(0);
   }, 240_000);
 
+  it("keeps the token out of the state and the stack configuration's plain text", () => {
+    const state = fs.readFileSync(project.stateFile("dev"), "utf8");
+    const basic = Buffer.from("ops@example.com:demo-token").toString("base64");
+    expect(state).toContain("pulumi-nodejs:dynamic/stackwright:Deployment");
+    expect(state).not.toContain("demo-token");
+    expect(state).not.toContain(basic);
+    expect(fs.readFileSync(path.join(project.dir, "Pulumi.dev.yaml"), "utf8")).not.toContain("demo-token");
+  });
+
   describe("against a running emulator", () => {
     let emulator: ReturnType<typeof spawn>;
     let env: Record<string, string>;
