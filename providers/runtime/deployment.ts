@@ -144,7 +144,11 @@ export function hasDrift(olds: Props, news: Props): boolean {
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
   const replaces = changedKeys(olds, news, DEPLOYMENT_REPLACE_KEYS);
   const state = typeof olds["state"] === "string" ? olds["state"] : undefined;
-  if (state !== undefined && FAILED.includes(state) && !replaces.includes("state")) replaces.push("state");
+  // A Rejected request is a person's "no": asking again on every run would spam them, so only a
+  // new `trigger` (or ref) asks again. Failed, Invalid and Deleted deployments are retried.
+  if (state !== undefined && FAILED.includes(state) && state !== "Rejected" && !replaces.includes("state")) {
+    replaces.push("state");
+  }
   if (news["self_heal"] === true && hasDrift(olds, news)) replaces.push("observed_sha");
   const described = [
     "title",

@@ -94,6 +94,14 @@ describe("Deployment diff", () => {
     expect(d.replaces).toEqual(["state"]);
   });
 
+  it("does not ask again after a person rejected the request, until the trigger changes", async () => {
+    const rejected = { ...recorded, state: "Rejected", approval: "request" };
+    expect((await diffDeployment("7", rejected, { ...base, approval: "request" })).changes).toBe(false);
+    expect(
+      (await diffDeployment("7", rejected, { ...base, approval: "request", trigger: "ask again" })).replaces,
+    ).toEqual(["trigger"]);
+  });
+
   it("plans an update to start an approved request and to finish a timed-out wait", async () => {
     const approved = await diffDeployment(
       "7",
