@@ -16,14 +16,20 @@ describe("providers through the Pulumi engine", () => {
 
   beforeAll(async () => {
     world = await startProvidersWorld("providers");
-    await setFixture(world.stack, { lock: "true", snapshot: "true", retain: "true", extras: "true" });
+    await setFixture(world.stack, {
+      lock: "true",
+      snapshot: "true",
+      retain: "true",
+      restore: "true",
+      extras: "true",
+    });
   }, 120_000);
   afterAll(async () => world?.close());
 
   it("previews every planned create without a single write request", async () => {
     await world.emulator.hooks.clearRequests();
     const preview = await world.stack.preview();
-    expect(preview.changeSummary).toEqual({ create: 6 });
+    expect(preview.changeSummary).toEqual({ create: 7 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
@@ -31,10 +37,11 @@ describe("providers through the Pulumi engine", () => {
     await world.emulator.hooks.clearRequests();
     const up = await world.stack.up();
     expect(up.summary.result).toBe("succeeded");
-    expect(up.summary.resourceChanges).toEqual({ create: 6 });
+    expect(up.summary.resourceChanges).toEqual({ create: 7 });
     expect(up.outputs["state"]?.value).toBe("Completed");
     expect(up.outputs["sha"]?.value).toBe(RELEASE_SHA);
     expect(up.outputs["whoami"]?.value).toBe("ops@example.com");
+    expect(up.outputs["restoreStatus"]?.value).toBe("Finished");
     snapshotId = up.outputs["snapshotId"]?.value;
     expect(String(snapshotId)).toMatch(/^\d+$/);
     expect((await world.writes()).sort()).toEqual(
@@ -42,6 +49,7 @@ describe("providers through the Pulumi engine", () => {
         "POST /svc/project/acme-web/environment/uat/deploys",
         "POST /svc/project/acme-web/environment/prod/lock",
         "POST /svc/project/acme-web/snapshots",
+        `POST /svc/project/acme-web/snapshots/${String(snapshotId)}`,
         "POST /svc/project/acme-web/git/fetches",
         "POST /api/v1/Page/12/publish",
       ].sort(),
@@ -52,10 +60,19 @@ describe("providers through the Pulumi engine", () => {
     const state = world.state();
     expect(state).not.toContain("demo-token");
     expect(state).not.toContain(Buffer.from("ops@example.com:demo-token").toString("base64"));
-    for (const type of ["Deployment", "EnvironmentLock", "Snapshot", "GitFetch", "RecordAction"]) {
+    for (const type of [
+      "Deployment",
+      "EnvironmentLock",
+      "Snapshot",
+      "SnapshotRestore",
+      "GitFetch",
+      "RecordAction",
+    ]) {
       const [resource] = stateResources(state, type);
       const provider = String(resource?.inputs["__provider"]);
       expect(provider).toContain("@stackwright/runtime");
+      // Nothing of the client, zod or undici travels by value.
+      expect(provider).not.toMatch(/createClient|undici|zod|Credentials|demo-token/);
       expect(Buffer.byteLength(provider)).toBeLessThan(2600);
     }
   });
@@ -63,7 +80,7 @@ describe("providers through the Pulumi engine", () => {
   it("makes a second up a no-op with zero write requests", async () => {
     await world.emulator.hooks.clearRequests();
     const up = await world.stack.up();
-    expect(up.summary.resourceChanges).toEqual({ same: 6 });
+    expect(up.summary.resourceChanges).toEqual({ same: 7 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
@@ -71,14 +88,14 @@ describe("providers through the Pulumi engine", () => {
     await setFixture(world.stack, { title: "Release 2026-11 (renamed)" });
     await world.emulator.hooks.clearRequests();
     const up = await world.stack.up();
-    expect(up.summary.resourceChanges).toEqual({ same: 5, update: 1 });
+    expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
   it("warns about a hand deployment in preview without --refresh", async () => {
     await world.emulator.hooks.handDeploy("acme-web", "uat", HAND_SHA);
     const preview = await world.stack.preview();
-    expect(preview.changeSummary).toEqual({ same: 6 });
+    expect(preview.changeSummary).toEqual({ same: 7 });
     expect(preview.stdout).toContain(`Drift on acme-web/uat`);
     expect(preview.stdout).toContain(RELEASE_SHA);
     expect(preview.stdout).toContain(HAND_SHA);
@@ -94,7 +111,17 @@ describe("providers through the Pulumi engine", () => {
     expect(up.outputs["sha"]?.value).toBe(RELEASE_SHA);
     expect(await world.writes()).toEqual(["POST /svc/project/acme-web/environment/uat/deploys"]);
     const again = await world.stack.preview();
-    expect(again.changeSummary).toEqual({ same: 6 });
+    expect(again.changeSummary).toEqual({ same: 7 });
+  }, 120_000);
+
+  it("refuses a restore whose confirm does not name the target environment, in preview", async () => {
+    await setFixture(world.stack, { confirm: "prod" });
+    const message = await world.stack.preview().then(
+      () => "",
+      (e: unknown) => String(e),
+    );
+    expect(message).toContain("[confirm] must equal the target environment's name 'uat'");
+    await world.stack.removeConfig("fixture:confirm");
   }, 120_000);
 
   it("keeps the deployment history on destroy", async () => {
