@@ -47,5 +47,9 @@ describe("a requested deployment through the Pulumi engine", () => {
     expect(up.outputs["state"]?.value).toBe("Completed");
     expect(up.outputs["deploymentId"]?.value).toBe(recorded?.id);
     expect(await world.writes()).toEqual(["POST /svc/project/acme-web/environment/prod/deploys/start"]);
+    // Provider stdout reaches the update's output: the progress lines of the wait.
+    expect(up.stdout).toContain(
+      `[stackwright] deployment ${String(recorded?.id)} on acme-web/prod is approved; starting it`,
+    );
   }, 120_000);
 });
