@@ -49,6 +49,24 @@ export function programSettings(): ApiSettings {
 }
 
 /**
+ * A data source that could not be read stops the program with one clear line (a RunError: the
+ * SDK prints its message without a stack or an object dump) naming what was read and why. The
+ * structured API error stays reachable as `cause`; none of them carries a token.
+ */
+export function readFailure(name: string, args: unknown, error: unknown): pulumi.RunError {
+  const what = Object.entries((args ?? {}) as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} ${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(", ");
+  const reason = error instanceof Error ? error.message : String(error);
+  const failure = new pulumi.RunError(
+    `Stackwright could not read ${name}${what === "" ? "" : ` (${what})`}: ${reason}`,
+  );
+  Object.defineProperty(failure, "cause", { value: error, enumerable: false });
+  return failure;
+}
+
+/**
  * Runs `fn` once per distinct (name, args) in this process; later calls share the first
  * promise. A failed call is forgotten so that a later call may try again.
  */
@@ -64,6 +82,8 @@ export function memoised<T>(
     const client = createClient(programSettings());
     try {
       return await fn(client);
+    } catch (error) {
+      throw readFailure(name, args, error);
     } finally {
       await client.close();
     }

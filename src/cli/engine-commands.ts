@@ -4,7 +4,7 @@
  * `preview --summary FILE` also writes the pull-request Markdown from the engine's events.
  */
 import * as fs from "node:fs";
-import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
+import { CommandError, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
 import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
 import type { PreviewJson } from "./preview-json";
 import { renderSummary } from "./summary";
@@ -85,18 +85,26 @@ function usage(command: string, spec: FlagSpec, what: string): string {
   return `usage: stackwright ${command} [flags]\n\n${what}\n\nflags:\n${describeFlags(spec)}`;
 }
 
-/** Prints a failed engine run's message without a stack trace; the engine already streamed details. */
-function reportFailure(command: string, err: unknown): number {
+/**
+ * Reports a failure in one place. The engine's own report (its diagnostics name the resource and
+ * the cause) has already been streamed, and a CommandError's message would repeat all of it; any
+ * other error (a missing CLI, a project without Pulumi.yaml) is said here.
+ */
+export function reportFailure(command: string, err: unknown): number {
   if (err instanceof UsageError) {
     console.error(err.message);
     return 2;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  // CommandError messages repeat the whole output; the tail names the failure.
-  const lines = message.trim().split("\n");
-  console.error(`stackwright ${command} failed:\n${lines.slice(-20).join("\n")}`);
+  if (err instanceof CommandError) {
+    console.error(`\nstackwright ${command} failed: the engine's report above names the cause.`);
+    return 1;
+  }
+  console.error(`stackwright ${command} failed: ${err instanceof Error ? err.message : String(err)}`);
   return 1;
 }
+
+/** Writes the engine's error stream as it arrives. */
+const streamErrors = (out: string) => process.stderr.write(out);
 
 export async function previewCommand(argv: string[]): Promise<number> {
   if (argv.includes("--help")) {
@@ -112,6 +120,7 @@ export async function previewCommand(argv: string[]): Promise<number> {
     const events: EngineEvent[] = [];
     const result = await stack.preview({
       onOutput: stream,
+      onError: streamErrors,
       onEvent: (e) => events.push(e),
       ...(flags.refresh === true ? { refresh: true } : {}),
       ...(parallel === undefined ? {} : { parallel }),
@@ -145,6 +154,7 @@ export async function upCommand(argv: string[]): Promise<number> {
     // The engine prints the outputs at the end of its own report.
     await stack.up({
       onOutput: stream,
+      onError: streamErrors,
       ...(flags.refresh === true ? { refresh: true } : {}),
       ...(parallel === undefined ? {} : { parallel }),
     });

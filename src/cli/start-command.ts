@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { formatConfigErrors, loadDesiredState } from "../config";
 import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
+import { reportFailure } from "./engine-commands";
 import { defaultProjectDir, openStack } from "./workspace";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
@@ -87,7 +88,10 @@ export async function startCommand(argv: string[]): Promise<number> {
 
     const stack = await openStack({ projectDir, stackName, env: target.env });
     // The engine prints the outputs at the end of its own report.
-    const result = await stack.up({ onOutput: (out) => process.stdout.write(out) });
+    const result = await stack.up({
+      onOutput: (out) => process.stdout.write(out),
+      onError: (out) => process.stderr.write(out),
+    });
     const changes = Object.entries(result.summary.resourceChanges ?? {})
       .filter(([op, n]) => op !== "same" && (n ?? 0) > 0)
       .map(([op, n]) => `${n} ${op}`);
@@ -96,13 +100,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     );
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(err.message);
-      return 2;
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    console.error(`stackwright start failed:\n${message.trim().split("\n").slice(-20).join("\n")}`);
-    return 1;
+    return reportFailure("start", err);
   } finally {
     await target?.close();
   }

@@ -42,6 +42,21 @@ describe("the stackwright command on the example stacks-config", () => {
     expect(status).toBe(0);
   }, 240_000);
 
+  it("says in one line which read failed when the API cannot be reached", () => {
+    const { status, out } = run(["preview", "--project", project.dir], {
+      STACKWRIGHT_API_URL: "http://127.0.0.1:1",
+      STACKWRIGHT_EMAIL: "ops@example.com",
+      STACKWRIGHT_API_TOKEN: "demo-token",
+    });
+    expect(out).toContain(
+      "Stackwright could not read environment (stack acme-web, environment uat): GET /svc/project/acme-web/environment/uat: could not connect to http://127.0.0.1:1",
+    );
+    expect(out).toContain("stackwright preview failed: the engine's report above names the cause.");
+    expect(out).not.toContain("unhandled exception");
+    expect(out).not.toContain("demo-token");
+    expect(status).toBe(1);
+  }, 240_000);
+
   it("keeps the token out of the state and the stack configuration's plain text", () => {
     const state = fs.readFileSync(project.stateFile("dev"), "utf8");
     const basic = Buffer.from("ops@example.com:demo-token").toString("base64");
