@@ -40,7 +40,7 @@ function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {
   });
 }
 
-/** A change marker: any text or number; changing it re-runs the action. Always a string after parsing. */
+/** A change marker, text or a number; changing it re-runs the action. Always a string after parsing. */
 const Trigger = z
   .union([z.string(), z.number()], { error: "must be text or a number" })
   .transform((value) => String(value))
