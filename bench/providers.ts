@@ -76,6 +76,8 @@ interface Row {
   up: Timing;
   rerun: Timing;
   providerBytes: number | undefined;
+  /** Average size of one resource's entry in the state file (inputs, outputs, metadata). */
+  resourceBytes: number | undefined;
 }
 
 /** A scratch project whose program is `source`. */
@@ -133,8 +135,16 @@ async function measure(n: number, variant: Row["variant"], parallelDiff: boolean
     const state = JSON.parse(fs.readFileSync(stateFile, "utf8")) as {
       checkpoint: { latest: { resources: { type: string; inputs: Record<string, unknown> }[] } };
     };
-    const first = state.checkpoint.latest.resources.find((r) => r.type.startsWith("pulumi-nodejs:dynamic/"));
-    const provider = first?.inputs["__provider"];
+    const dynamic = state.checkpoint.latest.resources.filter((r) =>
+      r.type.startsWith("pulumi-nodejs:dynamic/"),
+    );
+    const provider = dynamic[0]?.inputs["__provider"];
+    const resourceBytes =
+      dynamic.length === 0
+        ? undefined
+        : Math.round(
+            dynamic.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r)), 0) / dynamic.length,
+          );
     return {
       n,
       parallelDiff,
@@ -143,6 +153,7 @@ async function measure(n: number, variant: Row["variant"], parallelDiff: boolean
       up,
       rerun,
       providerBytes: typeof provider === "string" ? Buffer.byteLength(provider) : undefined,
+      resourceBytes,
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -163,7 +174,8 @@ export async function runProvidersBench(sizes: readonly number[]): Promise<Row[]
           console.log(
             `N=${n} parallelDiff=${parallelDiff} ${r.variant.padEnd(10)} preview ${r.preview.ms} ms (${r.preview.requests} req) | ` +
               `up ${r.up.ms} ms (${r.up.requests} req, ${r.up.writes} writes) | second up ${r.rerun.ms} ms ` +
-              `(${r.rerun.requests} req, ${r.rerun.writes} writes) | __provider ${r.providerBytes ?? "?"} B`,
+              `(${r.rerun.requests} req, ${r.rerun.writes} writes) | __provider ${r.providerBytes ?? "?"} B, ` +
+              `state entry ${r.resourceBytes ?? "?"} B per resource`,
           );
         }
         const ratio = (a: number, b: number) => (a / b).toFixed(2);

@@ -42,6 +42,7 @@ describe("providers through the Pulumi engine", () => {
     expect(up.outputs["sha"]?.value).toBe(RELEASE_SHA);
     expect(up.outputs["whoami"]?.value).toBe("ops@example.com");
     expect(up.outputs["restoreStatus"]?.value).toBe("Finished");
+    expect(up.outputs["configuration"]?.secret).toBe(true);
     snapshotId = up.outputs["snapshotId"]?.value;
     expect(String(snapshotId)).toMatch(/^\d+$/);
     expect((await world.writes()).sort()).toEqual(
@@ -59,6 +60,8 @@ describe("providers through the Pulumi engine", () => {
   it("keeps the token out of the state and the serialized providers small", () => {
     const state = world.state();
     expect(state).not.toContain("demo-token");
+    // Configuration values (a secret Output) are encrypted, names and values alike.
+    expect(state).not.toContain("SS_LOG_LEVEL");
     expect(state).not.toContain(Buffer.from("ops@example.com:demo-token").toString("base64"));
     for (const type of [
       "Deployment",
