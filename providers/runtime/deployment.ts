@@ -18,6 +18,7 @@ import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
 import {
   changedKeys,
   checkWith,
+  differs,
   markerFor,
   parseInputs,
   progress,
@@ -142,7 +143,18 @@ export function hasDrift(olds: Props, news: Props): boolean {
  * makes no API call for the latter.
  */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
-  const replaces = changedKeys(olds, news, DEPLOYMENT_REPLACE_KEYS);
+  // Dropping `adopt` after the claim keeps the claimed deployment; naming another id claims that.
+  const adoptChanged =
+    news["adopt"] !== undefined &&
+    news["adopt"] !== null &&
+    news["adopt"] !== "" &&
+    differs(olds["adopt"], news["adopt"]);
+  const replaces = changedKeys(
+    olds,
+    news,
+    DEPLOYMENT_REPLACE_KEYS.filter((k) => k !== "adopt"),
+  );
+  if (adoptChanged) replaces.push("adopt");
   const state = typeof olds["state"] === "string" ? olds["state"] : undefined;
   // A Rejected request is a person's "no": asking again on every run would spam them, so only a
   // new `trigger` (or ref) asks again. Failed, Invalid and Deleted deployments are retried.

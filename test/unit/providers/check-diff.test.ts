@@ -80,6 +80,12 @@ describe("Deployment diff", () => {
     }
   });
 
+  it("keeps a claimed deployment when adopt is dropped later, and claims another id when it changes", async () => {
+    const claimed = { ...recorded, adopt: "7" };
+    expect((await diffDeployment("7", claimed, base)).changes).toBe(false);
+    expect((await diffDeployment("7", claimed, { ...base, adopt: "8" })).replaces).toEqual(["adopt"]);
+  });
+
   it("never redeploys for title or summary changes", async () => {
     const d = await diffDeployment("7", recorded, { ...base, title: "new", summary: "new" });
     expect(d).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
