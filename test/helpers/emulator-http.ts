@@ -1,5 +1,6 @@
 import { request } from "undici";
-import { TEST_USERS, basicAuth } from "./emulator";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { type EmulatorHooks, TEST_USERS, type TestEmulator, basicAuth, startTestEmulator } from "./emulator";
 
 export interface Credentials {
   email: string;
@@ -22,9 +23,12 @@ export interface CallOptions {
   as?: Credentials | null;
 }
 
+/** Sends one request as `opts.as` (default: the Stack Manager of acme-web) and reads the whole answer. */
+export type ApiCaller = (method: string, path: string, opts?: CallOptions) => Promise<ApiResponse>;
+
 /** A bare HTTP caller for conformance tests (deliberately not the typed client). */
-export function apiCaller(url: string) {
-  return async (method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse> => {
+export function apiCaller(url: string): ApiCaller {
+  return async (method, path, opts = {}) => {
     const as = opts.as === undefined ? TEST_USERS.stackManager : opts.as;
     const headers: Record<string, string> = { accept: "application/vnd.api+json", ...opts.headers };
     if (as !== null) headers["authorization"] = basicAuth(as.email, as.token);
@@ -45,6 +49,42 @@ export function apiCaller(url: string) {
       text,
       body: text === "" ? undefined : (JSON.parse(text) as unknown),
     };
+  };
+}
+
+/** An emulator for one test file, with a bare caller on it. */
+export interface EmulatorWorld {
+  readonly url: string;
+  readonly hooks: EmulatorHooks;
+  /** {@link apiCaller} on the file's emulator; a plain function, so it may be destructured. */
+  readonly call: ApiCaller;
+}
+
+/**
+ * Starts an emulator ({@link startTestEmulator}: test seed, `instant`) before the file's tests and
+ * closes it after them; resets it before each test. Call it at the top level of a test file.
+ */
+export function useTestEmulator(): EmulatorWorld {
+  let emulator: TestEmulator | undefined;
+  let caller: ApiCaller | undefined;
+  const started = () => {
+    if (emulator === undefined) throw new Error("the test emulator is used before its beforeAll ran");
+    return emulator;
+  };
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    caller = apiCaller(emulator.url);
+  });
+  afterAll(async () => emulator?.close());
+  beforeEach(async () => started().hooks.reset());
+  return {
+    get url() {
+      return started().url;
+    },
+    get hooks() {
+      return started().hooks;
+    },
+    call: (method, path, opts) => (caller ?? apiCaller(started().url))(method, path, opts),
   };
 }
 

@@ -1,6 +1,10 @@
 import { resolve } from "node:path";
 import { request } from "undici";
 import { type SeedInput, type Speed, startEmulator } from "../../src/emulator";
+import type { LoggedRequest } from "../../src/emulator/faults";
+
+/** One entry of GET /_emulator/requests, as the emulator logs it. */
+export type { LoggedRequest };
 
 /** The seed every emulator test starts from unless it passes its own. */
 export const TEST_SEED_PATH = resolve(__dirname, "../fixtures/emulator-seed.yaml");
@@ -29,14 +33,6 @@ export interface FaultInput {
   latency_ms?: number;
   count: number;
   phase?: "before" | "after";
-}
-
-export interface LoggedRequest {
-  seq: number;
-  method: string;
-  path: string;
-  status: number;
-  at_ms: number;
 }
 
 /** The /_emulator/ test hooks as functions. */

@@ -1,28 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   DeploymentDocument,
   DeploymentListDocument,
   EnvironmentDocument,
   EnvironmentLockDocument,
 } from "../../../src/api";
-import { TEST_USERS, type TestEmulator, startTestEmulator } from "../../helpers/emulator";
+import { TEST_USERS, startTestEmulator } from "../../helpers/emulator";
 import {
   type ApiResponse,
   type Credentials,
   apiCaller,
   errorTitle,
   eventually,
+  useTestEmulator,
 } from "../../helpers/emulator-http";
 
-let emu: TestEmulator;
-let call: ReturnType<typeof apiCaller>;
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  call = apiCaller(emu.url);
-});
-afterAll(async () => emu.close());
-beforeEach(async () => emu.hooks.reset());
+const emu = useTestEmulator();
+const { call } = emu;
 
 const UAT = "/svc/project/acme-web/environment/uat";
 const PROD = "/svc/project/acme-web/environment/prod";

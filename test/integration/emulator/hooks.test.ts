@@ -1,18 +1,11 @@
 import { request } from "undici";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DeploymentListDocument, EnvironmentLockDocument } from "../../../src/api";
-import { type TestEmulator, startTestEmulator } from "../../helpers/emulator";
-import { apiCaller, errorTitle } from "../../helpers/emulator-http";
+import { startTestEmulator } from "../../helpers/emulator";
+import { apiCaller, errorTitle, useTestEmulator } from "../../helpers/emulator-http";
 
-let emu: TestEmulator;
-let call: ReturnType<typeof apiCaller>;
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  call = apiCaller(emu.url);
-});
-afterAll(async () => emu.close());
-beforeEach(async () => emu.hooks.reset());
+const emu = useTestEmulator();
+const { call } = emu;
 
 const UAT = "/svc/project/acme-web/environment/uat";
 

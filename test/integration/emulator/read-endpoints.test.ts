@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ApiErrorDocument,
   ConfigurationListDocument,
@@ -16,18 +16,11 @@ import {
   TeamMemberListDocument,
   WhitelistDocument,
 } from "../../../src/api";
-import { TEST_USERS, type TestEmulator, startTestEmulator } from "../../helpers/emulator";
-import { apiCaller, errorTitle } from "../../helpers/emulator-http";
+import { TEST_USERS } from "../../helpers/emulator";
+import { errorTitle, useTestEmulator } from "../../helpers/emulator-http";
 
-let emu: TestEmulator;
-let call: ReturnType<typeof apiCaller>;
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  call = apiCaller(emu.url);
-});
-afterAll(async () => emu.close());
-beforeEach(async () => emu.hooks.reset());
+const emu = useTestEmulator();
+const { call } = emu;
 
 const ENV = "/svc/project/acme-web/environment/uat";
 

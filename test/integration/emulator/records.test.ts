@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RecordDocument, RecordMethodResult } from "../../../src/api";
-import { type TestEmulator, startTestEmulator } from "../../helpers/emulator";
-import { apiCaller, errorTitle } from "../../helpers/emulator-http";
+import { errorTitle, useTestEmulator } from "../../helpers/emulator-http";
 
-let emu: TestEmulator;
-let call: ReturnType<typeof apiCaller>;
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  call = apiCaller(emu.url);
-});
-afterAll(async () => emu.close());
-beforeEach(async () => emu.hooks.reset());
+const emu = useTestEmulator();
+const { call } = emu;
 
 describe("generic record server", () => {
   it("gets a record of a class with api_access", async () => {

@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GitFetchDocument, SnapshotDocument, SnapshotListDocument, TransferDocument } from "../../../src/api";
-import { TEST_USERS, type TestEmulator, startTestEmulator } from "../../helpers/emulator";
-import { type ApiResponse, apiCaller, errorTitle, eventually } from "../../helpers/emulator-http";
+import { TEST_USERS, startTestEmulator } from "../../helpers/emulator";
+import {
+  type ApiResponse,
+  apiCaller,
+  errorTitle,
+  eventually,
+  useTestEmulator,
+} from "../../helpers/emulator-http";
 
-let emu: TestEmulator;
-let call: ReturnType<typeof apiCaller>;
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  call = apiCaller(emu.url);
-});
-afterAll(async () => emu.close());
-beforeEach(async () => emu.hooks.reset());
+const emu = useTestEmulator();
+const { call } = emu;
 
 const STACK = "/svc/project/acme-web";
 
