@@ -139,51 +139,38 @@ export class Documents {
     return doc;
   }
 
-  private snapshotCommon(s: SnapshotRecord) {
+  snapshotListItem(s: SnapshotRecord): SnapshotListItemInput {
     const ready = s.status === "complete";
     return {
-      type: "snapshots" as const,
+      type: "snapshots",
       id: s.id,
+      attributes: {
+        created: formatDateTime(s.created),
+        mode: s.mode,
+        can_download: ready ? "true" : "false",
+        can_delete: s.status === "pending" ? "false" : "true",
+        size: ready ? String(s.size) : "",
+        snapshot_status: s.status,
+      },
       relationships: {
         source: { data: [this.envRef(s.stack, s.source)] },
         owner: { data: [this.envRef(s.stack, s.source)] },
       },
       links: { download_link: ready ? `${this.base}/assets/snapshots/${s.id}/snapshot-${s.mode}.sspak` : "" },
-      listAttributes: {
-        created: formatDateTime(s.created),
-        mode: s.mode,
-        can_download: ready ? ("true" as const) : ("false" as const),
-        can_delete: s.status === "pending" ? ("false" as const) : ("true" as const),
-        size: ready ? String(s.size) : "",
-        snapshot_status: s.status,
-      },
     };
   }
 
-  snapshotListItem(s: SnapshotRecord): SnapshotListItemInput {
-    const c = this.snapshotCommon(s);
-    return {
-      type: c.type,
-      id: c.id,
-      attributes: c.listAttributes,
-      relationships: c.relationships,
-      links: c.links,
-    };
-  }
-
+  /** The list form plus the fields only the single view has. */
   snapshot(s: SnapshotRecord): SnapshotInput {
-    const c = this.snapshotCommon(s);
+    const item = this.snapshotListItem(s);
     return {
-      type: c.type,
-      id: c.id,
+      ...item,
       attributes: {
-        ...c.listAttributes,
+        ...item.attributes,
         is_backup: s.is_backup,
         is_manual_upload: s.is_manual_upload,
         notes: s.notes,
       },
-      relationships: c.relationships,
-      links: c.links,
     };
   }
 

@@ -257,22 +257,28 @@ export class Engine {
     }
   }
 
-  invalidateDeployment(caller: Caller, stack: string, env: string, id: number): DeploymentRecord {
+  /** Invalidate or (soft) delete: the same checks, then the transition named after the action. */
+  private retire(
+    caller: Caller,
+    stack: string,
+    env: string,
+    id: number,
+    via: "invalidate" | "delete",
+  ): DeploymentRecord {
     const role = this.stackRole(caller, stack);
     const ctx = this.envContext(stack, env);
     this.require(role, "deploy", ctx);
     const d = this.deploymentIn(ctx, id);
-    this.refuseLockedByOther(caller, d, "invalidate");
-    return this.store.tx(() => this.move(d, "invalidate"));
+    this.refuseLockedByOther(caller, d, via);
+    return this.store.tx(() => this.move(d, via));
+  }
+
+  invalidateDeployment(caller: Caller, stack: string, env: string, id: number): DeploymentRecord {
+    return this.retire(caller, stack, env, id, "invalidate");
   }
 
   deleteDeployment(caller: Caller, stack: string, env: string, id: number): void {
-    const role = this.stackRole(caller, stack);
-    const ctx = this.envContext(stack, env);
-    this.require(role, "deploy", ctx);
-    const d = this.deploymentIn(ctx, id);
-    this.refuseLockedByOther(caller, d, "delete");
-    this.store.tx(() => this.move(d, "delete"));
+    this.retire(caller, stack, env, id, "delete");
   }
 
   /** A person approves or rejects in the dashboard (test hook): Submitted only. */
@@ -386,18 +392,25 @@ export class Engine {
 
   // ---- snapshots and transfers --------------------------------------------------------------
 
+  /** The record `id` of `stack`; one of another stack answers 404 exactly like an unknown one. */
+  private inStack<T extends { stack: string }>(
+    records: ReadonlyMap<number, T>,
+    what: string,
+    stack: string,
+    id: number,
+  ): T {
+    const record = records.get(id);
+    if (record === undefined || record.stack !== stack)
+      throw new HttpError(404, `${what} ${id} not found in stack '${stack}'`);
+    return record;
+  }
+
   snapshotIn(stack: string, id: number): SnapshotRecord {
-    const s = this.store.snapshots.get(id);
-    if (s === undefined || s.stack !== stack)
-      throw new HttpError(404, `Snapshot ${id} not found in stack '${stack}'`);
-    return s;
+    return this.inStack(this.store.snapshots, "Snapshot", stack, id);
   }
 
   transferIn(stack: string, id: number): TransferRecord {
-    const t = this.store.transfers.get(id);
-    if (t === undefined || t.stack !== stack)
-      throw new HttpError(404, `Transfer ${id} not found in stack '${stack}'`);
-    return t;
+    return this.inStack(this.store.transfers, "Transfer", stack, id);
   }
 
   private refuseTransferRunning(ctx: EnvContext): void {
@@ -573,10 +586,7 @@ export class Engine {
   }
 
   fetchIn(stack: string, id: number): FetchRecord {
-    const f = this.store.fetches.get(id);
-    if (f === undefined || f.stack !== stack)
-      throw new HttpError(404, `Fetch ${id} not found in stack '${stack}'`);
-    return f;
+    return this.inStack(this.store.fetches, "Fetch", stack, id);
   }
 
   /** One worker step: n/a → Started → Complete. */

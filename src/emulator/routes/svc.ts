@@ -70,14 +70,6 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
     return send(reply, 200, { data: docs.stack(request.params.stack, true) });
   });
 
-  // 4
-  app.get<EnvParams>(ENV, (request, reply) => {
-    const { stack, env } = request.params;
-    engine.stackRole(callerOf(request), stack);
-    engine.envContext(stack, env);
-    return send(reply, 200, { data: docs.environment(stack, env) });
-  });
-
   // 5
   app.get<EnvParams>(`${ENV}/modules`, (request, reply) => {
     const filters = moduleFilters(request.query);
@@ -140,27 +132,21 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
     return send(reply, 201, { data: deploymentDoc(d, versionOf(request), true) });
   });
 
-  // 12
-  app.post<EnvParams>(`${ENV}/deploys/start`, (request, reply) => {
-    const caller = callerOf(request);
-    const { stack, env } = request.params;
-    engine.stackRole(caller, stack);
-    engine.envContext(stack, env);
-    const body = parseWith(DeploymentIdRequest, request.body, "request body");
-    const d = engine.startDeployment(caller, stack, env, body.id);
-    return send(reply, 200, { data: deploymentDoc(d, versionOf(request), true) });
-  });
-
-  // 13
-  app.post<EnvParams>(`${ENV}/deploys/invalidate`, (request, reply) => {
-    const caller = callerOf(request);
-    const { stack, env } = request.params;
-    engine.stackRole(caller, stack);
-    engine.envContext(stack, env);
-    const body = parseWith(DeploymentIdRequest, request.body, "request body");
-    const d = engine.invalidateDeployment(caller, stack, env, body.id);
-    return send(reply, 200, { data: deploymentDoc(d, versionOf(request), true) });
-  });
+  // 12, 13
+  for (const [action, move] of [
+    ["start", engine.startDeployment.bind(engine)],
+    ["invalidate", engine.invalidateDeployment.bind(engine)],
+  ] as const) {
+    app.post<EnvParams>(`${ENV}/deploys/${action}`, (request, reply) => {
+      const caller = callerOf(request);
+      const { stack, env } = request.params;
+      engine.stackRole(caller, stack);
+      engine.envContext(stack, env);
+      const body = parseWith(DeploymentIdRequest, request.body, "request body");
+      const d = move(caller, stack, env, body.id);
+      return send(reply, 200, { data: deploymentDoc(d, versionOf(request), true) });
+    });
+  }
 
   // 10
   app.get<EnvIdParams>(`${ENV}/deploys/:id`, (request, reply) => {
@@ -257,16 +243,19 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
     return send(reply, 200, { data: docs.team(request.params.stack) });
   });
 
-  // 23, 24
-  for (const [suffix, build] of [
-    ["domains", (s: string, e: string) => docs.domains(s, e)],
-    ["configuration", (s: string, e: string) => docs.configuration(s, e)],
-  ] as const) {
-    app.get<EnvParams>(`${ENV}/${suffix}`, (request, reply) => {
+  // 4, 23, 24, 26: one document about an environment the caller can see
+  const envDocuments: [path: string, document: (stack: string, env: string) => unknown][] = [
+    [ENV, (s, e) => ({ data: docs.environment(s, e) })],
+    [`${ENV}/domains`, (s, e) => ({ data: docs.domains(s, e) })],
+    [`${ENV}/configuration`, (s, e) => ({ data: docs.configuration(s, e) })],
+    [`${ENV}/whitelist`, (s, e) => ({ data: docs.whitelist(s, e), meta: serverMeta() })],
+  ];
+  for (const [path, document] of envDocuments) {
+    app.get<EnvParams>(path, (request, reply) => {
       const { stack, env } = request.params;
       engine.stackRole(callerOf(request), stack);
       engine.envContext(stack, env);
-      return send(reply, 200, { data: build(stack, env) });
+      return send(reply, 200, document(stack, env));
     });
   }
 
@@ -274,13 +263,5 @@ export function registerSvc(app: FastifyInstance, deps: Deps): void {
   app.get("/svc/manifestreleases", (request, reply) => {
     callerOf(request);
     return send(reply, 200, { data: docs.manifestReleases() });
-  });
-
-  // 26
-  app.get<EnvParams>(`${ENV}/whitelist`, (request, reply) => {
-    const { stack, env } = request.params;
-    engine.stackRole(callerOf(request), stack);
-    engine.envContext(stack, env);
-    return send(reply, 200, { data: docs.whitelist(stack, env), meta: serverMeta() });
   });
 }
