@@ -5,47 +5,14 @@
  *
  * Run: `npm run build && node dist/bench/client.js` (or import `runClientBench`).
  */
-import { fork } from "node:child_process";
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { createClient, type StackwrightClient } from "../src/client";
 import type { Speed } from "../src/emulator";
 import { rawCaller, throughput, type Throughput } from "./client-measure";
+import { startServerProcess } from "./server-process";
 
 const EMAIL = "ops@example.com";
 const TOKEN = "demo-token";
 const STACK = "acme-web";
-
-/** The demo seed, found from the source tree or from the build output. */
-function seedPath(): string {
-  const candidates = [
-    resolve(__dirname, "../src/emulator/seeds/default.yaml"),
-    resolve(__dirname, "../../src/emulator/seeds/default.yaml"),
-    resolve(process.cwd(), "src/emulator/seeds/default.yaml"),
-  ];
-  const found = candidates.find((p) => existsSync(p));
-  if (found === undefined) throw new Error(`bench: demo seed not found in ${candidates.join(", ")}`);
-  return found;
-}
-
-/** Starts the emulator in a child process (see client-emulator-child.ts); resolves with its URL. */
-async function startEmulatorProcess(speed: Speed): Promise<{ url: string; close(): Promise<void> }> {
-  const child = fork(resolve(__dirname, "client-emulator-child.js"), [seedPath(), speed], {
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
-  });
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.once("message", (message) => resolveUrl((message as { url: string }).url));
-    child.once("exit", (code) => reject(new Error(`bench: emulator child exited with ${String(code)}`)));
-  });
-  return {
-    url,
-    close: () =>
-      new Promise<void>((done) => {
-        child.once("exit", () => done());
-        child.disconnect();
-      }),
-  };
-}
 
 /** Options of {@link runClientBench}; defaults keep a run under about a minute. */
 export interface ClientBenchOptions {
@@ -88,7 +55,7 @@ export async function runClientBench(
 }
 
 async function measureOverhead(calls: number, concurrency: number, maxMs: number): Promise<RouteResult[]> {
-  const emulator = await startEmulatorProcess("instant");
+  const emulator = await startServerProcess("emulator", "instant");
   const client = createClient({
     baseUrl: emulator.url,
     email: EMAIL,
@@ -155,7 +122,7 @@ function merge(a: Throughput, b: Throughput): Throughput {
 }
 
 async function measureWaiters(speed: Speed, count: number): Promise<WaiterResult[]> {
-  const emulator = await startEmulatorProcess(speed);
+  const emulator = await startServerProcess("emulator", speed);
   const client = createClient({ baseUrl: emulator.url, email: EMAIL, token: TOKEN });
   const out: WaiterResult[] = [];
   try {

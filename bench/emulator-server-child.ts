@@ -1,17 +1,22 @@
 /**
- * Child process of the emulator bench: serves either the emulator or a bare Fastify route pair on
- * 127.0.0.1, so the bench process only generates load. Sends `{url}` over IPC; exits on disconnect.
+ * Child process of the emulator and client benches (started by server-process.ts): serves either
+ * the emulator (demo seed, at the given speed) or a bare Fastify route pair on 127.0.0.1, so the
+ * bench process only generates load. Sends `{url}` over IPC once listening; exits on disconnect.
  */
 import Fastify from "fastify";
-import { startEmulator } from "../src/emulator";
+import { DEFAULT_SEED_PATH, SPEEDS, type Speed, startEmulator } from "../src/emulator";
 
 async function serve(
-  kind: string,
-  seed: string,
+  kind: "emulator" | "bare",
+  speed: Speed,
   stateFile: string | undefined,
 ): Promise<{ url: string; close(): Promise<void> }> {
   if (kind === "emulator") {
-    return startEmulator({ seed, speed: "instant", ...(stateFile === undefined ? {} : { stateFile }) });
+    return startEmulator({
+      seed: DEFAULT_SEED_PATH,
+      speed,
+      ...(stateFile === undefined ? {} : { stateFile }),
+    });
   }
   // The baseline: the least a Fastify server does for a JSON GET and a JSON POST.
   const app = Fastify({ logger: false });
@@ -38,12 +43,16 @@ async function serve(
   return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
+function isSpeed(value: string | undefined): value is Speed {
+  return SPEEDS.some((s) => s === value);
+}
+
 async function main(): Promise<void> {
-  const [kind, seed, stateFile] = process.argv.slice(2);
-  if ((kind !== "emulator" && kind !== "bare") || seed === undefined) {
-    throw new Error("usage: emulator-server-child emulator|bare SEED [STATE_FILE]");
+  const [kind, speed, stateFile] = process.argv.slice(2);
+  if ((kind !== "emulator" && kind !== "bare") || !isSpeed(speed)) {
+    throw new Error(`usage: emulator-server-child emulator|bare ${SPEEDS.join("|")} [STATE_FILE]`);
   }
-  const server = await serve(kind, seed, stateFile);
+  const server = await serve(kind, speed, stateFile);
   process.on("disconnect", () => {
     void server.close().then(() => process.exit(0));
   });

@@ -9,14 +9,14 @@
  * Run: `npm run build && node dist/bench/emulator.js`
  * (or from the sources: `node test/helpers/run-ts.cjs bench/emulator.ts`).
  */
-import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Agent, request } from "undici";
 import { DEFAULT_SEED_PATH, loadSeed } from "../src/emulator";
 import type { DeploymentRecord } from "../src/emulator/model";
 import { Store } from "../src/emulator/store";
+import { startServerProcess } from "./server-process";
 
 const DEFAULTS = {
   requests: 6_000,
@@ -60,32 +60,6 @@ interface Throughput {
   requests: number;
   ms: number;
   perSecond: number;
-}
-
-async function startChild(
-  kind: "emulator" | "bare",
-  stateFile?: string,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const fromSources = __filename.endsWith(".ts");
-  const entry = resolve(__dirname, fromSources ? "emulator-server-child.ts" : "emulator-server-child.js");
-  const args = [kind, DEFAULT_SEED_PATH, ...(stateFile === undefined ? [] : [stateFile])];
-  const child = fromSources
-    ? fork(resolve(__dirname, "../test/helpers/run-ts.cjs"), [entry, ...args], {
-        stdio: ["ignore", "ignore", "inherit", "ipc"],
-      })
-    : fork(entry, args, { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const url = await new Promise<string>((done, fail) => {
-    child.once("message", (message) => done((message as { url: string }).url));
-    child.once("exit", (code) => fail(new Error(`bench: ${kind} server exited with ${String(code)}`)));
-  });
-  return {
-    url,
-    close: () =>
-      new Promise<void>((done) => {
-        child.once("exit", () => done());
-        child.disconnect();
-      }),
-  };
 }
 
 /** Runs the mix round-robin with `concurrency` workers until `requests` are done or the time cap. */
@@ -138,7 +112,7 @@ async function measureServer(
   mix: Step[],
   stateFile?: string,
 ): Promise<Throughput> {
-  const server = await startChild(kind, stateFile);
+  const server = await startServerProcess(kind, "instant", stateFile);
   try {
     // Warm-up (JIT, connections), not counted.
     await drive(server.url, mix, 500, DEFAULTS.concurrency, 5_000);
