@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -29,6 +30,11 @@ import (
 
 // version is stamped at build time (-X main.version=...) to the Pulumi release it was built with.
 var version = "0.0.0-dev"
+
+// engineHealthInterval is how often the host asks whether the engine is still there. An engine
+// killed with SIGKILL cannot stop its plugins; without this check the host and the program it
+// runs would live on as orphans.
+const engineHealthInterval = 15 * time.Second
 
 // exitAfterUserActionableMessage is the code the SDK's cmd/run exits with once it has already
 // printed the error to the user; the engine is then told to bail without printing another one.
@@ -41,11 +47,26 @@ func main() {
 		os.Exit(2)
 	}
 	host := &nodeHost{engineAddress: engineAddress}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := rpcutil.Healthcheck(ctx, engineAddress, engineHealthInterval, cancel); err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: cannot watch the engine at %s: %v\n", engineAddress, err)
+		os.Exit(1)
+	}
+	stop := make(chan bool)
+	go func() {
+		<-ctx.Done()
+		host.killAll()
+		close(stop)
+	}()
+
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(s *grpc.Server) error {
 			pulumirpc.RegisterLanguageRuntimeServer(s, host)
 			return nil
 		},
+		Cancel:  stop,
 		Options: rpcutil.OpenTracingServerInterceptorOptions(nil),
 	})
 	if err != nil {
@@ -218,6 +239,17 @@ func (h *nodeHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumir
 		}, nil
 	default:
 		return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program failed: %v", err)}, nil
+	}
+}
+
+// killAll ends every program this host runs: the engine that asked for them is gone.
+func (h *nodeHost) killAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for cmd := range h.running {
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill()
+		}
 	}
 }
 
