@@ -94,6 +94,50 @@ export function checkWith<S extends z.ZodType>(
   return { failures };
 }
 
+/**
+ * `check` of a resource with a crash-safety marker: validates like {@link checkWith}, then fills
+ * in `marker` from the resource's `marker_seed` and the inputs that force a replacement.
+ */
+export function checkWithMarker<S extends z.ZodType<{ marker_seed: string }>>(
+  schema: S,
+  news: Props,
+  replaceKeys: readonly string[],
+): Promise<CheckResult> {
+  const { failures, value } = checkWith(schema, news);
+  const inputs: Props = { ...news };
+  if (value !== undefined) inputs["marker"] = markerOf(value, replaceKeys);
+  return Promise.resolve({ inputs, failures });
+}
+
+/** The marker `check` filled in, or the same one computed again from the inputs. */
+export function markerOf(
+  inputs: { marker_seed: string; marker?: string | undefined },
+  replaceKeys: readonly string[],
+): string {
+  const fields = inputs as Record<string, unknown>;
+  return (
+    inputs.marker ??
+    markerFor(
+      inputs.marker_seed,
+      replaceKeys.map((k) => fields[k] ?? ""),
+    )
+  );
+}
+
+/**
+ * `diff` of a resource that a change of any identity input replaces (a new snapshot, restore or
+ * fetch), where only the wait bound may change in place, with no request.
+ */
+export function diffReplacing(olds: Props, news: Props, replaceKeys: readonly string[]): Promise<DiffResult> {
+  const replaces = changedKeys(olds, news, replaceKeys);
+  const updates = changedKeys(olds, news, ["timeout_seconds"]);
+  return Promise.resolve({
+    changes: replaces.length + updates.length > 0,
+    replaces,
+    deleteBeforeReplace: false,
+  });
+}
+
 /** Parses inputs for an operation that needs them valid; the error names every property. */
 export function parseInputs<S extends z.ZodType>(schema: S, props: Props, what: string): z.infer<S> {
   const parsed = schema.safeParse(userInputs(props));

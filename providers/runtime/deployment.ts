@@ -17,9 +17,9 @@ import {
 import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
 import {
   changedKeys,
-  checkWith,
+  checkWithMarker,
   differs,
-  markerFor,
+  markerOf,
   parseInputs,
   progress,
   timeoutMs,
@@ -109,15 +109,7 @@ const PENDING: readonly string[] = PENDING_DEPLOYMENT_STATES;
 
 /** Validates inputs (no API call) and fills in the marker. */
 export function check(_olds: Props, news: Props): Promise<CheckResult> {
-  const { failures, value } = checkWith(DeploymentInputs, news);
-  const inputs: Props = { ...news };
-  if (value !== undefined) {
-    inputs["marker"] = markerFor(
-      value.marker_seed,
-      DEPLOYMENT_REPLACE_KEYS.map((k) => value[k] ?? ""),
-    );
-  }
-  return Promise.resolve({ inputs, failures });
+  return checkWithMarker(DeploymentInputs, news, DEPLOYMENT_REPLACE_KEYS);
 }
 
 /** True when the recorded deployment runs a different sha than the environment does now. */
@@ -291,12 +283,7 @@ function wrapMessage(what: string, error: unknown): string {
 /** Creates (or adopts) the deployment and moves it on; see {@link settle}. */
 export function create(props: Props): Promise<{ id: string; outs: Props }> {
   const inputs = parseInputs(DeploymentInputs, props, "Deployment");
-  const marker =
-    inputs.marker ??
-    markerFor(
-      inputs.marker_seed,
-      DEPLOYMENT_REPLACE_KEYS.map((k) => inputs[k] ?? ""),
-    );
+  const marker = markerOf(inputs, DEPLOYMENT_REPLACE_KEYS);
   const where = `${inputs.stack}/${inputs.environment}`;
   return withClient(async (client) => {
     let d: Deployment;

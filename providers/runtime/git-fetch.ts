@@ -1,8 +1,8 @@
 /** GitFetch: queues a fetch of the stack's repository and waits for `Complete`. */
 import { z } from "zod";
-import { ApiError, ErrorCode } from "../../src/client";
+
 import {
-  changedKeys,
+  diffReplacing,
   checkWith,
   parseInputs,
   progress,
@@ -14,6 +14,7 @@ import {
   type Props,
 } from "./common";
 import { wrap } from "./errors";
+import { oneShot } from "./one-shot";
 import { withClient } from "./settings";
 
 /** Inputs of a GitFetch. */
@@ -31,13 +32,7 @@ export function check(_olds: Props, news: Props): Promise<CheckResult> {
 
 /** Replaces (a new fetch) on stack and trigger. */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
-  const replaces = changedKeys(olds, news, ["stack", "trigger"]);
-  const updates = changedKeys(olds, news, ["timeout_seconds"]);
-  return Promise.resolve({
-    changes: replaces.length + updates.length > 0,
-    replaces,
-    deleteBeforeReplace: false,
-  });
+  return diffReplacing(olds, news, ["stack", "trigger"]);
 }
 
 /** POST fetch, wait for Complete. A second fetch is harmless, so no marker is needed. */
@@ -60,26 +55,10 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
   });
 }
 
-/** GET fetch; gone → leaves the state. */
-export function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const stack = String(props["stack"]);
-  return withClient(async (client) => {
-    try {
-      const f = await client.fetches.get(stack, id);
-      return { id, props: { ...props, status: f.attributes.status } };
-    } catch (error) {
-      if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
-      throw wrap(`Git fetch ${id} of ${stack} could not be read`, error);
-    }
-  });
-}
-
-/** Only the wait bound changes in place; no request. */
-export function update(_id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
-  return Promise.resolve({ outs: { ...olds, timeout_seconds: news["timeout_seconds"] } });
-}
-
-/** A fetch cannot be undone: deleting only forgets it. */
-export function remove(): Promise<void> {
-  return Promise.resolve();
-}
+// Read follows the status, update only moves the wait bound, delete only forgets: a fetch
+// cannot be undone.
+const lifecycle = oneShot(
+  (id, stack) => `Git fetch ${id} of ${stack}`,
+  async (client, stack, id) => (await client.fetches.get(stack, id)).attributes.status,
+);
+export const { read, update, remove } = lifecycle;

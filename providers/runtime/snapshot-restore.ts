@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { SnapshotMode } from "../../src/api";
-import { ApiError, ErrorCode } from "../../src/client";
+
 import {
-  changedKeys,
+  diffReplacing,
   checkWith,
   parseInputs,
   progress,
@@ -23,6 +23,7 @@ import {
   UNKNOWN,
 } from "./common";
 import { InitError, wrap } from "./errors";
+import { oneShot } from "./one-shot";
 import { withClient } from "./settings";
 
 /** Inputs of a SnapshotRestore. */
@@ -73,13 +74,7 @@ export function check(_olds: Props, news: Props): Promise<CheckResult> {
 
 /** Every input but the wait bound replaces. */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
-  const replaces = changedKeys(olds, news, REPLACE_KEYS);
-  const updates = changedKeys(olds, news, ["timeout_seconds"]);
-  return Promise.resolve({
-    changes: replaces.length + updates.length > 0,
-    replaces,
-    deleteBeforeReplace: false,
-  });
+  return diffReplacing(olds, news, REPLACE_KEYS);
 }
 
 /** POST restore → transfer; waits until it finishes. */
@@ -119,26 +114,10 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
   });
 }
 
-/** GET transfer; a transfer that no longer exists leaves the state. */
-export function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
-  const stack = String(props["stack"]);
-  return withClient(async (client) => {
-    try {
-      const t = await client.snapshots.transfer(stack, id);
-      return { id, props: { ...props, status: t.attributes.status } };
-    } catch (error) {
-      if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
-      throw wrap(`Restore transfer ${id} of ${stack} could not be read`, error);
-    }
-  });
-}
-
-/** Only the wait bound changes in place; no request. */
-export function update(_id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
-  return Promise.resolve({ outs: { ...olds, timeout_seconds: news["timeout_seconds"] } });
-}
-
-/** A restore cannot be undone: deleting only forgets it. */
-export function remove(): Promise<void> {
-  return Promise.resolve();
-}
+// Read follows the status, update only moves the wait bound, delete only forgets: a restore
+// cannot be undone.
+const lifecycle = oneShot(
+  (id, stack) => `Restore transfer ${id} of ${stack}`,
+  async (client, stack, id) => (await client.snapshots.transfer(stack, id)).attributes.status,
+);
+export const { read, update, remove } = lifecycle;

@@ -7,9 +7,9 @@ import { z } from "zod";
 import { SnapshotMode, type Snapshot } from "../../src/api";
 import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
 import {
-  changedKeys,
-  checkWith,
-  markerFor,
+  diffReplacing,
+  checkWithMarker,
+  markerOf,
   parseInputs,
   progress,
   timeoutMs,
@@ -42,26 +42,12 @@ export const SNAPSHOT_REPLACE_KEYS = ["stack", "environment", "mode", "include_r
 
 /** Validates inputs (no API call) and fills in the marker. */
 export function check(_olds: Props, news: Props): Promise<CheckResult> {
-  const { failures, value } = checkWith(SnapshotInputs, news);
-  const inputs: Props = { ...news };
-  if (value !== undefined) {
-    inputs["marker"] = markerFor(
-      value.marker_seed,
-      SNAPSHOT_REPLACE_KEYS.map((k) => value[k] ?? ""),
-    );
-  }
-  return Promise.resolve({ inputs, failures });
+  return checkWithMarker(SnapshotInputs, news, SNAPSHOT_REPLACE_KEYS);
 }
 
 /** Every input replaces (a snapshot cannot be changed); the wait bound alone is an update. */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
-  const replaces = changedKeys(olds, news, SNAPSHOT_REPLACE_KEYS);
-  const updates = changedKeys(olds, news, ["timeout_seconds"]);
-  return Promise.resolve({
-    changes: replaces.length + updates.length > 0,
-    replaces,
-    deleteBeforeReplace: false,
-  });
+  return diffReplacing(olds, news, SNAPSHOT_REPLACE_KEYS);
 }
 
 /** Outputs: the inputs exactly as given plus what the API said. */
@@ -92,12 +78,7 @@ async function waitSnapshot(
 /** Takes (or adopts) the snapshot and waits until it is complete. */
 export function create(props: Props): Promise<{ id: string; outs: Props }> {
   const inputs = parseInputs(SnapshotInputs, props, "Snapshot");
-  const marker =
-    inputs.marker ??
-    markerFor(
-      inputs.marker_seed,
-      SNAPSHOT_REPLACE_KEYS.map((k) => inputs[k] ?? ""),
-    );
+  const marker = markerOf(inputs, SNAPSHOT_REPLACE_KEYS);
   const where = `${inputs.stack}/${inputs.environment}`;
   const bound = timeoutMs(inputs.timeout_seconds);
   return withClient(async (client) => {
