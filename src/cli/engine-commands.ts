@@ -63,6 +63,7 @@ export function previewFromEvents(events: readonly EngineEvent[]): PreviewJson {
         ...(oldState === undefined ? {} : { oldState }),
         ...(newState === undefined ? {} : { newState }),
         ...(step.keys === undefined ? {} : { replaceReasons: step.keys }),
+        ...(step.diffs === undefined ? {} : { diffReasons: step.diffs }),
       });
     }
     const diag = event.diagnosticEvent;

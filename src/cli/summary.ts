@@ -32,7 +32,7 @@ const KIND_LABELS: Record<ChangeKind, string> = {
   deploy: "deploy",
   redeploy: "redeploy",
   retire: "retire",
-  metadata: "metadata only",
+  metadata: "in place",
   lock: "lock",
   unlock: "unlock",
   relock: "lock message",
@@ -65,8 +65,27 @@ function normaliseOp(op: string): Op | undefined {
   }
 }
 
+/** What the engine shows for a value that is not known until the update runs. */
+const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** A known, non-empty string, or undefined. */
 function str(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
+  return typeof value === "string" && value !== "" && value !== UNKNOWN_VALUE ? value : undefined;
+}
+
+/**
+ * The inputs a step changes, without the engine's own bookkeeping. Dynamic providers report no
+ * changed keys, so they are read off the old and new inputs when the engine gives none.
+ */
+function changedInputs(step: PreviewStep): string[] {
+  const olds = step.oldState?.inputs ?? {};
+  const news = step.newState?.inputs ?? {};
+  const keys = step.diffReasons?.length
+    ? step.diffReasons
+    : [...new Set([...Object.keys(olds), ...Object.keys(news)])].filter(
+        (k) => JSON.stringify(olds[k]) !== JSON.stringify(news[k]),
+      );
+  return keys.filter((k) => k !== "__provider" && k !== "marker").sort();
 }
 
 function shortSha(value: unknown): string | undefined {
@@ -85,7 +104,11 @@ function typeName(step: PreviewStep): string {
   return last.slice(last.lastIndexOf(":") + 1);
 }
 
-function describe(step: PreviewStep, op: Exclude<Op, "same">): { kind: ChangeKind; text: string } {
+/** What a step means to an operator; undefined for a step that changes nothing on the platform. */
+function describe(
+  step: PreviewStep,
+  op: Exclude<Op, "same">,
+): { kind: ChangeKind; text: string } | undefined {
   const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
   const oldOutputs = step.oldState?.outputs ?? {};
   const name = step.urn.slice(step.urn.lastIndexOf("::") + 2);
@@ -94,7 +117,14 @@ function describe(step: PreviewStep, op: Exclude<Op, "same">): { kind: ChangeKin
   switch (typeName(step)) {
     case "Deployment": {
       if (op === "delete") return { kind: "retire", text: "stop managing the deployment (history kept)" };
-      if (op === "update") return { kind: "metadata", text: "title or summary only; nothing redeploys" };
+      if (op === "update") {
+        const changed = changedInputs(step);
+        if (changed.length === 1 && changed[0] === "environment_lock") {
+          return { kind: "metadata", text: "records the environment's lock; nothing deploys" };
+        }
+        const what = changed.length === 0 ? "" : ` (${changed.join(", ")})`;
+        return { kind: "metadata", text: `in place${what}; nothing redeploys` };
+      }
       const refType = str(inputs["ref_type"]) ?? "ref";
       const ref = str(inputs["ref"]);
       const to = ref === undefined ? refType.replace(/_/g, " ") : `${refType} ${code(ref)}`;
@@ -106,16 +136,23 @@ function describe(step: PreviewStep, op: Exclude<Op, "same">): { kind: ChangeKin
       };
     }
     case "EnvironmentLock": {
+      // One per environment; `locked: false` keeps it unlocked (see providers/environment-lock).
       const message = str(inputs["message"]) ?? str(inputs["lock_message"]);
-      if (op === "delete") return { kind: "unlock", text: "remove the lock" };
-      return {
-        kind: op === "create" ? "lock" : "relock",
-        text: message === undefined ? "lock the environment" : `"${message}"`,
-      };
+      const text = message === undefined ? "lock the environment" : `"${message}"`;
+      const wasLocked = step.oldState !== undefined && step.oldState.outputs?.["locked"] !== false;
+      const wantsLock = op !== "delete" && step.newState?.inputs?.["locked"] !== false;
+      if (wantsLock) return { kind: wasLocked && op !== "create" ? "relock" : "lock", text };
+      if (wasLocked) return { kind: "unlock", text: "remove the lock" };
+      return undefined;
     }
     case "Snapshot": {
       const mode = str(inputs["mode"]) ?? "all";
-      return { kind: op === "delete" ? "snapshot-delete" : "snapshot", text: `${code(logical)} (${mode})` };
+      const reasons =
+        op === "replace" && step.replaceReasons?.length ? `, changed: ${step.replaceReasons.join(", ")}` : "";
+      return {
+        kind: op === "delete" ? "snapshot-delete" : "snapshot",
+        text: `${code(logical)} (${mode}${reasons})`,
+      };
     }
     case "SnapshotRestore": {
       const from = str(inputs["snapshot"]) ?? str(inputs["snapshot_id"]);
@@ -154,7 +191,12 @@ export function plannedChanges(preview: PreviewJson): { changes: PlannedChange[]
       continue;
     }
     const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
-    const { kind, text } = describe(step, op);
+    const described = describe(step, op);
+    if (described === undefined) {
+      unchanged++;
+      continue;
+    }
+    const { kind, text } = described;
     // Every resource the program declares is named `<stack>/...`; records carry no stack input.
     const name = step.urn.slice(step.urn.lastIndexOf("::") + 2);
     changes.push({

@@ -105,7 +105,7 @@ describe("the pull-request summary", () => {
   it("renders counts, one table per stack, and the warnings", () => {
     const md = renderSummary(parsePreviewJson(JSON.stringify(preview), "preview.json"));
     expect(md).toContain(
-      "**1 redeploy · 1 lock · 1 unlock · 1 snapshot · 1 restore · 1 metadata only · 1 record action** (1 unchanged)",
+      "**1 redeploy · 1 lock · 1 unlock · 1 snapshot · 1 restore · 1 in place · 1 record action** (1 unchanged)",
     );
     expect(md).toContain("### acme-web");
     expect(md).toContain("| uat | snapshot | `nightly-db` (db) |");
@@ -130,5 +130,93 @@ describe("the pull-request summary", () => {
     expect(() => parsePreviewJson(JSON.stringify({ steps: [{ op: 3 }] }), "p.json")).toThrow(
       /p\.json: not the output of `pulumi preview --json`: at steps\.0\.op/,
     );
+  });
+});
+
+describe("the pull-request summary of locks kept per environment", () => {
+  const lock = (op: string, locked: boolean, oldLocked?: boolean) => ({
+    op,
+    urn: urn(T("EnvironmentLock"), "acme-web/uat"),
+    newState: {
+      urn: urn(T("EnvironmentLock"), "acme-web/uat"),
+      type: T("EnvironmentLock"),
+      inputs: { stack: "acme-web", environment: "uat", message: "freeze", locked },
+    },
+    ...(oldLocked === undefined
+      ? {}
+      : {
+          oldState: {
+            urn: urn(T("EnvironmentLock"), "acme-web/uat"),
+            type: T("EnvironmentLock"),
+            outputs: { locked: oldLocked },
+          },
+        }),
+  });
+  const kinds = (steps: unknown[]) =>
+    plannedChanges(parsePreviewJson(JSON.stringify({ steps }), "p.json")).changes.map((c) => c.kind);
+
+  it("does not list the lock resource of an environment that stays unlocked, and counts it unchanged", () => {
+    const planned = plannedChanges(
+      parsePreviewJson(JSON.stringify({ steps: [lock("create", false)] }), "p.json"),
+    );
+    expect(planned).toEqual({ changes: [], unchanged: 1 });
+  });
+
+  it("lists an unlock when the desired state drops the lock, and a lock when it adds one back", () => {
+    expect(kinds([lock("update", false, true)])).toEqual(["unlock"]);
+    expect(kinds([lock("update", true, false)])).toEqual(["lock"]);
+    expect(kinds([lock("update", true, true)])).toEqual(["relock"]);
+  });
+});
+
+describe("the pull-request summary of in-place deployment updates and unknown values", () => {
+  const update = (diffReasons: string[]) => ({
+    ...step("update", "Deployment", "acme-web/prod", { stack: "acme-web", environment: "prod" }, {}),
+    diffReasons,
+  });
+
+  it("says a recorded lock deploys nothing", () => {
+    const { changes } = plannedChanges(
+      parsePreviewJson(JSON.stringify({ steps: [update(["environment_lock"])] }), "p.json"),
+    );
+    expect(changes[0]?.text).toBe("records the environment's lock; nothing deploys");
+  });
+
+  it("names the inputs an in-place update changes", () => {
+    const { changes } = plannedChanges(
+      parsePreviewJson(JSON.stringify({ steps: [update(["title", "__provider"])] }), "p.json"),
+    );
+    expect(changes[0]?.text).toBe("in place (title); nothing redeploys");
+  });
+
+  it("does not print the engine's placeholder for a snapshot id known only after the update", () => {
+    const restore = step("create", "SnapshotRestore", "acme-web/uat/from-nightly", {
+      stack: "acme-web",
+      environment: "uat",
+      snapshot_id: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+      mode: "db",
+    });
+    const { changes } = plannedChanges(parsePreviewJson(JSON.stringify({ steps: [restore] }), "p.json"));
+    expect(changes[0]?.text).toBe("`from-nightly` from a snapshot taken in this run (db)");
+  });
+});
+
+describe("the pull-request summary of a dynamic provider's update", () => {
+  it("reads the changed inputs off the old and new inputs when the engine names none", () => {
+    const t = T("Deployment");
+    const u = urn(t, "acme-web/prod");
+    const update = {
+      op: "update",
+      urn: u,
+      oldState: {
+        urn: u,
+        type: t,
+        inputs: { stack: "acme-web", title: "Old", __provider: "a" },
+        outputs: {},
+      },
+      newState: { urn: u, type: t, inputs: { stack: "acme-web", title: "New", __provider: "b" } },
+    };
+    const { changes } = plannedChanges(parsePreviewJson(JSON.stringify({ steps: [update] }), "p.json"));
+    expect(changes[0]?.text).toBe("in place (title); nothing redeploys");
   });
 });
