@@ -17,19 +17,30 @@ export interface DriftCheckedDeploymentArgs
 }
 
 /** The text of the drift warning (exported for tests). */
-export function driftWarning(stack: string, environment: string, desired: string, live: string): string {
+export function driftWarning(
+  stack: string,
+  environment: string,
+  desired: string,
+  live: string,
+  /** The lock that holds a self-heal back, when that is why this is only a warning. */
+  deferredBy?: string,
+): string {
+  const next =
+    deferredBy === undefined
+      ? "Set self_heal: true to redeploy, or change trigger."
+      : `The environment is locked ("${deferredBy}"): self_heal redeploys once the lock is lifted.`;
   return (
     `Drift on ${stack}/${environment}: the last reconcile deployed ${desired}, but the environment runs ${live} ` +
-    "(a deployment made by hand). Set self_heal: true to redeploy, or change trigger."
+    `(a deployment made by hand). ${next}`
   );
 }
 
 /**
  * Declares a Deployment that also sees hand deployments. Reads the environment once per run
  * (memoised), passes its live `build_sha` as `observed_sha`, and warns about drift when
- * `self_heal` is off. The warning runs only when the resource keeps its recorded outputs (no
- * create or replacement in this run), judged by the recorded `observed_sha` differing from the
- * live one.
+ * `self_heal` is off or a lock freezes the environment. The warning runs only when the resource
+ * keeps its recorded outputs (no create or replacement in this run), judged by the recorded
+ * `observed_sha` differing from the live one.
  */
 export function deploymentWithDriftCheck(
   name: string,
@@ -43,13 +54,28 @@ export function deploymentWithDriftCheck(
   );
   const deployment = new Deployment(name, { ...args, observed_sha: live }, opts);
   pulumi
-    .all([deployment.sha, deployment.state, deployment.observed_sha, live, args.self_heal])
-    .apply(([sha, state, recordedObservation, liveSha, selfHeal]) => {
-      if (selfHeal === true || state !== "Completed" || sha === undefined || sha === "") return;
+    .all([
+      deployment.sha,
+      deployment.state,
+      deployment.observed_sha,
+      live,
+      args.self_heal,
+      args.environment_lock,
+    ])
+    .apply(([sha, state, recordedObservation, liveSha, selfHeal, lock]) => {
+      // Self-heal redeploys instead of warning, except while a lock freezes the environment.
+      const frozenBy = selfHeal === true && lock !== undefined ? lock : undefined;
+      if (
+        (selfHeal === true && frozenBy === undefined) ||
+        state !== "Completed" ||
+        sha === undefined ||
+        sha === ""
+      )
+        return;
       if (liveSha === sha) return;
       // After a create or replacement in this very run the outputs record this run's observation.
       if (!pulumi.runtime.isDryRun() && recordedObservation === liveSha) return;
-      void pulumi.log.warn(driftWarning(args.stack, args.environment, sha, liveSha), deployment);
+      void pulumi.log.warn(driftWarning(args.stack, args.environment, sha, liveSha, frozenBy), deployment);
     });
   return deployment;
 }

@@ -153,7 +153,11 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   if (state !== undefined && FAILED.includes(state) && state !== "Rejected" && !replaces.includes("state")) {
     replaces.push("state");
   }
-  if (news["self_heal"] === true && hasDrift(olds, news)) replaces.push("observed_sha");
+  const heldLock = news["environment_lock"];
+  const lockStays = typeof heldLock === "string" && typeof olds["environment_lock"] === "string";
+  // Healing a hand deployment waits while a lock stays (a change freeze): the drift helper warns
+  // instead, so unrelated changes still preview cleanly during the freeze.
+  if (news["self_heal"] === true && !lockStays && hasDrift(olds, news)) replaces.push("observed_sha");
   const described = [
     "title",
     "summary",
@@ -170,12 +174,7 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   // Approved (a person approved a `request`, seen by a refresh) or still running after a timeout.
   const canMove =
     state === "Approved" || (state !== undefined && IN_PROGRESS.includes(state) && news["wait"] !== false);
-  const heldLock = news["environment_lock"];
-  if (
-    typeof heldLock === "string" &&
-    typeof olds["environment_lock"] === "string" &&
-    (replaces.length > 0 || canMove)
-  ) {
+  if (lockStays && (replaces.length > 0 || canMove)) {
     // A lock that stays makes the platform refuse the deployment: say so in the preview, not
     // halfway through the update.
     const where = `${String(news["stack"])}/${String(news["environment"])}`;

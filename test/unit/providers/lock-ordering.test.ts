@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffDeployment } from "../../../providers/deployment";
+import { driftWarning } from "../../../providers/drift";
 import { diffEnvironmentLock } from "../../../providers/environment-lock";
 import { create as createLock, remove as removeLock } from "../../../providers/runtime/environment-lock";
 
@@ -78,5 +79,37 @@ describe("a deployment on a locked environment", () => {
     const olds = { ...base, trigger: "1" };
     const news = { ...base, trigger: "1", environment_lock: "Change freeze" };
     expect(await diffDeployment("102", olds, news)).toMatchObject({ changes: true, replaces: [] });
+  });
+});
+
+describe("a hand deployment on an environment under a change freeze", () => {
+  const drifted = {
+    ...where,
+    ref_type: "branch",
+    ref: "main",
+    marker_seed: "seed",
+    marker: "m",
+    self_heal: true,
+    environment_lock: "Change freeze",
+  };
+  const olds = { ...drifted, state: "Completed", sha: "a".repeat(40), observed_sha: "a".repeat(40) };
+
+  it("is not healed while the lock stays, so unrelated changes still preview", async () => {
+    const news = { ...drifted, observed_sha: "b".repeat(40) };
+    expect(await diffDeployment("103", olds, news)).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("is healed in the change that lifts the lock", async () => {
+    const { environment_lock: _lifted, ...news } = { ...drifted, observed_sha: "b".repeat(40) };
+    expect(await diffDeployment("103", olds, news)).toMatchObject({
+      changes: true,
+      replaces: ["observed_sha"],
+    });
+  });
+
+  it("is reported with the lock that holds the self-heal back", () => {
+    expect(driftWarning("acme-web", "prod", "a".repeat(40), "b".repeat(40), "Change freeze")).toContain(
+      'The environment is locked ("Change freeze"): self_heal redeploys once the lock is lifted.',
+    );
   });
 });
