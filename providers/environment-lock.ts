@@ -33,6 +33,12 @@ export interface EnvironmentLockArgs {
    * never locked is not touched.
    */
   locked?: pulumi.Input<boolean> | undefined;
+  /**
+   * The environment's snapshots and restores, each named with the inputs that make a new one. A
+   * name that appears while the lock stays fails the preview, naming the lock: the platform would
+   * refuse that work.
+   */
+  holds?: pulumi.Input<pulumi.Input<string>[]> | undefined;
 }
 
 /** An environment's lock as Stackwright manages it: no deployments or snapshots while locked. */

@@ -27,6 +27,7 @@ export const EnvironmentLockInputs = z.strictObject({
   environment: PathName,
   message: z.string().optional(),
   locked: z.boolean().optional(),
+  holds: z.array(z.string()).optional(),
 });
 export type EnvironmentLockInputs = z.infer<typeof EnvironmentLockInputs>;
 
@@ -43,18 +44,42 @@ function wantsLock(props: Props): boolean {
   return props["locked"] !== false;
 }
 
+/** The environment's snapshots and restores as the program names them (see `holds`). */
+function holdsOf(props: Props): string[] | undefined {
+  const holds = props["holds"];
+  return Array.isArray(holds) ? holds.filter((h): h is string => typeof h === "string") : undefined;
+}
+
 /**
  * Replaces on stack/environment; locking, unlocking and a new message while locked are in-place
  * updates. The message of an unlocked environment is not compared: nothing would change.
+ *
+ * `holds` names the environment's snapshots and restores with the inputs that make a new one.
+ * A name that is new while the lock stays is work the platform will refuse (409): the preview
+ * fails here and names the lock, instead of the update failing halfway. Otherwise a change of
+ * `holds` is recorded in place, with no request.
  */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
   const replaces = changedKeys(olds, news, ["stack", "environment"]);
+  const before = holdsOf(olds);
+  const added = before === undefined ? [] : (holdsOf(news) ?? []).filter((h) => !before.includes(h));
+  if (wantsLock(olds) && wantsLock(news) && replaces.length === 0 && added.length > 0) {
+    const where = `${String(news["stack"])}/${String(news["environment"])}`;
+    return Promise.reject(
+      new Error(
+        `${where} is locked ("${String(news["message"] ?? "")}") and stays locked in this change, so the platform ` +
+          `would refuse ${added.map((h) => h.replace(/@[0-9a-f]+$/, "")).join(", ")}. Remove the lock in the same change (Stackwright unlocks first and ` +
+          "you lock again later), or leave these out until the lock is lifted.",
+      ),
+    );
+  }
   const updates =
     wantsLock(olds) !== wantsLock(news)
       ? ["locked"]
-      : wantsLock(news)
-        ? changedKeys(olds, news, ["message"])
-        : [];
+      : [
+          ...(wantsLock(news) ? changedKeys(olds, news, ["message"]) : []),
+          ...changedKeys(olds, news, ["holds"]),
+        ];
   return Promise.resolve({
     changes: replaces.length + updates.length > 0,
     replaces,
@@ -102,6 +127,10 @@ export async function update(_id: string, olds: Props, news: Props): Promise<{ o
   if (!wantsLock(news)) {
     if (wantsLock(olds)) await remove(_id, olds);
     return { outs: unlockedOutputs(inputs, news).outs };
+  }
+  // Only `holds` changed: record it, with no request.
+  if (wantsLock(olds) && changedKeys(olds, news, ["message"]).length === 0) {
+    return { outs: { ...olds, ...userInputs(news) } };
   }
   const { outs } = await lock(inputs, news, wantsLock(olds) ? "re-locked" : "locked");
   return { outs };

@@ -139,6 +139,8 @@ function describe(
       // One per environment; `locked: false` keeps it unlocked (see providers/environment-lock).
       const message = str(inputs["message"]) ?? str(inputs["lock_message"]);
       const text = message === undefined ? "lock the environment" : `"${message}"`;
+      // A lock that only records the environment's work (its `holds`) changes nothing.
+      if (op === "update" && changedInputs(step).every((k) => k === "holds")) return undefined;
       const wasLocked = step.oldState !== undefined && step.oldState.outputs?.["locked"] !== false;
       const wantsLock = op !== "delete" && step.newState?.inputs?.["locked"] !== false;
       if (wantsLock) return { kind: wasLocked && op !== "create" ? "relock" : "lock", text };

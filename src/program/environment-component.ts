@@ -2,6 +2,7 @@
  * One environment of one API stack: its deployment, its lock, the snapshots taken from it and
  * the restores into it, ordered the way an operator would do them by hand.
  */
+import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import type { EnvironmentConfig, StackConfig } from "../config";
 import { resolveRestoreSnapshot } from "../config";
@@ -28,6 +29,23 @@ export interface EnvironmentOutputs {
 
 /** Snapshots by logical name across the stack, so a restore anywhere in the stack can use them. */
 export type SnapshotIndex = Map<string, Snapshot>;
+
+/**
+ * The environment's snapshots and restores, each named with a digest of the inputs that make a
+ * new one: the lock resource fails the preview when one appears while the lock stays.
+ */
+export function holdsOf(config: EnvironmentConfig): string[] {
+  const digest = (value: unknown) =>
+    createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 8);
+  const snapshots = Object.entries(config.snapshots).map(
+    ([logical, s]) => `snapshot ${logical}@${digest([s.mode, s.include_resampled, s.notes ?? ""])}`,
+  );
+  const restores = Object.entries(config.restores).map(
+    ([logical, r]) =>
+      `restore ${logical}@${digest([r.snapshot, r.mode, r.skip_build, r.backup_existing_data ?? null, r.confirm, r.trigger ?? ""])}`,
+  );
+  return [...snapshots, ...restores].sort();
+}
 
 export class EnvironmentComponent extends pulumi.ComponentResource {
   readonly summary: EnvironmentOutputs;
@@ -59,7 +77,12 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
     });
     const lock = new EnvironmentLock(
       name,
-      { ...where, message: config.lock?.message ?? "", locked: config.lock !== undefined },
+      {
+        ...where,
+        message: config.lock?.message ?? "",
+        locked: config.lock !== undefined,
+        holds: holdsOf(config),
+      },
       config.lock === undefined ? child : { ...child, dependsOn: lockAfter },
     );
     // Unlock, then deploy, snapshot and restore; or deploy, snapshot and restore, then lock.

@@ -184,5 +184,28 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(unlock).toBeGreaterThanOrEqual(0);
       expect(deploy).toBeGreaterThan(unlock);
     }, 240_000);
+
+    it("fails the preview of a new snapshot on an environment that stays locked, naming the lock", () => {
+      const file = path.join(project.dir, "stacks-config", "acme-web.yaml");
+      const relocked = fs
+        .readFileSync(file, "utf8")
+        .replace("\nrecords:", "    lock:\n      message: Second freeze\n\nrecords:");
+      fs.writeFileSync(file, relocked);
+      const up = run(["up", "--project", project.dir], env);
+      expect(up.status).toBe(0);
+
+      fs.writeFileSync(
+        file,
+        relocked.replace(
+          "    lock:\n      message: Second freeze\n",
+          "    lock:\n      message: Second freeze\n    snapshots:\n      frozen-db: { mode: db }\n",
+        ),
+      );
+      const { status, out } = run(["preview", "--project", project.dir], env);
+      expect(out).toContain(
+        'acme-web/prod is locked ("Second freeze") and stays locked in this change, so the platform would refuse snapshot frozen-db.',
+      );
+      expect(status).toBe(1);
+    }, 240_000);
   });
 });

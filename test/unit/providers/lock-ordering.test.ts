@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { diffDeployment } from "../../../providers/deployment";
 import { driftWarning } from "../../../providers/drift";
 import { diffEnvironmentLock } from "../../../providers/environment-lock";
-import { create as createLock, remove as removeLock } from "../../../providers/runtime/environment-lock";
+import {
+  create as createLock,
+  remove as removeLock,
+  update as updateLock,
+} from "../../../providers/runtime/environment-lock";
 
 const where = { stack: "acme-web", environment: "prod" };
 
@@ -111,5 +115,45 @@ describe("a hand deployment on an environment under a change freeze", () => {
     expect(driftWarning("acme-web", "prod", "a".repeat(40), "b".repeat(40), "Change freeze")).toContain(
       'The environment is locked ("Change freeze"): self_heal redeploys once the lock is lifted.',
     );
+  });
+});
+
+describe("snapshots and restores on an environment whose lock stays", () => {
+  const locked = { ...where, message: "freeze", locked: true, lock_message: "freeze" };
+
+  it("fail the preview, naming the lock and the new work", async () => {
+    const olds = { ...locked, holds: ["snapshot nightly@aaaa1111"] };
+    const news = {
+      ...where,
+      message: "freeze",
+      locked: true,
+      holds: ["restore back@bbbb2222", "snapshot nightly@aaaa1111"],
+    };
+    await expect(diffEnvironmentLock("acme-web:prod", olds, news)).rejects.toThrow(
+      'acme-web/prod is locked ("freeze") and stays locked in this change, so the platform would refuse restore back.',
+    );
+  });
+
+  it("are recorded in place when the lock arrives in the same change (the work goes first)", async () => {
+    const olds = { ...where, message: "", locked: false, lock_message: "", holds: [] };
+    const news = { ...where, message: "freeze", locked: true, holds: ["snapshot nightly@aaaa1111"] };
+    expect(await diffEnvironmentLock("acme-web:prod", olds, news)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+  });
+
+  it("are recorded without judgement for a state written before holds existed", async () => {
+    const news = { ...where, message: "freeze", locked: true, holds: ["snapshot nightly@aaaa1111"] };
+    expect(await diffEnvironmentLock("acme-web:prod", locked, news)).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+  });
+
+  it("are recorded by an update that makes no request (no credentials needed)", async () => {
+    const olds = { ...locked, holds: ["snapshot nightly@aaaa1111"] };
+    const news = { ...where, message: "freeze", locked: true, holds: [] };
+    expect(await updateLock("acme-web:prod", olds, news)).toEqual({ outs: { ...locked, holds: [] } });
   });
 });
