@@ -162,6 +162,21 @@ describe("the pull-request summary of locks kept per environment", () => {
     expect(planned).toEqual({ changes: [], unchanged: 1 });
   });
 
+  it("does not list a lock that only records the environment's snapshots and restores", () => {
+    const u = urn(T("EnvironmentLock"), "acme-web/prod");
+    const inputs = { stack: "acme-web", environment: "prod", message: "freeze", locked: true };
+    const record = {
+      op: "update",
+      urn: u,
+      oldState: { urn: u, type: T("EnvironmentLock"), inputs, outputs: { locked: true } },
+      newState: { urn: u, type: T("EnvironmentLock"), inputs: { ...inputs, holds: ["snapshot a@00000000"] } },
+    };
+    expect(plannedChanges(parsePreviewJson(JSON.stringify({ steps: [record] }), "p.json"))).toEqual({
+      changes: [],
+      unchanged: 1,
+    });
+  });
+
   it("lists an unlock when the desired state drops the lock, and a lock when it adds one back", () => {
     expect(kinds([lock("update", false, true)])).toEqual(["unlock"]);
     expect(kinds([lock("update", true, false)])).toEqual(["lock"]);
