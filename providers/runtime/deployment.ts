@@ -6,6 +6,8 @@
  */
 import { z } from "zod";
 import {
+  APPROVAL_MODES,
+  ApprovalMode,
   FAILED_DEPLOYMENT_STATES,
   IN_PROGRESS_DEPLOYMENT_STATES,
   PENDING_DEPLOYMENT_STATES,
@@ -36,10 +38,8 @@ import {
 import { InitError, wrap } from "./errors";
 import { withClient } from "./settings";
 
-/** Approval modes of the `approval` input. */
-export const APPROVAL_MODES = ["bypass_and_start", "bypass", "request"] as const;
-export const ApprovalMode = z.enum(APPROVAL_MODES);
-export type ApprovalMode = z.infer<typeof ApprovalMode>;
+/** Approval modes of the `approval` input (the list lives in the wire contract). */
+export { APPROVAL_MODES, ApprovalMode };
 
 /** Inputs that force a new deployment when they change. */
 export const DEPLOYMENT_REPLACE_KEYS = [

@@ -63,6 +63,15 @@ export const RefType = z.enum(REF_TYPES);
 export type RefType = z.infer<typeof RefType>;
 /** Ref types whose `ref` must be empty (a non-empty ref would take precedence). */
 export const REF_TYPES_WITHOUT_REF = ["promote_from_uat", "redeploy"] as const satisfies readonly RefType[];
+
+/**
+ * How a deployment gets past approval: `bypass_and_start` and `bypass` are the create endpoint's
+ * flags of those names (the second followed by a start), `request` sets neither and leaves the
+ * deployment Submitted for a person. The YAML and the Deployment resource share this list.
+ */
+export const APPROVAL_MODES = ["bypass_and_start", "bypass", "request"] as const;
+export const ApprovalMode = z.enum(APPROVAL_MODES);
+export type ApprovalMode = z.infer<typeof ApprovalMode>;
 /** True when `ref` must be empty for this ref type. */
 export function refTypeForbidsRef(refType: RefType): boolean {
   return (REF_TYPES_WITHOUT_REF as readonly string[]).includes(refType);

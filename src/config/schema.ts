@@ -1,4 +1,12 @@
 import { z } from "zod";
+import {
+  APPROVAL_MODES,
+  REF_TYPES,
+  REF_TYPES_WITHOUT_REF,
+  type ApprovalMode,
+  type RefType,
+} from "../api/deployment";
+import { SNAPSHOT_MODES, type SnapshotMode } from "../api/snapshot";
 import { DURATION_PATTERN, parseDuration } from "./duration";
 import { safeName, safeNameKey } from "./names";
 
@@ -12,22 +20,9 @@ import { safeName, safeNameKey } from "./names";
  * that a file reports all its faults at once.
  */
 
-/** `ref_type` values of the create-deployment endpoint (same list as `src/api`, which we may not import). */
-export const REF_TYPES = ["promote_from_uat", "sha", "branch", "tag", "redeploy", "package"] as const;
-/** A deployment's `ref_type`. */
-export type RefType = (typeof REF_TYPES)[number];
-/** Ref types that take no `ref`: a non-empty ref would take precedence and deploy something else. */
-export const REF_TYPES_WITHOUT_REF = ["promote_from_uat", "redeploy"] as const satisfies readonly RefType[];
-
-/** How a deployment gets past approval: queue at once, create approved then start, or ask a person. */
-export const APPROVAL_MODES = ["bypass_and_start", "bypass", "request"] as const;
-/** A deployment's `approval`. */
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
-
-/** Snapshot and restore modes: everything, the database only, or the assets only. */
-export const SNAPSHOT_MODES = ["all", "db", "assets"] as const;
-/** A snapshot's or restore's `mode`. */
-export type SnapshotMode = (typeof SNAPSHOT_MODES)[number];
+// The API's enums, defined once in the wire contract (design.md §1 lets config use them).
+export { APPROVAL_MODES, REF_TYPES, REF_TYPES_WITHOUT_REF, SNAPSHOT_MODES };
+export type { ApprovalMode, RefType, SnapshotMode };
 
 /**
  * An object that refuses unknown keys. The error message of `unrecognized_keys` carries the list
