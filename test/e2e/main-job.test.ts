@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emulatorHooks, spawnEmulator, type EmulatorHooks, type EmulatorProcess } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 
 // The `stackwright` command as an operator runs it, on a scratch copy of the project with the
@@ -67,51 +68,32 @@ describe("the stackwright command on the example stacks-config", () => {
   });
 
   describe("against a running emulator", () => {
-    let emulator: ReturnType<typeof spawn>;
+    let emulator: EmulatorProcess;
+    let hooks: EmulatorHooks;
     let env: Record<string, string>;
+    const configFile = () => path.join(project.dir, "stacks-config", "acme-web.yaml");
+    /** Rewrites the example stack file, as an operator's change would. */
+    const editConfig = (change: (text: string) => string) =>
+      fs.writeFileSync(configFile(), change(fs.readFileSync(configFile(), "utf8")));
 
     beforeAll(async () => {
       // The state the main job left, served by the `emulator` command.
-      emulator = spawn(
-        process.execPath,
-        [
-          path.join(project.dir, "bin", "stackwright.js"),
-          "emulator",
-          "--port",
-          "0",
-          "--speed",
-          "instant",
-          "--state-file",
-          path.join(project.dir, ".stackwright", "emulator.db"),
-        ],
-        { cwd: project.dir, env: project.env, stdio: ["ignore", "pipe", "inherit"] },
-      );
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("the emulator did not listen within 20 s")), 20_000);
-        emulator.stdout?.on("data", (chunk: Buffer) => {
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString());
-          if (match?.[1] !== undefined) {
-            clearTimeout(timer);
-            resolve(match[1]);
-          }
-        });
-      });
+      const stateFile = path.join(project.dir, ".stackwright", "emulator.db");
+      emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--state-file", stateFile]);
+      hooks = emulatorHooks(emulator.url);
       env = {
-        STACKWRIGHT_API_URL: url,
+        STACKWRIGHT_API_URL: emulator.url,
         STACKWRIGHT_EMAIL: "ops@example.com",
         STACKWRIGHT_API_TOKEN: "demo-token",
       };
-      const file = path.join(project.dir, "stacks-config", "acme-web.yaml");
-      fs.writeFileSync(
-        file,
-        fs
-          .readFileSync(file, "utf8")
-          .replace(/trigger: "2026-11-22"\n\s+snapshots:/, (m) => m.replace("2026-11-22", "2026-11-23")),
+      editConfig((text) =>
+        text.replace(/trigger: "2026-11-22"\n\s+snapshots:/, (m) => m.replace("2026-11-22", "2026-11-23")),
       );
     }, 30_000);
 
-    afterAll(() => {
-      emulator?.kill("SIGTERM");
+    afterAll(async () => {
+      emulator?.child.kill("SIGTERM");
+      await emulator?.exited;
     });
 
     it("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
@@ -148,10 +130,7 @@ describe("the stackwright command on the example stacks-config", () => {
     }, 240_000);
 
     it("fails the preview of a deployment change on an environment that stays locked, naming the lock", () => {
-      const file = path.join(project.dir, "stacks-config", "acme-web.yaml");
-      const text = fs.readFileSync(file, "utf8");
-      fs.writeFileSync(
-        file,
+      editConfig((text) =>
         text.replace(
           "title: Promote UAT to production",
           'title: Promote UAT to production\n      trigger: "again"',
@@ -165,20 +144,14 @@ describe("the stackwright command on the example stacks-config", () => {
     }, 240_000);
 
     it("unlocks before it deploys when the same change removes the lock", async () => {
-      const file = path.join(project.dir, "stacks-config", "acme-web.yaml");
-      const text = fs.readFileSync(file, "utf8");
-      fs.writeFileSync(
-        file,
-        text.replace(/\n {4}lock:\n {6}message: Change freeze until 2026-12-01\n/, "\n"),
-      );
-      await fetch(`${env["STACKWRIGHT_API_URL"]}/_emulator/requests`, { method: "DELETE" });
+      editConfig((text) => text.replace(/\n {4}lock:\n {6}message: Change freeze until 2026-12-01\n/, "\n"));
+      await hooks.clearRequests();
       const { status, out } = run(["up", "--project", project.dir], env);
       expect(status).toBe(0);
       expect(out).toContain("1 replaced");
-      const log = (await (await fetch(`${env["STACKWRIGHT_API_URL"]}/_emulator/requests`)).json()) as {
-        requests: { method: string; path: string }[];
-      };
-      const writes = log.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+      const writes = (await hooks.requests())
+        .filter((r) => r.method !== "GET")
+        .map((r) => `${r.method} ${r.path}`);
       const unlock = writes.indexOf("DELETE /svc/project/acme-web/environment/prod/lock");
       const deploy = writes.indexOf("POST /svc/project/acme-web/environment/prod/deploys");
       expect(unlock).toBeGreaterThanOrEqual(0);
@@ -186,21 +159,12 @@ describe("the stackwright command on the example stacks-config", () => {
     }, 240_000);
 
     it("fails the preview of a new snapshot on an environment that stays locked, naming the lock", () => {
-      const file = path.join(project.dir, "stacks-config", "acme-web.yaml");
-      const relocked = fs
-        .readFileSync(file, "utf8")
-        .replace("\nrecords:", "    lock:\n      message: Second freeze\n\nrecords:");
-      fs.writeFileSync(file, relocked);
+      const lock = "    lock:\n      message: Second freeze\n";
+      editConfig((text) => text.replace("\nrecords:", `${lock}\nrecords:`));
       const up = run(["up", "--project", project.dir], env);
       expect(up.status).toBe(0);
 
-      fs.writeFileSync(
-        file,
-        relocked.replace(
-          "    lock:\n      message: Second freeze\n",
-          "    lock:\n      message: Second freeze\n    snapshots:\n      frozen-db: { mode: db }\n",
-        ),
-      );
+      editConfig((text) => text.replace(lock, `${lock}    snapshots:\n      frozen-db: { mode: db }\n`));
       const { status, out } = run(["preview", "--project", project.dir], env);
       expect(out).toContain(
         'acme-web/prod is locked ("Second freeze") and stays locked in this change, so the platform would refuse snapshot frozen-db.',
