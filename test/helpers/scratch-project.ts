@@ -7,8 +7,9 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
-import { engineEnv, pulumiCommand } from "../../src/cli/engine-env";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { engineEnv } from "../../src/cli/engine-env";
+import { openStack } from "../../src/cli/workspace";
 
 export const repoRoot = path.resolve(__dirname, "..", "..");
 
@@ -62,11 +63,8 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
     dir,
     stateDir,
     env,
-    async stack(name) {
-      return LocalWorkspace.createOrSelectStack(
-        { stackName: name, workDir: dir },
-        { envVars: env, pulumiCommand: await pulumiCommand(dir) },
-      );
+    stack(name) {
+      return openStack({ projectDir: dir, stackName: name, env });
     },
     stateFile(stackName) {
       return path.join(stateDir, ".pulumi", "stacks", "stackwright", `${stackName}.json`);
