@@ -4,8 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { createClient, type StackwrightClient } from "../../src/client";
-import { ProviderError } from "../runtime/errors";
-import { resolveSettings, CREDENTIAL_SOURCES, type ApiSettings } from "../runtime/settings";
+import { requireSettings, resolveSettings, type ApiSettings } from "../runtime/settings";
 
 // One program run is one process: this map lives exactly as long as the run.
 const memo = new Map<string, Promise<unknown>>();
@@ -35,17 +34,9 @@ export function cacheKey(name: string, args: unknown): string {
 /** Credentials for the program process: `STACKWRIGHT_*` variables, then stack config. */
 export function programSettings(): ApiSettings {
   const config = new pulumi.Config("stackwright");
-  const values = resolveSettings({ get: (key) => config.get(key.replace(/^stackwright:/, "")) }, process.env);
-  if (values.baseUrl === undefined || values.email === undefined || values.token === undefined) {
-    const missing = CREDENTIAL_SOURCES.filter((s) => values[s.field] === undefined).map(
-      (s) => `${s.config} (or ${s.env})`,
-    );
-    throw new ProviderError(
-      "STACKWRIGHT_PROVIDER_CONFIG",
-      `Stackwright has no API credentials: set ${missing.join(", ")}`,
-    );
-  }
-  return { baseUrl: values.baseUrl, email: values.email, token: values.token };
+  return requireSettings(
+    resolveSettings({ get: (key) => config.get(key.replace(/^stackwright:/, "")) }, process.env),
+  );
 }
 
 /**

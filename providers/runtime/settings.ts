@@ -57,10 +57,15 @@ export function resolveSettings(
 export function currentSettings(): ApiSettings {
   const values =
     Object.keys(configured.values).length > 0 ? configured.values : resolveSettings(undefined, process.env);
-  const missing = CREDENTIAL_SOURCES.filter((s) => values[s.field] === undefined).map(
-    (s) => `${s.config} (or ${s.env})`,
-  );
+  return requireSettings(values);
+}
+
+/** The three settings, or an error naming each missing one by its config key and variable. */
+export function requireSettings(values: Partial<ApiSettings>): ApiSettings {
   if (values.baseUrl === undefined || values.email === undefined || values.token === undefined) {
+    const missing = CREDENTIAL_SOURCES.filter((s) => values[s.field] === undefined).map(
+      (s) => `${s.config} (or ${s.env})`,
+    );
     throw new ProviderError(
       "STACKWRIGHT_PROVIDER_CONFIG",
       `Stackwright has no API credentials: set ${missing.join(", ")}. ` +
