@@ -13,11 +13,15 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-/** Parses `argv` against `spec`; returns the flags and the positional arguments. */
+/**
+ * Parses `argv` against `spec`; returns the flags and the positional arguments. `positionals`
+ * names the arguments the command takes (none by default); more than that is a usage error.
+ */
 export function parseFlags<S extends FlagSpec>(
   command: string,
   argv: readonly string[],
   spec: S,
+  positionals: readonly string[] = [],
 ): { flags: ParsedFlags<S>; positional: string[] } {
   const flags: Record<string, string | boolean> = {};
   const positional: string[] = [];
@@ -61,6 +65,13 @@ export function parseFlags<S extends FlagSpec>(
       throw new UsageError(`stackwright ${command}: --${name} needs a value (${def.help})`);
     }
     flags[name] = value;
+  }
+  if (positional.length > positionals.length) {
+    throw new UsageError(
+      positionals.length === 0
+        ? `stackwright ${command} takes no arguments: ${positional.join(" ")}`
+        : `stackwright ${command} takes at most ${positionals.join(" ")}, not: ${positional.join(" ")}`,
+    );
   }
   return { flags: flags as ParsedFlags<S>, positional };
 }

@@ -45,9 +45,6 @@ export async function runEmulatorCommand(argv: string[]): Promise<number> {
   let flags: ReturnType<typeof parseFlags<typeof flagsSpec>>["flags"];
   try {
     const parsed = parseFlags("emulator", argv, flagsSpec);
-    if (parsed.positional.length > 0) {
-      throw new UsageError(`stackwright emulator takes no arguments: ${parsed.positional.join(" ")}`);
-    }
     flags = parsed.flags;
     const portText = flags.port;
     if (portText !== undefined) {

@@ -107,33 +107,35 @@ export function reportFailure(command: string, err: unknown): number {
 /** Writes the engine's error stream as it arrives. */
 const streamErrors = (out: string) => process.stderr.write(out);
 
+/** What preview and up share: the stack named by the flags, and the engine options. */
+async function engineRun(command: string, argv: string[], spec: typeof upFlags) {
+  const { flags } = parseFlags(command, argv, spec);
+  const parallel = parallelOf(flags.parallel);
+  const stack = await stackFromFlags(flags);
+  const options = {
+    onOutput: stream,
+    onError: streamErrors,
+    ...(flags.refresh === true ? { refresh: true } : {}),
+    ...(parallel === undefined ? {} : { parallel }),
+  };
+  return { stack, options };
+}
+
 export async function previewCommand(argv: string[]): Promise<number> {
   if (argv.includes("--help")) {
     console.log(usage("preview", previewFlags, "Shows what `up` would change, without changing anything."));
     return 0;
   }
   try {
-    const { flags, positional } = parseFlags("preview", argv, previewFlags);
-    if (positional.length > 0)
-      throw new UsageError(`stackwright preview takes no arguments: ${positional.join(" ")}`);
-    const parallel = parallelOf(flags.parallel);
-    const stack = await stackFromFlags(flags);
+    const summaryFile = parseFlags("preview", argv, previewFlags).flags.summary;
+    const { stack, options } = await engineRun("preview", argv, previewFlags);
     const events: EngineEvent[] = [];
-    const result = await stack.preview({
-      onOutput: stream,
-      onError: streamErrors,
-      onEvent: (e) => events.push(e),
-      ...(flags.refresh === true ? { refresh: true } : {}),
-      ...(parallel === undefined ? {} : { parallel }),
-    });
-    if (flags.summary !== undefined) {
+    const result = await stack.preview({ ...options, onEvent: (e) => events.push(e) });
+    if (summaryFile !== undefined) {
       const preview = previewFromEvents(events);
       preview.changeSummary = { ...result.changeSummary } as Record<string, number>;
-      fs.writeFileSync(
-        flags.summary,
-        renderSummary(preview, { title: `Stackwright preview: ${stack.name}` }),
-      );
-      console.log(`\nsummary written to ${flags.summary}`);
+      fs.writeFileSync(summaryFile, renderSummary(preview, { title: `Stackwright preview: ${stack.name}` }));
+      console.log(`\nsummary written to ${summaryFile}`);
     }
     return 0;
   } catch (err) {
@@ -147,18 +149,9 @@ export async function upCommand(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    const { flags, positional } = parseFlags("up", argv, upFlags);
-    if (positional.length > 0)
-      throw new UsageError(`stackwright up takes no arguments: ${positional.join(" ")}`);
-    const parallel = parallelOf(flags.parallel);
-    const stack = await stackFromFlags(flags);
+    const { stack, options } = await engineRun("up", argv, upFlags);
     // The engine prints the outputs at the end of its own report.
-    await stack.up({
-      onOutput: stream,
-      onError: streamErrors,
-      ...(flags.refresh === true ? { refresh: true } : {}),
-      ...(parallel === undefined ? {} : { parallel }),
-    });
+    await stack.up(options);
     return 0;
   } catch (err) {
     return reportFailure("up", err);

@@ -65,9 +65,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   }
   let target: ApiTarget | undefined;
   try {
-    const { flags, positional } = parseFlags("start", argv, flagsSpec);
-    if (positional.length > 0)
-      throw new UsageError(`stackwright start takes no arguments: ${positional.join(" ")}`);
+    const { flags } = parseFlags("start", argv, flagsSpec);
     const projectDir = flags.project ?? defaultProjectDir();
     const stackName = flags.stack ?? "dev";
 

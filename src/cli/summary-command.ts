@@ -19,8 +19,7 @@ export async function summaryCommand(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    const { flags, positional } = parseFlags("summary", argv, flagsSpec);
-    if (positional.length > 1) throw new UsageError("stackwright summary takes at most one FILE");
+    const { flags, positional } = parseFlags("summary", argv, flagsSpec, ["FILE"]);
     const file = positional[0];
     const source = file === undefined || file === "-" ? "stdin" : file;
     const text = source === "stdin" ? fs.readFileSync(0, "utf8") : fs.readFileSync(source, "utf8");

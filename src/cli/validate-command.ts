@@ -5,7 +5,7 @@
  */
 import * as path from "node:path";
 import { formatConfigErrors, loadDesiredState } from "../config";
-import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
+import { describeFlags, parseFlags, type FlagSpec } from "./args";
 import { defaultProjectDir } from "./workspace";
 
 const flagsSpec = {
@@ -21,8 +21,7 @@ export async function validateCommand(argv: string[]): Promise<number> {
   }
   let dir: string;
   try {
-    const { flags, positional } = parseFlags("validate", argv, flagsSpec);
-    if (positional.length > 1) throw new UsageError("stackwright validate takes at most one DIR");
+    const { flags, positional } = parseFlags("validate", argv, flagsSpec, ["DIR"]);
     dir = positional[0] ?? path.join(flags.project ?? defaultProjectDir(), "stacks-config");
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));

@@ -19,7 +19,10 @@ describe("command-line flags", () => {
   });
 
   it("keeps positional arguments in order", () => {
-    expect(parseFlags("validate", ["a", "--stack", "s", "b"], spec).positional).toEqual(["a", "b"]);
+    expect(parseFlags("summary", ["a", "--stack", "s", "b"], spec, ["FILE", "MORE"]).positional).toEqual([
+      "a",
+      "b",
+    ]);
   });
 
   it("rejects an unknown flag and lists the allowed ones", () => {
@@ -36,6 +39,21 @@ describe("command-line flags", () => {
   it("rejects a value on a boolean flag other than true or false", () => {
     expect(() => parseFlags("up", ["--refresh=yes"], spec)).toThrow(
       /--refresh takes no value other than true or false/,
+    );
+  });
+});
+
+describe("positional arguments", () => {
+  it("are refused by a command that takes none, naming them", () => {
+    expect(() => parseFlags("up", ["prod"], spec)).toThrow(
+      new UsageError("stackwright up takes no arguments: prod"),
+    );
+  });
+
+  it("are refused past the ones a command names", () => {
+    expect(parseFlags("validate", ["dir"], spec, ["DIR"]).positional).toEqual(["dir"]);
+    expect(() => parseFlags("validate", ["a", "b"], spec, ["DIR"])).toThrow(
+      new UsageError("stackwright validate takes at most DIR, not: a b"),
     );
   });
 });
