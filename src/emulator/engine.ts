@@ -46,6 +46,9 @@ const MODE_WORDS: Record<SnapshotMode, string> = {
  * background workers that move them. Every change goes through the store in one transaction.
  */
 export class Engine {
+  /** Deployments to hold in Deploying, by environment key: ms (test hook; not kept on disk). */
+  private readonly stalls = new Map<string, number>();
+
   constructor(
     readonly store: Store,
     private readonly scheduler: Scheduler,
@@ -297,6 +300,17 @@ export class Engine {
     this.store.tx(() => this.store.saveEnv({ ...ctx.live, next_outcome: outcome }));
   }
 
+  /** Forgets every scripted stall (the reset hook). */
+  clearStalls(): void {
+    this.stalls.clear();
+  }
+
+  /** The next deployment that runs in the environment stays Deploying for `ms` (test hook). */
+  stallNext(stack: string, env: string, ms: number): void {
+    this.envContext(stack, env);
+    this.stalls.set(envKey(stack, env), ms);
+  }
+
   /** A deployment made by hand in the dashboard: created and completed at once (drift). */
   handDeploy(stack: string, env: string, sha: string): DeploymentRecord {
     const ctx = this.envContext(stack, env);
@@ -353,7 +367,10 @@ export class Engine {
         if (fail) this.store.saveEnv({ ...ctx.live, next_outcome: null });
         this.move(d, "run", fail ? { failure: "scripted failure (next-outcome hook)" } : {});
       });
-      this.scheduleDeployment(id);
+      const stall = this.stalls.get(envKey(d.stack, d.env));
+      this.stalls.delete(envKey(d.stack, d.env));
+      if (stall === undefined) this.scheduleDeployment(id);
+      else this.scheduler.after(stall, () => this.advanceDeployment(id));
     } else if (d.state === "Deploying") {
       this.store.tx(() => {
         if (d.failure !== null) {

@@ -66,6 +66,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     reset: () => {
       faults.clear();
       log.clear();
+      engine.clearStalls();
       store.reset();
     },
   });

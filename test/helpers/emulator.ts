@@ -2,9 +2,12 @@ import { resolve } from "node:path";
 import { request } from "undici";
 import { type SeedInput, type Speed, startEmulator } from "../../src/emulator";
 import type { LoggedRequest } from "../../src/emulator/faults";
+import type { TransferRecord as StoredTransfer } from "../../src/emulator/model";
 
 /** One entry of GET /_emulator/requests, as the emulator logs it. */
 export type { LoggedRequest };
+/** One transfer as the emulator stores it (GET /_emulator/project/{stack}/transfers). */
+export type { TransferRecord as StoredTransfer } from "../../src/emulator/model";
 
 /** The seed every emulator test starts from unless it passes its own. */
 export const TEST_SEED_PATH = resolve(__dirname, "../fixtures/emulator-seed.yaml");
@@ -44,6 +47,12 @@ export interface EmulatorHooks {
   approve(stack: string, env: string, id: string | number): Promise<unknown>;
   reject(stack: string, env: string, id: string | number): Promise<unknown>;
   nextOutcome(stack: string, env: string, outcome?: "fail"): Promise<void>;
+  /** The next deployment that runs in the environment stays Deploying for `ms`. */
+  stallNext(stack: string, env: string, ms: number): Promise<void>;
+  /** The environment's lock as the emulator holds it. */
+  lock(stack: string, env: string): Promise<{ locked: boolean; lock_message: string }>;
+  /** Every transfer of the stack as the emulator stores it. */
+  transfers(stack: string): Promise<StoredTransfer[]>;
   handDeploy(stack: string, env: string, sha: string): Promise<unknown>;
 }
 
@@ -79,6 +88,16 @@ export function emulatorHooks(url: string): EmulatorHooks {
     nextOutcome: async (stack, e, outcome = "fail") =>
       void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, { outcome })),
     handDeploy: (stack, e, sha) => hook(url, "POST", `${env(stack, e)}/hand-deploy`, { sha }),
+    stallNext: async (stack, e, ms) =>
+      void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, { outcome: "stall", ms })),
+    lock: async (stack, e) =>
+      (await hook(url, "GET", `${env(stack, e)}/lock`)) as { locked: boolean; lock_message: string },
+    transfers: async (stack) =>
+      (
+        (await hook(url, "GET", `/project/${encodeURIComponent(stack)}/transfers`)) as {
+          transfers: StoredTransfer[];
+        }
+      ).transfers,
   };
 }
 
@@ -107,16 +126,21 @@ export interface EmulatorProcess {
 }
 
 /**
- * Spawns `stackwright emulator ARGS` from the TypeScript sources (no build needed) and waits
- * (bounded) for its first stdout line, `listening on http://127.0.0.1:PORT`.
+ * Spawns `stackwright emulator ARGS` from the TypeScript sources (no build needed; about 3 s to
+ * start) or, with `fromDist`, from the compiled `dist/` (`npm run build` first; under 1 s), and
+ * waits (bounded) for its first stdout line, `listening on http://127.0.0.1:PORT`.
  */
-export async function spawnEmulator(args: string[], timeoutMs = 20_000): Promise<EmulatorProcess> {
+export async function spawnEmulator(
+  args: string[],
+  timeoutMs = 20_000,
+  opts: { fromDist?: boolean } = {},
+): Promise<EmulatorProcess> {
   const { spawn } = await import("node:child_process");
-  const child = spawn(
-    process.execPath,
-    [resolve(__dirname, "run-ts.cjs"), resolve(__dirname, "emulator-main.ts"), ...args],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const entry =
+    opts.fromDist === true
+      ? [resolve(__dirname, "../../bin/stackwright.js"), "emulator"]
+      : [resolve(__dirname, "run-ts.cjs"), resolve(__dirname, "emulator-main.ts")];
+  const child = spawn(process.execPath, [...entry, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<number | string>((done) =>
     child.on("exit", (code, signal) => done(code ?? signal ?? "unknown")),
   );

@@ -7,7 +7,20 @@ import { FaultSpec } from "../faults";
 type EnvParams = { Params: { stack: string; env: string } };
 type EnvIdParams = { Params: { stack: string; env: string; id: string } };
 
-const NextOutcome = z.strictObject({ outcome: z.literal("fail") });
+const NextOutcome = z
+  .strictObject({
+    outcome: z.enum(["fail", "stall"]),
+    ms: z.number().int().min(1).max(600_000).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.outcome === "stall") !== (v.ms !== undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ms"],
+        message: "is required with outcome 'stall' and only then",
+      });
+    }
+  });
 const HandDeploy = z.strictObject({
   sha: z.string().regex(/^[0-9a-f]{40}$/, "expected a 40-character lowercase hex commit hash"),
 });
@@ -64,8 +77,19 @@ export function registerHooks(app: FastifyInstance, deps: Deps): void {
 
   app.post<EnvParams>(`${HOOK_ENV}/next-outcome`, (request, reply) => {
     const body = parseWith(NextOutcome, request.body, "request body");
-    engine.scriptNextOutcome(request.params.stack, request.params.env, body.outcome);
+    if (body.outcome === "fail") engine.scriptNextOutcome(request.params.stack, request.params.env, "fail");
+    else engine.stallNext(request.params.stack, request.params.env, body.ms ?? 1);
     return send(reply, 204);
+  });
+
+  // Read-only views for property tests: what the platform holds, with no API request logged.
+  app.get<EnvParams>(`${HOOK_ENV}/lock`, (request, reply) => {
+    const { live } = engine.envContext(request.params.stack, request.params.env);
+    return send(reply, 200, { locked: live.locked, lock_message: live.lock_message });
+  });
+  app.get<{ Params: { stack: string } }>("/_emulator/project/:stack/transfers", (request, reply) => {
+    const transfers = [...deps.store.transfers.values()].filter((t) => t.stack === request.params.stack);
+    return send(reply, 200, { transfers });
   });
 
   app.post<EnvParams>(`${HOOK_ENV}/hand-deploy`, (request, reply) => {

@@ -1,0 +1,91 @@
+/**
+ * The fuzz harness: seeded, reproducible fast-check runs with a report a person can act on.
+ *
+ * - `FUZZ_SEED=N` reproduces a run (every property of every fuzz file draws from it); without it
+ *   each run takes a fresh seed and prints it.
+ * - `FUZZ_SCALE=K` multiplies every bounded sample; `npm test` runs K = 1, `npm run fuzz` K = 20.
+ * - A failure names the property, the seed, the command that reproduces it and the shrunk
+ *   counterexample (the sequence of steps), printed as JSON.
+ * - Each property counts what it did (cases, steps, faults, kills) and prints one line at the end,
+ *   so a long run leaves the numbers the README's reliability section quotes.
+ */
+import fc from "fast-check";
+
+function positiveIntFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+/** How many times the bounded sample runs (`npm run fuzz` sets 20). */
+export const FUZZ_SCALE = positiveIntFromEnv("FUZZ_SCALE", 1);
+
+/** The seed of this run: `FUZZ_SEED`, else a fresh one (printed by every property). */
+export const FUZZ_SEED =
+  process.env["FUZZ_SEED"] === undefined || process.env["FUZZ_SEED"] === ""
+    ? Math.floor(Math.random() * 0x7fffffff)
+    : positiveIntFromEnv("FUZZ_SEED", 1);
+
+/** Counters a property adds to while it runs. */
+export type Counts = Record<string, number>;
+
+/** Adds `n` to `counts[key]`. */
+export function count(counts: Counts, key: string, n = 1): void {
+  counts[key] = (counts[key] ?? 0) + n;
+}
+
+export interface FuzzOptions {
+  /** Cases in the bounded sample of `npm test`; `npm run fuzz` runs FUZZ_SCALE times as many. */
+  bounded: number;
+  /**
+   * Shrink a failure to its smallest form (default true). Properties whose cases take seconds
+   * (processes killed and restarted) turn it off: the first failing case is reported as drawn.
+   */
+  shrink?: boolean;
+  /** The test file, for the command that reproduces a failure. */
+  file: string;
+}
+
+/**
+ * Runs `body` on `runs(bounded)` cases drawn from `arbitrary` with the run's seed. Resolves with
+ * the counts the cases added; rejects with the report of the (shrunk) failing case.
+ */
+export async function fuzz<T>(
+  name: string,
+  arbitrary: fc.Arbitrary<T>,
+  body: (value: T, counts: Counts) => Promise<void>,
+  options: FuzzOptions,
+): Promise<Counts> {
+  const counts: Counts = {};
+  const numRuns = options.bounded * FUZZ_SCALE;
+  const details = await fc.check(
+    fc.asyncProperty(arbitrary, async (value) => {
+      count(counts, "cases");
+      await body(value, counts);
+    }),
+    { seed: FUZZ_SEED, numRuns, endOnFailure: options.shrink === false },
+  );
+  const summary = Object.entries(counts)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(", ");
+  console.log(`[fuzz] ${name}: seed ${FUZZ_SEED}, ${summary}`);
+  if (!details.failed) return counts;
+  const shrunk =
+    details.counterexample === null ? "(none)" : JSON.stringify(details.counterexample[0], null, 2);
+  const cause =
+    details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+  throw new Error(
+    `Property "${name}" failed after ${details.numRuns} case(s) (${details.numShrinks} shrink step(s)).\n` +
+      `Reproduce: FUZZ_SEED=${FUZZ_SEED} npx vitest run ${options.file}\n` +
+      `Smallest failing case:\n${shrunk}\n` +
+      `Cause: ${cause}`,
+  );
+}
+
+/** The cases `npm test` runs times FUZZ_SCALE (for tests that size their timeout). */
+export function runs(bounded: number): number {
+  return bounded * FUZZ_SCALE;
+}
