@@ -42,3 +42,42 @@ export type { RestoreSnapshotReference } from "./restore-reference";
 export { lockViolations } from "./lock-rules";
 export type { EnvironmentChange, LockViolation } from "./lock-rules";
 export { SCHEMA_FILE, stackFileJsonSchema, stackFileJsonSchemaText } from "./json-schema";
+export {
+  CHECK_SEVERITIES,
+  ENVIRONMENT_CHECK_KINDS,
+  EnvironmentCheckSchema,
+  STACK_CHECK_KINDS,
+  StackCheckSchema,
+  versionOfLabel,
+} from "./check-schema";
+export type { CheckSeverity, EnvironmentCheck, EnvironmentCheckKind, StackCheck } from "./check-schema";
+export {
+  environmentCheckKind,
+  evaluateEnvironmentChecks,
+  evaluateStackChecks,
+  factsForChecks,
+  failureMessage,
+  stackFactsForChecks,
+} from "./checks";
+export type { CheckFailure } from "./checks";
+export * from "./facts";
+export {
+  WINDOW_DURATION_BOUNDS,
+  WINDOW_KINDS,
+  WindowSchema,
+  WindowsSchema,
+  isTimeZone,
+  parseWindowDuration,
+  scheduleProblem,
+} from "./window-schema";
+export type { WindowConfig, WindowKind, WindowSpec } from "./window-schema";
+export {
+  NEXT_OPEN_HORIZON_DAYS,
+  durationText,
+  formatInZone,
+  formatUtc,
+  refusalText,
+  windowVerdict,
+  windowsOf,
+} from "./windows";
+export type { NextOpen, WindowVerdict } from "./windows";

@@ -9,6 +9,10 @@ import {
 import { SNAPSHOT_MODES, type SnapshotMode } from "../api/snapshot";
 import { DURATION_PATTERN, parseDuration } from "./duration";
 import { safeName, safeNameKey } from "./names";
+import { strictObject } from "./strict-object";
+import { EnvironmentCheckSchema, StackCheckSchema } from "./check-schema";
+import { ENVIRONMENT_FACTS, STACK_FACTS } from "./facts";
+import { WindowsSchema } from "./window-schema";
 
 /**
  * The zod schema of one stack file (`stacks-config/<stack>.yaml`), design.md §4. Every type of
@@ -23,17 +27,6 @@ import { safeName, safeNameKey } from "./names";
 // The API's enums, defined once in the wire contract (design.md §1 lets config use them).
 export { APPROVAL_MODES, REF_TYPES, REF_TYPES_WITHOUT_REF, SNAPSHOT_MODES };
 export type { ApprovalMode, RefType, SnapshotMode };
-
-/**
- * An object that refuses unknown keys. The error message of `unrecognized_keys` carries the list
- * of allowed keys; `issues.ts` turns it into one error per unknown key.
- */
-function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {
-  const allowed = Object.keys(shape).join(", ");
-  return z.strictObject(shape, {
-    error: (issue) => (issue.code === "unrecognized_keys" ? allowed : undefined),
-  });
-}
 
 /** A change marker, text or a number; changing it re-runs the action. Always a string after parsing. */
 const Trigger = z
@@ -168,6 +161,15 @@ export const EnvironmentSchema = strictObject({
     .record(safeNameKey("Restore logical name."), RestoreSchema)
     .default({})
     .meta({ description: "Restores to run, by logical name." }),
+  outputs: z.array(z.enum(ENVIRONMENT_FACTS)).default([]).meta({
+    description:
+      "Facts of the environment to show in the stack outputs: deployment, url, domains, framework, modules, configuration (names only), whitelist. Each is read once per run.",
+  }),
+  checks: z
+    .array(EnvironmentCheckSchema)
+    .default([])
+    .meta({ description: "Assertions on the environment's facts, checked before any change." }),
+  windows: WindowsSchema,
 });
 /** One environment's desired state. */
 export type EnvironmentConfig = z.output<typeof EnvironmentSchema>;
@@ -200,6 +202,18 @@ export const StackFileSchema = strictObject({
     .array(RecordActionSchema)
     .default([])
     .meta({ description: "Methods to run on records of the generic record server." }),
+  outputs: z.array(z.enum(STACK_FACTS)).default([]).meta({
+    description:
+      "Facts of the stack to show in the outputs: manifest_release (the newest infrastructure release).",
+  }),
+  checks: z
+    .array(StackCheckSchema)
+    .default([])
+    .meta({ description: "Assertions on the stack's facts, checked before any change." }),
+  windows: WindowsSchema.meta({
+    description:
+      "Change windows for every environment of the stack (an environment's own windows apply too).",
+  }),
 }).meta({
   title: "Stackwright stack file",
   description: "Desired state of one API stack. See docs/stacks-config.md.",

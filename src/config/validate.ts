@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { type ConfigError, compareErrors } from "./errors";
+import { type ConfigError, type PathSegment, compareErrors } from "./errors";
 import { issuesToFindings } from "./issues";
 import { StackFileSchema, type StackConfig } from "./schema";
 import { checkStackFile } from "./semantic-checks";
@@ -11,6 +11,11 @@ export interface DesiredState {
   readonly stacks: readonly StackConfig[];
   /** Stack name → the file it was read from (for messages). */
   readonly sourceFiles: Readonly<Record<string, string>>;
+  /**
+   * Places a message about a node of a stack's file (e.g. a check that failed at run time) at its
+   * `file:line:col`, as every config error is placed.
+   */
+  locate(stack: string, path: readonly PathSegment[], message: string): ConfigError;
 }
 
 /** The outcome of validating a set of stack files: the state, or every error of every file. */
@@ -59,7 +64,7 @@ export function validateStackFile(file: string, text: string): FileResult {
       toConfigError(source, {
         path: [],
         target: "value",
-        message: "a stack file must be a map with the keys stack, environments, records",
+        message: `a stack file must be a map with the keys ${Object.keys(StackFileSchema.shape).join(", ")}`,
       }),
     );
     return { source, stack: undefined, errors };
@@ -88,10 +93,18 @@ export function validateSources(sources: readonly StackSource[]): LoadResult {
   const stacks = results.flatMap((result) => (result.stack === undefined ? [] : [result.stack]));
   stacks.sort((a, b) => (a.stack < b.stack ? -1 : a.stack > b.stack ? 1 : 0));
   const sourceFiles: Record<string, string> = {};
+  const sourceOf = new Map<string, SourceFile>();
   for (const result of results) {
-    if (result.stack !== undefined) sourceFiles[result.stack.stack] = result.source.file;
+    if (result.stack === undefined) continue;
+    sourceFiles[result.stack.stack] = result.source.file;
+    sourceOf.set(result.stack.stack, result.source);
   }
-  return { ok: true, state: { stacks, sourceFiles }, errors: [], files };
+  const locate = (stack: string, path: readonly PathSegment[], message: string): ConfigError => {
+    const source = sourceOf.get(stack);
+    if (source === undefined) throw new Error(`no stack file declares stack '${stack}'`);
+    return toConfigError(source, { path, target: "value", message });
+  };
+  return { ok: true, state: { stacks, sourceFiles, locate }, errors: [], files };
 }
 
 /** One file per stack: a stack named in two files is an error in each, pointing at the other. */

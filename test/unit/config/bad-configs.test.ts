@@ -310,7 +310,9 @@ const cases: readonly BadConfigCase[] = [
   {
     dir: "top-level-list",
     it: "refuses a file whose top level is a list",
-    errors: ["acme-web.yaml:2:1: a stack file must be a map with the keys stack, environments, records"],
+    errors: [
+      "acme-web.yaml:2:1: a stack file must be a map with the keys stack, environments, records, outputs, checks, windows",
+    ],
   },
   {
     dir: "unknown-deployment-key",
@@ -323,7 +325,7 @@ const cases: readonly BadConfigCase[] = [
     dir: "unknown-environment-key",
     it: "refuses an unknown environment key and suggests lock",
     errors: [
-      "acme-web.yaml:5:5: environments.prod.locks: unknown key 'locks' (did you mean 'lock'?); allowed keys: deployment, lock, snapshots, restores",
+      "acme-web.yaml:5:5: environments.prod.locks: unknown key 'locks' (did you mean 'lock'?); allowed keys: deployment, lock, snapshots, restores, outputs, checks, windows",
     ],
   },
   {
@@ -337,13 +339,78 @@ const cases: readonly BadConfigCase[] = [
     dir: "unknown-top-level-key",
     it: "refuses a misspelt top-level key and suggests the right one",
     errors: [
-      "acme-web.yaml:3:1: enviroments: unknown key 'enviroments' (did you mean 'environments'?); allowed keys: stack, environments, records",
+      "acme-web.yaml:3:1: enviroments: unknown key 'enviroments' (did you mean 'environments'?); allowed keys: stack, environments, records, outputs, checks, windows",
     ],
   },
   {
     dir: "wait-is-yes",
     it: "refuses yes for a boolean because YAML 1.2 reads it as text",
     errors: ["acme-web.yaml:7:13: environments.uat.deployment.wait: must be true or false; got 'yes'"],
+  },
+  {
+    dir: "check-bad-semver-range",
+    it: "refuses a module or framework check whose range is not a semver range",
+    errors: [
+      `acme-web.yaml:6:44: environments.prod.checks[0].modules["silverstripe/framework"]: must be a version range in quotes, such as "^5.2", ">=5.0 <6" or "5.x"; got 'five point two'`,
+      `acme-web.yaml:7:20: environments.prod.checks[1].framework: must be a version range in quotes, such as "^5.2", ">=5.0 <6" or "5.x"; got the number 5.2`,
+    ],
+  },
+  {
+    dir: "check-unknown-kind",
+    it: "refuses a check of an unknown kind, one that names nothing and an unknown severity",
+    errors: [
+      "acme-web.yaml:6:9: environments.prod.checks[0].module: unknown key 'module' (did you mean 'modules'?); allowed keys: modules, framework, domains, whitelist, configuration, severity",
+      "acme-web.yaml:7:20: environments.prod.checks[1].whitelist: names nothing to check; give at least one of: enabled, max_entries (whitelist); got a map",
+      "acme-web.yaml:8:19: environments.prod.checks[2].severity: must be one of: error, warning; got 'fatal'",
+    ],
+  },
+  {
+    dir: "check-manifest-label-not-a-version",
+    it: "refuses a manifest release check whose label holds no version",
+    errors: [
+      `acme-web.yaml:4:35: checks[0].manifest_release.at_least: must be a release label with a version in it, such as "2026.11.1"; got 'latest'`,
+    ],
+  },
+  {
+    dir: "outputs-unknown-fact",
+    it: "refuses an output that is not a fact of the stack or of the environment",
+    errors: [
+      "acme-web.yaml:3:11: outputs[0]: must be one of: manifest_release; got 'url'",
+      "acme-web.yaml:6:29: environments.prod.outputs[2]: must be one of: deployment, url, domains, framework, modules, configuration, whitelist; got 'secrets'",
+    ],
+  },
+  {
+    dir: "window-allow-and-deny",
+    it: "refuses a window entry that is both allow and deny, and one without a timezone",
+    errors: [
+      "acme-web.yaml:6:9: environments.prod.windows[0]: must hold exactly one of allow or deny; write one list entry per window; got a map",
+      "acme-web.yaml:8:9: environments.prod.windows[1].allow.timezone: is required",
+    ],
+  },
+  {
+    dir: "window-bad-cron",
+    it: "refuses a schedule that is not a five-field cron expression or that matches no date",
+    errors: [
+      `acme-web.yaml:6:28: environments.prod.windows[0].allow.schedule: is not a cron expression of five fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5": Invalid value for hour: 25; got '0 25 * * 1-4'`,
+      `acme-web.yaml:7:28: environments.prod.windows[1].allow.schedule: is not a cron expression of five fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * 1-5": mode '5-part' requires exactly 5 parts, but pattern '0 0 9 * * 1' has 6 parts; got '0 0 9 * * 1'`,
+      "acme-web.yaml:8:27: environments.prod.windows[2].deny.schedule: matches no date, so the window would never open; got '0 0 30 2 *'",
+    ],
+  },
+  {
+    dir: "window-unknown-zone",
+    it: "refuses a time zone that the IANA database does not know",
+    errors: [
+      "acme-web.yaml:4:63: windows[0].deny.timezone: is not a time zone of the IANA database; write one such as Europe/London, America/New_York or UTC; got 'Europe/Lundon'",
+    ],
+  },
+  {
+    dir: "window-zero-duration",
+    it: "refuses a window of zero duration, a bare number and an unknown unit",
+    errors: [
+      "acme-web.yaml:6:53: environments.prod.windows[0].allow.duration: must not be zero: a window that lasts no time never opens; got '0h'",
+      "acme-web.yaml:7:53: environments.prod.windows[1].allow.duration: must be a duration such as 7h, 14d or 1h30m (a bare number has no unit); got the number 7",
+      "acme-web.yaml:8:52: environments.prod.windows[2].deny.duration: must be a duration such as 7h, 14d or 1h30m (days d, hours h, minutes m, in that order); got '2w'",
+    ],
   },
 ];
 

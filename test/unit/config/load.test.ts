@@ -87,9 +87,15 @@ environments:
           lock: { message: "" },
           snapshots: { before: { mode: "all", include_resampled: false, retain: false } },
           restores: { back: { snapshot: "before", mode: "db", skip_build: false, confirm: "uat" } },
+          outputs: [],
+          checks: [],
+          windows: [],
         },
       },
       records: [],
+      outputs: [],
+      checks: [],
+      windows: [],
     });
   });
 
@@ -98,6 +104,9 @@ environments:
       stack: "shop",
       environments: {},
       records: [],
+      outputs: [],
+      checks: [],
+      windows: [],
     });
   });
 
@@ -257,7 +266,15 @@ describe("the directory loader", () => {
   });
 
   it("gives the same result synchronously and asynchronously", async () => {
-    expect(loadDesiredStateSync(exampleDir)).toEqual(await loadDesiredState(exampleDir));
+    // `locate` is a closure over each run's parsed files: compare what it answers, not its identity.
+    const sync = loadDesiredStateSync(exampleDir);
+    const async = await loadDesiredState(exampleDir);
+    const data = (result: typeof sync) =>
+      result.ok ? { ...result, state: { ...result.state, locate: undefined } } : result;
+    expect(data(sync)).toEqual(data(async));
+    const where = (result: typeof sync) =>
+      result.ok && result.state.locate("acme-web", ["environments", "prod"], "m");
+    expect(where(sync)).toEqual(where(async));
   });
 
   it("orders stacks by name, whatever the file names", () => {

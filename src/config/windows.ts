@@ -1,0 +1,187 @@
+/**
+ * Evaluates `windows:` at a given instant: pure functions of the windows and the clock the caller
+ * passes (never the machine's own), so tests pin any instant, daylight-saving days included.
+ *
+ * A window opens at each time its cron schedule names, read as wall-clock time in its zone
+ * (croner: a start in the hour a spring change skips moves to the first minute after the gap; a
+ * start in the hour an autumn change repeats happens once, at its first occurrence), and stays
+ * open for `duration` of elapsed time. Changes are allowed when no deny window is open and,
+ * if there are allow windows, one of them is.
+ */
+import type { Cron } from "croner";
+import { cronOf, type WindowConfig, type WindowKind, type WindowSpec } from "./window-schema";
+
+/** Where the search for the next open instant gives up (a window that opens later is no help). */
+export const NEXT_OPEN_HORIZON_DAYS = 400;
+
+/** When changes may next be made, in the zone of the window that decides it and in UTC. */
+export interface NextOpen {
+  readonly at: Date;
+  readonly zone: string;
+  /** e.g. `Tue 2026-11-24 09:00 UTC+00:00 (Europe/London)`. */
+  readonly local: string;
+  /** e.g. `2026-11-24 09:00 UTC`. */
+  readonly utc: string;
+}
+
+/** The verdict at one instant. */
+export type WindowVerdict =
+  | { readonly open: true }
+  | {
+      readonly open: false;
+      /** What keeps it closed: the open deny window, or being outside every allow window. */
+      readonly reason: string;
+      /** Null when nothing opens within {@link NEXT_OPEN_HORIZON_DAYS} days. */
+      readonly next: NextOpen | null;
+    };
+
+interface Compiled {
+  readonly kind: WindowKind;
+  readonly spec: WindowSpec;
+  readonly cron: Cron;
+}
+
+function compile(windows: readonly WindowConfig[]): Compiled[] {
+  return windows.flatMap((window): Compiled[] => {
+    const kind: WindowKind = window.allow !== undefined ? "allow" : "deny";
+    const spec = window.allow ?? window.deny;
+    return spec === undefined ? [] : [{ kind, spec, cron: cronOf(spec.schedule, spec.timezone) }];
+  });
+}
+
+/** The start of the run of `window` that is open at `t`, if one is (start ≤ t < start + duration). */
+function openSince(window: Compiled, t: number): number | undefined {
+  // croner looks back from whole seconds, exclusively: one second later includes a start at `t`.
+  const start = window.cron
+    .previousRuns(2, new Date(t + 1000))
+    .map((run) => run.getTime())
+    .find((run) => run <= t);
+  return start !== undefined && t < start + window.spec.duration * 1000 ? start : undefined;
+}
+
+/** The first start of `window` strictly after `t`, if any. */
+function nextStart(window: Compiled, t: number): number | undefined {
+  let next = window.cron.nextRun(new Date(t));
+  while (next !== null && next.getTime() <= t) next = window.cron.nextRun(new Date(next.getTime() + 1000));
+  return next === null ? undefined : next.getTime();
+}
+
+function describeWindow(window: Compiled): string {
+  const { schedule, timezone, duration } = window.spec;
+  return `${window.kind} "${schedule}" ${timezone} for ${durationText(duration)}`;
+}
+
+/** 1209600 → `14d`, 25200 → `7h`, 5400 → `1h30m`. */
+export function durationText(seconds: number): string {
+  const days = Math.floor(seconds / 86400);
+  const hours = Math.floor((seconds % 86400) / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const text = `${days > 0 ? `${days}d` : ""}${hours > 0 ? `${hours}h` : ""}${minutes > 0 ? `${minutes}m` : ""}`;
+  return text === "" ? "0m" : text;
+}
+
+/** `Tue 2026-11-24 09:00 UTC+00:00` in `zone`. */
+export function formatInZone(at: Date, zone: string): string {
+  const parts = new Intl.DateTimeFormat("en-GB", {
+    timeZone: zone,
+    weekday: "short",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "longOffset",
+  }).formatToParts(at);
+  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
+  // Offsets rather than abbreviations: `BST` or `AEDT` depend on the reader's locale, `+01:00` does not.
+  const offset = get("timeZoneName").replace(/^GMT$/, "GMT+00:00").replace(/^GMT/, "UTC");
+  return `${get("weekday")} ${get("year")}-${get("month")}-${get("day")} ${get("hour")}:${get("minute")} ${offset}`;
+}
+
+/** `2026-11-24 09:00 UTC`. */
+export function formatUtc(at: Date): string {
+  return `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+function nextOpen(at: number, zone: string): NextOpen {
+  const date = new Date(at);
+  return { at: date, zone, local: `${formatInZone(date, zone)} (${zone})`, utc: formatUtc(date) };
+}
+
+/** The verdict of `windows` at `now`. No window at all: always open. */
+export function windowVerdict(windows: readonly WindowConfig[], now: Date): WindowVerdict {
+  const compiled = compile(windows);
+  const allows = compiled.filter((w) => w.kind === "allow");
+  const denies = compiled.filter((w) => w.kind === "deny");
+  const start = now.getTime();
+  const openDeny = denies.find((w) => openSince(w, start) !== undefined);
+  const inAllow = allows.length === 0 || allows.some((w) => openSince(w, start) !== undefined);
+  if (openDeny === undefined && inAllow) return { open: true };
+  const reason =
+    openDeny !== undefined
+      ? `inside the window ${describeWindow(openDeny)} that opened ${formatInZone(new Date(openSince(openDeny, start) ?? start), openDeny.spec.timezone)}`
+      : `outside every allow window (${allows.map(describeWindow).join("; ")})`;
+  return { open: false, reason, next: findNextOpen(allows, denies, start) };
+}
+
+/**
+ * The first instant after `from` at which no deny window is open and an allow window (if any)
+ * is: jump past the deny window that is open, or to the next start of an allow window, until
+ * both hold. Every jump moves forward, so the search ends (bounded by the horizon).
+ */
+function findNextOpen(
+  allows: readonly Compiled[],
+  denies: readonly Compiled[],
+  from: number,
+): NextOpen | null {
+  const horizon = from + NEXT_OPEN_HORIZON_DAYS * 86400 * 1000;
+  let t = from;
+  let zone = (allows[0] ?? denies[0])?.spec.timezone ?? "UTC";
+  while (t <= horizon) {
+    let denyEnd: { end: number; zone: string } | undefined;
+    for (const deny of denies) {
+      const since = openSince(deny, t);
+      const end = since === undefined ? undefined : since + deny.spec.duration * 1000;
+      if (end !== undefined && (denyEnd === undefined || end > denyEnd.end))
+        denyEnd = { end, zone: deny.spec.timezone };
+    }
+    if (denyEnd !== undefined) {
+      t = denyEnd.end;
+      zone = denyEnd.zone;
+      continue;
+    }
+    if (allows.length === 0 || allows.some((w) => openSince(w, t) !== undefined)) return nextOpen(t, zone);
+    let soonest: { at: number; zone: string } | undefined;
+    for (const allow of allows) {
+      const at = nextStart(allow, t);
+      if (at !== undefined && (soonest === undefined || at < soonest.at))
+        soonest = { at, zone: allow.spec.timezone };
+    }
+    if (soonest === undefined) return null;
+    t = soonest.at;
+    zone = soonest.zone;
+  }
+  return null;
+}
+
+/** The text of a refusal: what is refused, why, and when the next window opens. */
+export function refusalText(
+  what: string,
+  verdict: Extract<WindowVerdict, { open: false }>,
+  now: Date,
+): string {
+  const next =
+    verdict.next === null
+      ? `no window opens in the next ${NEXT_OPEN_HORIZON_DAYS} days`
+      : `the next window opens ${verdict.next.local}, ${verdict.next.utc}`;
+  return `${what} is outside its change windows at ${formatUtc(now)}: ${verdict.reason}; ${next}`;
+}
+
+/** The windows that apply to one environment: the stack's and the environment's own. */
+export function windowsOf(
+  stack: { readonly windows: readonly WindowConfig[] },
+  environment: { readonly windows: readonly WindowConfig[] },
+): WindowConfig[] {
+  return [...stack.windows, ...environment.windows];
+}
