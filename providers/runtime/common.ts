@@ -4,7 +4,6 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { nameProblem } from "../../src/client";
 
 /** The key under which the SDK stores the serialized provider in inputs and outputs. */
 export const PROVIDER_KEY = "__provider";
@@ -34,16 +33,8 @@ export interface DiffResult {
   deleteBeforeReplace: boolean;
 }
 
-/** A name used in an API path (stack, environment): no `/`, `..`, whitespace or control characters. */
-export const PathName = z.string().superRefine((value, ctx) => {
-  const problem = nameProblem(value);
-  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-});
-
-/** A numeric API id given as text or number, stored as text. */
-export const NumericId = z
-  .union([z.string().regex(/^[1-9]\d*$/, "expected a positive integer id"), z.number().int().positive()])
-  .transform((v) => String(v));
+/** A name used in an API path (stack, environment) and a numeric API id: the rules of src/api. */
+export { SafeName as PathName, NumericId } from "../../src/api";
 
 /** Inputs without the provider key and without values the engine does not know yet. */
 export function userInputs(props: Props): Props {

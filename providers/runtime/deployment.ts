@@ -12,7 +12,7 @@ import {
   IN_PROGRESS_DEPLOYMENT_STATES,
   PENDING_DEPLOYMENT_STATES,
   RefType,
-  refTypeForbidsRef,
+  checkRef,
   type Deployment,
   type DeploymentState,
 } from "../../src/api";
@@ -73,23 +73,8 @@ export const DeploymentInputs = z
     marker_seed: z.string().min(1),
     marker: z.string().optional(),
   })
-  .superRefine((v, ctx) => {
-    const ref = v.ref ?? "";
-    if (refTypeForbidsRef(v.ref_type) && ref !== "") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["ref"],
-        message: `must be empty when ref_type is '${v.ref_type}'`,
-      });
-    }
-    if (!refTypeForbidsRef(v.ref_type) && ref === "" && v.adopt === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["ref"],
-        message: `is required when ref_type is '${v.ref_type}'`,
-      });
-    }
-  });
+  // An adopted deployment may leave out the ref its type names.
+  .superRefine((v, ctx) => checkRef(v, ctx, { refMayBeOmitted: v.adopt !== undefined }));
 export type DeploymentInputs = z.infer<typeof DeploymentInputs>;
 
 /** What the state records about the deployment, besides the inputs. */

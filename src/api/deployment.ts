@@ -77,6 +77,52 @@ export function refTypeForbidsRef(refType: RefType): boolean {
   return (REF_TYPES_WITHOUT_REF as readonly string[]).includes(refType);
 }
 
+/** What `ref` names for each ref type that needs one (completes "the ... to deploy"). */
+const REF_MEANING: Readonly<Record<RefType, string>> = {
+  sha: "the commit sha",
+  branch: "the branch name",
+  tag: "the tag name",
+  package: "the package reference",
+  promote_from_uat: "nothing",
+  redeploy: "nothing",
+};
+
+/** Options of {@link refProblem}. */
+export interface RefRuleOptions {
+  /** The ref may be left out although the type names one (a Deployment that adopts an existing one). */
+  refMayBeOmitted?: boolean | undefined;
+}
+
+/**
+ * The one rule of `ref` against `ref_type` (stack files, the Deployment resource and the create
+ * endpoint share it): promote_from_uat and redeploy take no ref (a non-empty ref would take
+ * precedence), the other types need one. The message completes "ref ...".
+ */
+export function refProblem(
+  refType: RefType,
+  ref: string | undefined,
+  options: RefRuleOptions = {},
+): string | undefined {
+  if (refTypeForbidsRef(refType)) {
+    if (ref === undefined || ref === "") return undefined;
+    return `must be empty when ref_type is '${refType}': a non-empty ref takes precedence and would deploy '${ref}' instead; remove it`;
+  }
+  if (ref !== undefined && ref !== "") return undefined;
+  if (options.refMayBeOmitted === true) return undefined;
+  const missing = ref === undefined ? "is required" : "must not be empty";
+  return `${missing} when ref_type is '${refType}' (${REF_MEANING[refType]} to deploy)`;
+}
+
+/** {@link refProblem} as a zod refinement of an object with `ref_type` and `ref`; the issue is on `ref`. */
+export function checkRef(
+  body: { ref_type: RefType; ref?: string | undefined },
+  ctx: z.RefinementCtx,
+  options: RefRuleOptions = {},
+): void {
+  const problem = refProblem(body.ref_type, body.ref, options);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["ref"], message: problem });
+}
+
 /** The person who made a deployment. */
 export const Deployer = z.object({
   id: z.number().int(),
@@ -168,23 +214,7 @@ export const CreateDeploymentRequest = z
     schedule_end_unix: z.number().int().optional(),
     locked: z.boolean().optional(),
   })
-  .superRefine((body, ctx) => {
-    const ref = body.ref ?? "";
-    if (refTypeForbidsRef(body.ref_type) && ref !== "") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["ref"],
-        message: `must be empty when ref_type is '${body.ref_type}' (a non-empty ref takes precedence)`,
-      });
-    }
-    if (!refTypeForbidsRef(body.ref_type) && ref === "") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["ref"],
-        message: `is required when ref_type is '${body.ref_type}'`,
-      });
-    }
-  });
+  .superRefine((body, ctx) => checkRef(body, ctx));
 export type CreateDeploymentRequest = z.infer<typeof CreateDeploymentRequest>;
 
 /** Body of endpoints 12 (start) and 13 (invalidate): `{id: integer}`. */

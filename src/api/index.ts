@@ -1,8 +1,13 @@
 /**
  * The wire contract of the Deployment Management API: zod schemas of every document, shared by the
- * client and the emulator. Parsing schemas normalise ids to strings once.
+ * client and the emulator, and the rules more than one layer needs (names, numeric ids, ref vs
+ * ref_type, durations), shared by config, client, providers and emulator. Parsing schemas
+ * normalise ids to strings once.
  */
 export * from "./common";
+export * from "./names";
+export * from "./ids";
+export * from "./duration";
 export * from "./errors";
 export * from "./meta";
 export * from "./stack";

@@ -24,7 +24,7 @@ export { Fetches } from "./fetches";
 export { Locks } from "./locks";
 export { Records, type RecordFields } from "./records";
 export { MIN_MARKER_LENGTH } from "./marker";
-export { nameProblem } from "./paths";
+export { nameProblem } from "../api";
 export {
   backoffDelay,
   decideRetry,

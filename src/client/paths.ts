@@ -1,27 +1,11 @@
 /**
  * Path building. Every dynamic segment goes through {@link segment}: names that could change
- * which resource a path addresses are refused before any request, and everything else is
- * percent-encoded (stripe-node escapes ids the same way).
+ * which resource a path addresses are refused before any request (by `nameProblem` of
+ * `src/api/names.ts`, the rule `validate` applies too), and everything else is percent-encoded
+ * (stripe-node escapes ids the same way).
  */
+import { NumericId, nameProblem } from "../api";
 import { InvalidArgumentError } from "./errors";
-
-/**
- * Why a name is refused, or undefined when it is acceptable. Refused: empty, `/` or `\`, `..`,
- * whitespace, control characters, and `%`, `?`, `#` (a pre-encoded `%2F` or a query marker could
- * be decoded by a proxy into something that addresses another resource).
- */
-export function nameProblem(value: string): string | undefined {
-  if (value.length === 0) return "is empty";
-  if (value.length > 200) return "is longer than 200 characters";
-  if (value.includes("/") || value.includes("\\")) return "contains a slash";
-  if (value.includes("..")) return "contains '..'";
-  if (value === ".") return "is '.'";
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) return "contains a control character";
-  if (/\s/u.test(value)) return "contains whitespace";
-  if (/[%?#]/.test(value)) return "contains '%', '?' or '#'";
-  return undefined;
-}
 
 /**
  * Validates a name (stack, environment, class, method, relation, record id) and returns it
@@ -34,10 +18,9 @@ export function segment(argument: string, value: string): string {
   }
   const problem = nameProblem(value);
   if (problem !== undefined) {
-    throw new InvalidArgumentError(
-      `[${argument}] ${JSON.stringify(value)} ${problem}; it would alter the request path, so no request was sent`,
-      { argument },
-    );
+    throw new InvalidArgumentError(`[${argument}] ${JSON.stringify(value)} ${problem}; no request was sent`, {
+      argument,
+    });
   }
   return encodeURIComponent(value);
 }
@@ -53,17 +36,16 @@ export function environmentPath(stack: string, environment: string): string {
 }
 
 /**
- * Validates a numeric id (deployment, snapshot, transfer, fetch). Accepts a number or a string of
- * digits (ids are strings after normalisation) and returns the canonical digit string.
+ * Validates a numeric id (deployment, snapshot, transfer, fetch) with `NumericId` of
+ * `src/api/ids.ts`: a number or a string of digits, returned as the canonical digit string.
  */
 export function numericId(argument: string, value: string | number): string {
-  const text = typeof value === "number" ? String(value) : value;
-  if (typeof text !== "string" || !/^[1-9]\d{0,15}$/.test(text)) {
-    throw new InvalidArgumentError(`[${argument}] ${JSON.stringify(value)} is not a positive integer id`, {
-      argument,
-    });
-  }
-  return text;
+  const parsed = NumericId.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new InvalidArgumentError(
+    `[${argument}] ${JSON.stringify(value)} ${parsed.error.issues[0]?.message ?? "is not a numeric id"}; no request was sent`,
+    { argument },
+  );
 }
 
 /** Value of one query parameter; arrays repeat the key with `[]` (the platform's PHP convention). */

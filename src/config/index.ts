@@ -5,9 +5,9 @@
  */
 export { ConfigValidationError, formatConfigErrors, formatErrorLine, formatPath } from "./errors";
 export type { ConfigError, PathSegment } from "./errors";
-export { DURATION_BOUNDS, parseDuration } from "./duration";
-export type { DurationResult } from "./duration";
-export { SAFE_NAME_PATTERN, nameProblem } from "./names";
+// The shared rules the stack files obey, defined once in the API vocabulary.
+export { DURATION_BOUNDS, SAFE_NAME_PATTERN, nameProblem, parseDuration } from "../api";
+export type { DurationResult } from "../api";
 export {
   APPROVAL_MODES,
   DeploymentSchema,

@@ -1,59 +1,17 @@
 import { z } from "zod";
+import { SAFE_NAME_PATTERN, SafeName } from "../api/names";
 
 /**
  * Names that end up in an API path (stack, environment, snapshot and restore logical names,
- * record class, id and method) must not be able to change which path is called. Providers escape
- * path segments too; refusing such names here turns a confusing 404 (or worse, a call on another
- * resource) into an error that points at the YAML line.
+ * record class, id and method) must not be able to change which path is called. The rule is
+ * `nameProblem` of `src/api/names.ts`, the same the client applies before any request, so a name
+ * `validate` accepts is one `up` accepts (a property test proves it). Refusing such names here
+ * turns a confusing 404 (or a call on another resource) into an error that points at the YAML line.
  */
 
-/**
- * The same rule as {@link nameProblem}, as a JSON Schema / ECMAScript pattern for editors: no `/`,
- * `\`, `?`, `#`, `%`, whitespace or control characters, not `.` alone and no `..`.
- */
-export const SAFE_NAME_PATTERN = "^(?!\\.$)(?!.*\\.\\.)[^/\\\\?#%\\s\\u0000-\\u001f\\u007f]+$";
-
-/** Characters refused in names, each with the reason shown to the user. */
-const FORBIDDEN_CHARACTERS: ReadonlyArray<readonly [string, string]> = [
-  ["/", "'/'"],
-  ["\\", "'\\'"],
-  ["?", "'?'"],
-  ["#", "'#'"],
-  ["%", "'%'"],
-];
-
-/**
- * Why `name` could alter an API path, or `undefined` when it is safe.
- * The message completes the sentence "<name> ...", e.g. `must not contain '/'`.
- */
-export function nameProblem(name: string): string | undefined {
-  if (name === "") return "must not be empty";
-  for (const [character, shown] of FORBIDDEN_CHARACTERS) {
-    if (name.includes(character)) return `must not contain ${shown} (it would change the API path)`;
-  }
-  if (/\s/u.test(name)) return "must not contain whitespace (it would change the API path)";
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what we look for
-  if (/[\u0000-\u001f\u007f]/u.test(name)) {
-    return "must not contain control characters (it would change the API path)";
-  }
-  if (name === "." || name.includes(".."))
-    return "must not be '.' or contain '..' (it would change the API path)";
-  return undefined;
-}
-
-/**
- * A name used as a value (`stack`, a record's `class` and `method`): text that passes
- * {@link nameProblem}. The pattern is metadata for the JSON Schema; the refinement gives the
- * specific message.
- */
+/** A name used as a value (`stack`, a record's `class` and `method`). */
 export function safeName(description: string) {
-  return z
-    .string()
-    .superRefine((value, ctx) => {
-      const problem = nameProblem(value);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-    })
-    .meta({ description, pattern: SAFE_NAME_PATTERN });
+  return SafeName.meta({ description, pattern: SAFE_NAME_PATTERN });
 }
 
 /**

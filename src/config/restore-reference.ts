@@ -1,3 +1,4 @@
+import { isNumericIdText } from "../api/ids";
 import type { RestoreConfig, SnapshotConfig, StackConfig } from "./schema";
 
 /** What a restore's `snapshot` refers to: a snapshot declared in the same file, or a platform id. */
@@ -18,7 +19,7 @@ export type RestoreSnapshotReference =
  * Throws only when given a stack that did not pass validation.
  */
 export function resolveRestoreSnapshot(stack: StackConfig, restore: RestoreConfig): RestoreSnapshotReference {
-  if (/^\d+$/.test(restore.snapshot)) return { kind: "id", id: restore.snapshot };
+  if (isNumericIdText(restore.snapshot)) return { kind: "id", id: restore.snapshot };
   for (const [environment, settings] of Object.entries(stack.environments)) {
     const snapshot = settings.snapshots[restore.snapshot];
     if (snapshot !== undefined) return { kind: "declared", environment, name: restore.snapshot, snapshot };

@@ -6,8 +6,9 @@ import {
   type ApprovalMode,
   type RefType,
 } from "../api/deployment";
+import { Duration } from "../api/duration";
+import { NUMERIC_ID_MAX, NumericId, isNumericIdText } from "../api/ids";
 import { SNAPSHOT_MODES, type SnapshotMode } from "../api/snapshot";
-import { DURATION_PATTERN, parseDuration } from "./duration";
 import { safeName, safeNameKey } from "./names";
 import { strictObject } from "./strict-object";
 import { EnvironmentCheckSchema, StackCheckSchema } from "./check-schema";
@@ -34,32 +35,11 @@ const Trigger = z
   .transform((value) => String(value))
   .meta({ description: "Change this value to run the action again with the same settings." });
 
-/** A numeric platform id written as a number or as digits; a string after parsing. */
-function numericId(description: string) {
-  const message = "must be a positive whole number (a platform id)";
-  // Each branch carries the message too: zod reports the branch whose type matched.
-  return z
-    .union([z.number().int(message).positive(message), z.string().regex(/^[1-9]\d*$/, message)], {
-      error: message,
-    })
-    .transform((value) => String(value))
-    .meta({ description });
-}
-
 /** `timeout: 30m` → 1800 (seconds). */
-const Timeout = z
-  .string({ error: "must be a duration such as 30m, 90s or 1h30m (a bare number has no unit)" })
-  .meta({ pattern: DURATION_PATTERN })
-  .transform((text, ctx) => {
-    const parsed = parseDuration(text);
-    if (parsed.ok) return parsed.seconds;
-    ctx.issues.push({ code: "custom", message: parsed.message, input: text });
-    return z.NEVER;
-  })
-  .meta({
-    description:
-      "How long to wait for the deployment to finish, e.g. 30m, 90s or 1h30m (10s to 24h). Parsed to seconds.",
-  });
+const Timeout = Duration.meta({
+  description:
+    "How long to wait for the deployment to finish, e.g. 30m, 90s or 1h30m (10s to 24h). Parsed to seconds.",
+});
 
 /** `environments.<name>.deployment`: what should be deployed on the environment, and how. */
 export const DeploymentSchema = strictObject({
@@ -89,7 +69,9 @@ export const DeploymentSchema = strictObject({
   locked: z.boolean().default(false).meta({
     description: "The API's locked flag: other users cannot delete or change the deployment (default false).",
   }),
-  adopt: numericId("Id of an existing deployment to claim instead of creating one.").optional(),
+  adopt: NumericId.meta({
+    description: "Id of an existing deployment to claim instead of creating one.",
+  }).optional(),
 });
 /** A deployment as the program receives it (defaults applied, `timeout` in seconds). */
 export type DeploymentConfig = z.output<typeof DeploymentSchema>;
@@ -126,9 +108,18 @@ const SNAPSHOT_REF_MESSAGE =
 /** `environments.<name>.restores.<logical name>`: a snapshot restored once into the environment. */
 export const RestoreSchema = strictObject({
   snapshot: z
-    .union([z.string(), z.number().int(SNAPSHOT_REF_MESSAGE).positive(SNAPSHOT_REF_MESSAGE)], {
-      error: SNAPSHOT_REF_MESSAGE,
-    })
+    .union(
+      [
+        // Digits are an id, so they follow the id rule (no leading zero, at most 15 digits).
+        z.string().refine((text) => !/^\d+$/.test(text) || isNumericIdText(text), SNAPSHOT_REF_MESSAGE),
+        z
+          .number()
+          .int(SNAPSHOT_REF_MESSAGE)
+          .positive(SNAPSHOT_REF_MESSAGE)
+          .max(NUMERIC_ID_MAX, SNAPSHOT_REF_MESSAGE),
+      ],
+      { error: SNAPSHOT_REF_MESSAGE },
+    )
     .transform((value) => String(value))
     .meta({
       description: "A snapshot name declared in this file (any environment), or a numeric snapshot id.",

@@ -1,6 +1,7 @@
 import type { PathSegment } from "./errors";
-import { nameProblem } from "./names";
-import { REF_TYPES, REF_TYPES_WITHOUT_REF, SNAPSHOT_MODES, type SnapshotMode } from "./schema";
+import { RefType, refProblem } from "../api/deployment";
+import { nameProblem, shownName } from "../api/names";
+import { SNAPSHOT_MODES, type SnapshotMode } from "./schema";
 import { type Finding, type SourceFile, position } from "./source-file";
 
 /**
@@ -42,51 +43,28 @@ function asMap(value: unknown): RawMap | undefined {
 }
 
 function checkName(path: PathSegment[], what: string, name: string, findings: Finding[]): void {
+  // The YAML pass already refuses `__proto__` as any key, with its own message.
+  if (name === "__proto__") return;
   const problem = nameProblem(name);
   if (problem !== undefined)
     findings.push({ path, target: "key", message: `${what} ${shownName(name)} ${problem}` });
 }
 
-/** A name quoted for a message; control characters are escaped so the terminal shows them. */
-function shownName(name: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what we escape
-  return /[\u0000-\u001f\u007f]/.test(name) ? JSON.stringify(name) : `'${name}'`;
-}
-
 function checkDeployment(path: PathSegment[], deployment: RawMap | undefined, findings: Finding[]): void {
   if (deployment === undefined) return;
-  const refType = deployment["ref_type"];
-  if (typeof refType !== "string" || !(REF_TYPES as readonly string[]).includes(refType)) return;
+  const refType = RefType.safeParse(deployment["ref_type"]);
   const ref = deployment["ref"];
-  if (ref !== undefined && typeof ref !== "string") return;
-  const refPath = [...path, "ref"];
-  if ((REF_TYPES_WITHOUT_REF as readonly string[]).includes(refType)) {
-    if (ref !== undefined && ref !== "") {
-      findings.push({
-        path: refPath,
-        target: "value",
-        message: `must be empty when ref_type is '${refType}': a non-empty ref takes precedence and would deploy '${ref}' instead; remove it`,
-      });
-    }
-    return;
-  }
-  if (ref === undefined || ref === "") {
-    findings.push({
-      path: refPath,
-      target: "value",
-      message: `${ref === undefined ? "is required" : "must not be empty"} when ref_type is '${refType}' (${REF_MEANING[refType] ?? "the reference"} to deploy)`,
-      // A missing ref is best shown next to the ref_type that asks for it.
-      ...(ref === undefined ? { at: { path: [...path, "ref_type"], target: "value" as const } } : {}),
-    });
-  }
+  if (!refType.success || (ref !== undefined && typeof ref !== "string")) return;
+  const message = refProblem(refType.data, ref);
+  if (message === undefined) return;
+  findings.push({
+    path: [...path, "ref"],
+    target: "value",
+    message,
+    // A missing ref is best shown next to the ref_type that asks for it.
+    ...(ref === undefined ? { at: { path: [...path, "ref_type"], target: "value" as const } } : {}),
+  });
 }
-
-const REF_MEANING: Readonly<Record<string, string>> = {
-  sha: "the commit sha",
-  branch: "the branch name",
-  tag: "the tag name",
-  package: "the package reference",
-};
 
 interface DeclaredSnapshot {
   readonly environment: string;
@@ -149,6 +127,7 @@ function checkRestore(
     });
   }
   const reference = restore["snapshot"];
+  // Digits are a snapshot id; the schema checks them with the id rule.
   if (typeof reference !== "string" || /^\d+$/.test(reference)) return;
   const snapshot = declared.get(reference);
   if (snapshot === undefined) {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiVersion } from "../api";
-import { MEDIA_TYPE } from "../api";
+import { MEDIA_TYPE, isNumericIdText } from "../api";
 import type { Documents } from "./documents";
 import type { Caller, Engine } from "./engine";
 import { HttpError } from "./errors";
@@ -57,9 +57,9 @@ export function send(reply: FastifyReply, status: number, body?: unknown): Fasti
   return reply.send(Buffer.from(JSON.stringify(body)));
 }
 
-/** Parses a numeric path parameter; anything else is a 400 naming the parameter. */
+/** Parses a numeric path parameter (the id rule of `src/api/ids.ts`); anything else is a 400 naming it. */
 export function numericParam(value: string, name: string): number {
-  if (!/^\d{1,15}$/.test(value)) {
+  if (!isNumericIdText(value)) {
     throw new HttpError(400, `Invalid path parameter '${name}': '${value}' is not a number`);
   }
   return Number(value);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { nameProblem } from "../../../src/api";
 import { InvalidArgumentError } from "../../../src/client/errors";
-import { nameProblem, numericId, queryString, segment } from "../../../src/client/paths";
+import { numericId, queryString, segment } from "../../../src/client/paths";
 
 describe("segment", () => {
   it("percent-encodes a plain name", () => {
@@ -25,6 +26,8 @@ describe("segment", () => {
     "a?b",
     "a#b",
     " uat",
+    "a\u0085b",
+    "x".repeat(201),
   ])("refuses %j before any request", (name) => {
     expect(nameProblem(name)).toBeDefined();
     expect(() => segment("environment", name)).toThrow(InvalidArgumentError);
@@ -37,7 +40,9 @@ describe("segment", () => {
     } catch (error) {
       expect(InvalidArgumentError.isInstance(error)).toBe(true);
       expect((error as InvalidArgumentError).argument).toBe("environment");
-      expect((error as Error).message).toContain('[environment] "u at" contains whitespace');
+      expect((error as Error).message).toBe(
+        '[environment] "u at" must not contain whitespace (it would change the API path); no request was sent',
+      );
     }
   });
 });
@@ -47,7 +52,7 @@ describe("numericId", () => {
     expect(numericId("id", 42)).toBe("42");
     expect(numericId("id", "7")).toBe("7");
   });
-  it.each(["", "0", "-1", "1.5", "12a", "../1", "01"])("refuses %j", (value) => {
+  it.each(["", "0", "-1", "1.5", "12a", "../1", "01", "1234567890123456"])("refuses %j", (value) => {
     expect(() => numericId("id", value)).toThrow(InvalidArgumentError);
   });
   it("refuses non-integer numbers", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   DURATION_BOUNDS,
+  formatErrorLine,
   SAFE_NAME_PATTERN,
   lockViolations,
   nameProblem,
@@ -152,5 +153,32 @@ describe("lockViolations", () => {
       newRestores: ["by-id"],
     }).map((violation) => violation.path);
     expect(paths).toEqual(["snapshots.a", "restores.by-id"]);
+  });
+});
+
+describe("rules shared with the client (src/api)", () => {
+  it("refuses an environment name over 200 characters, as the client does, at its line", () => {
+    const name = "e".repeat(201);
+    const { errors } = validateStackFile("s.yaml", `stack: s\nenvironments:\n  ${name}: {}\n`);
+    expect(errors.map(formatErrorLine)).toEqual([
+      `s.yaml:3:3: environments.${name}: environment name '${name}' must not be longer than 200 characters (it has 201)`,
+    ]);
+  });
+
+  it("refuses a C1 control character in a stack name, as the client does", () => {
+    const { errors } = validateStackFile("s.yaml", 'stack: "a\\u0085b"\n');
+    expect(errors.map(formatErrorLine)).toEqual([
+      "s.yaml:1:8: stack: must not contain control characters (it would change the API path); got 'a\u0085b'",
+    ]);
+  });
+
+  it("refuses a restore of snapshot id 007, which no platform id can be", () => {
+    const { errors } = validateStackFile(
+      "s.yaml",
+      "stack: s\nenvironments:\n  uat:\n    restores:\n      r: { snapshot: '007', mode: db, confirm: uat }\n",
+    );
+    expect(errors.map(formatErrorLine)).toEqual([
+      "s.yaml:5:22: environments.uat.restores.r.snapshot: must name a snapshot declared in this file or be a positive numeric snapshot id; got '007'",
+    ]);
   });
 });

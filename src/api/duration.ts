@@ -1,6 +1,9 @@
+import { z } from "zod";
+
 /**
- * Durations in stack files (`timeout: 30m`) are written as hours, minutes and seconds so that
- * nobody has to guess the unit of a bare number.
+ * Wait bounds. In stack files they are durations written as hours, minutes and seconds
+ * (`timeout: 30m`) so that nobody has to guess the unit of a bare number; the program passes them
+ * on in seconds, and the providers get them in seconds.
  */
 
 /** Shape of a duration: one or more of `<n>h`, `<n>m`, `<n>s`, in that order, e.g. `1h30m`. */
@@ -14,9 +17,9 @@ const durationRegex = new RegExp(DURATION_PATTERN);
 /** The result of {@link parseDuration}: seconds, or a message that completes "<path> ...". */
 export type DurationResult = { ok: true; seconds: number } | { ok: false; message: string };
 
-/**
- * Parses `30m`, `90s`, `1h30m`, `2h` into seconds and checks {@link DURATION_BOUNDS}.
- */
+const BOUNDS_TEXT = "between 10s and 24h";
+
+/** Parses `30m`, `90s`, `1h30m`, `2h` into seconds and checks {@link DURATION_BOUNDS}. */
 export function parseDuration(text: string): DurationResult {
   const match = durationRegex.exec(text);
   if (match === null) {
@@ -28,10 +31,7 @@ export function parseDuration(text: string): DurationResult {
   const [, hours, minutes, seconds] = match;
   const total = part(hours) * 3600 + part(minutes) * 60 + part(seconds);
   if (total < DURATION_BOUNDS.minSeconds || total > DURATION_BOUNDS.maxSeconds) {
-    return {
-      ok: false,
-      message: `must be between 10s and 24h; got '${text}' (${total} seconds)`,
-    };
+    return { ok: false, message: `must be ${BOUNDS_TEXT}; got '${text}' (${total} seconds)` };
   }
   return { ok: true, seconds: total };
 }
@@ -39,3 +39,14 @@ export function parseDuration(text: string): DurationResult {
 function part(text: string | undefined): number {
   return text === undefined ? 0 : Number.parseInt(text.slice(0, -1), 10);
 }
+
+/** A duration as written (`30m`), parsed to seconds within {@link DURATION_BOUNDS}. */
+export const Duration = z
+  .string({ error: "must be a duration such as 30m, 90s or 1h30m (a bare number has no unit)" })
+  .meta({ pattern: DURATION_PATTERN })
+  .transform((text, ctx) => {
+    const parsed = parseDuration(text);
+    if (parsed.ok) return parsed.seconds;
+    ctx.issues.push({ code: "custom", message: parsed.message, input: text });
+    return z.NEVER;
+  });
