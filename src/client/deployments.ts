@@ -10,7 +10,8 @@ import {
   type DeploymentState,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { dataOf, pageOf, type HttpCore } from "./http";
+import { dataOf, pageOf } from "./decode";
+import type { HttpCore } from "./http";
 import { checkMarker, hasMarker, requireMarkerIn } from "./marker";
 import { environmentPath, numericId } from "./paths";
 import { validateInput } from "./validate-input";

@@ -13,7 +13,8 @@ import {
   type Whitelist,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { dataOf, pageOf, type HttpCore } from "./http";
+import { dataOf, pageOf } from "./decode";
+import type { HttpCore } from "./http";
 import { environmentPath } from "./paths";
 import { validateInput } from "./validate-input";
 

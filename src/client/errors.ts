@@ -9,6 +9,7 @@
  * {@link safeCause}) because a foreign error object may carry anything.
  */
 import { inspect } from "node:util";
+import { codeOf, propertyOf } from "./property";
 
 /** Brand checked by every `isInstance`: survives two copies of this module in one process. */
 const BRAND: unique symbol = Symbol.for("stackwright.client.ApiError");
@@ -68,11 +69,9 @@ export interface ApiErrorFields {
 export function safeCause(value: unknown): SafeCause | undefined {
   if (value === undefined || value === null) return undefined;
   if (value instanceof Error) {
-    const code = (value as { code?: unknown }).code;
-    const inner = (value as { cause?: unknown }).cause;
     // undici wraps connect failures: the useful code (ECONNREFUSED) is on the inner error.
-    const innerCode = inner instanceof Error ? (inner as { code?: unknown }).code : undefined;
-    const pick = typeof code === "string" ? code : typeof innerCode === "string" ? innerCode : undefined;
+    const inner = propertyOf(value, "cause");
+    const pick = codeOf(value) ?? (inner instanceof Error ? codeOf(inner) : undefined);
     return pick === undefined
       ? { name: value.name, message: value.message }
       : { name: value.name, code: pick, message: value.message };
@@ -116,7 +115,7 @@ export class ApiError extends Error {
 
   /** True for any error thrown by this client, even from another copy of the module. */
   static isInstance(value: unknown): value is ApiError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    return propertyOf(value, BRAND) === true;
   }
 
   /** Plain data for logs: the structured fields, nothing else. */

@@ -1,7 +1,8 @@
 /** Git fetch endpoints: 6 (queue a fetch) and 7 (view it). */
 import { GitFetchDocument, type GitFetch } from "../api";
 import type { CallOptions } from "./call-options";
-import { dataOf, type HttpCore } from "./http";
+import { dataOf } from "./decode";
+import type { HttpCore } from "./http";
 import { numericId, stackPath } from "./paths";
 
 /** Repository fetches of a stack. */

@@ -1,74 +1,20 @@
 /**
- * The HTTP core: one request with headers, timeouts, a byte cap, error documents and response
- * validation, inside the retry loop that `retry.ts` decides. Resource modules describe calls;
- * only this module talks to the transport.
+ * The retry loop: runs a call (one request per attempt, see `attempt.ts`) under the policy that
+ * `retry.ts` decides, follows list pages on the same origin, and offers GET and DELETE shorthands.
+ * Resource modules describe calls; response parsing is in `decode.ts`.
  */
 import { setTimeout as sleepTimer } from "node:timers/promises";
-import type { Dispatcher } from "undici";
-import type { z } from "zod";
-import { ApiErrorDocument, ListLinks, MEDIA_TYPE } from "../api";
-import type { Credentials } from "./auth";
+import { OutcomeUnknownError, ResponseTooLargeError, UnexpectedResponseError } from "./errors";
+import { abortedError, attemptOnce, type HttpContext, type Method } from "./attempt";
 import type { CallOptions } from "./call-options";
 import type { ClientDefaults } from "./defaults";
-import {
-  AbortedError,
-  ApiError,
-  ConnectionError,
-  OutcomeUnknownError,
-  ResponseTooLargeError,
-  TimeoutError,
-  UnexpectedResponseError,
-  errorFromResponse,
-} from "./errors";
+import { noContent, type Decoder, type Page } from "./decode";
 import { queryString, type QueryValue } from "./paths";
-import {
-  classifyNetworkError,
-  decideRetry,
-  outcomeAmbiguous,
-  parseRetryAfter,
-  type AttemptOutcome,
-  type CallSafety,
-} from "./retry";
-
-/** One structured log line. Never carries headers, bodies or credentials. */
-export type ClientLogEvent =
-  | { event: "response"; method: string; path: string; status: number; attempt: number; durationMs: number }
-  | { event: "network-error"; method: string; path: string; attempt: number; failure: string; code: string }
-  | { event: "retry"; method: string; path: string; attempt: number; delayMs: number; reason: string }
-  | { event: "lookup"; method: string; path: string; attempt: number; found: boolean };
-
-/** Receives {@link ClientLogEvent}s; the default drops them. */
-export type ClientLogger = (event: ClientLogEvent) => void;
-
-/** What a request needs besides the transport. */
-export interface HttpContext {
-  /** Origin plus optional base path, without a trailing slash, e.g. `https://api.example/base`. */
-  origin: string;
-  basePath: string;
-  credentials: Credentials;
-  dispatcher: Dispatcher;
-  settings: ClientDefaults;
-  logger: ClientLogger;
-  userAgent: string;
-  /** Injectable for unit tests of the loop. */
-  random: () => number;
-  now: () => number;
-}
-
-/** Context a decoder receives, for precise error messages. */
-export interface ResponseContext {
-  method: string;
-  path: string;
-  status: number;
-  requestId: string | undefined;
-}
-
-/** Turns a parsed JSON body into the method's result (or throws UnexpectedResponseError). */
-export type Decoder<T> = (body: unknown, ctx: ResponseContext) => T;
+import { decideRetry, outcomeAmbiguous, type CallSafety } from "./retry";
 
 /** Description of one API call. */
 export interface CallSpec<T> {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: Exclude<Method, "HEAD">;
   /** Path below the base URL, every dynamic segment already encoded by `paths.segment`. */
   path: string;
   query?: Query | undefined;
@@ -91,65 +37,8 @@ export interface CallSpec<T> {
   signal?: AbortSignal | undefined;
 }
 
-/** Result of one attempt that produced a response. */
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/** Validates `body` against `schema` and maps it; names the first mismatching JSON path. */
-export function decodeWith<S extends z.ZodType, T>(schema: S, select: (value: z.infer<S>) => T): Decoder<T> {
-  return (body, ctx) => {
-    const parsed = schema.safeParse(body);
-    if (parsed.success) return select(parsed.data);
-    const issues = parsed.error.issues.map((issue) => `${jsonPath(issue.path)}: ${issue.message}`);
-    const first = parsed.error.issues[0];
-    const path = first === undefined ? "$" : jsonPath(first.path);
-    throw new UnexpectedResponseError(
-      `${ctx.method} ${ctx.path} answered ${ctx.status} with a body that does not match the API schema at ${path}: ${first?.message ?? "invalid"}`,
-      { ...ctx, jsonPath: path, issues },
-    );
-  };
-}
-
-/** A decoder for responses without a body (204). */
-export const noContent: Decoder<void> = () => undefined;
-
-/** A decoder that validates a JSON:API document and returns its `data`. */
-export function dataOf<S extends z.ZodType<{ data: unknown }>>(schema: S): Decoder<z.infer<S>["data"]> {
-  return decodeWith(schema, (doc: { data: unknown }) => doc.data as z.infer<S>["data"]);
-}
-
-/** A decoder of one page of a list document: its items and its `links.next`. */
-export function pageOf<
-  S extends z.ZodType<{ data: unknown[]; links?: z.infer<typeof ListLinks> | undefined }>,
->(schema: S): Decoder<Page<z.infer<S>["data"][number]>> {
-  return decodeWith(schema, (doc: z.infer<S>) => ({ items: doc.data, next: nextLink(doc.links) }));
-}
-
-/** One page of a list: its items and the next page's link, if any. */
-export interface Page<T> {
-  items: T[];
-  next: string | undefined;
-}
-
 /** The query of a call. */
 export type Query = Readonly<Record<string, QueryValue>>;
-
-/** `["data", 0, "id"]` → `$.data[0].id`. */
-export function jsonPath(path: readonly PropertyKey[]): string {
-  let out = "$";
-  for (const key of path) {
-    out +=
-      typeof key === "number"
-        ? `[${key}]`
-        : /^[A-Za-z_$][\w$]*$/.test(String(key))
-          ? `.${String(key)}`
-          : `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
-}
 
 /** Runs calls: one transport, one set of settings; created by `createClient`. */
 export class HttpCore {
@@ -164,6 +53,11 @@ export class HttpCore {
     return this.#ctx.settings;
   }
 
+  /** The request context, for calls that stream instead of parsing (the snapshot download). */
+  get context(): HttpContext {
+    return this.#ctx;
+  }
+
   /** Performs a call with the retry policy; see `retry.ts` for what is repeated when. */
   async call<T>(spec: CallSpec<T>): Promise<T> {
     const { settings, now, logger } = this.#ctx;
@@ -173,10 +67,9 @@ export class HttpCore {
     let mayHaveActed = false;
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(spec.signal, spec.method, fullPath);
-      const { outcome, error, response } = await this.#attempt(spec, fullPath, attempt);
-      if (response !== undefined) {
-        return spec.decode(response.body, response.ctx);
-      }
+      const result = await attemptOnce(this.#ctx, spec, fullPath, attempt);
+      if (result.ok) return spec.decode(result.body, result.ctx);
+      const { outcome, error } = result;
       if (
         mayHaveActed &&
         spec.goneAfterRetry !== undefined &&
@@ -311,215 +204,10 @@ export class HttpCore {
     return `${url.pathname}${url.search}`;
   }
 
-  async #attempt<T>(
-    spec: CallSpec<T>,
-    fullPath: string,
-    attempt: number,
-  ): Promise<
-    | { outcome: AttemptOutcome; error: ApiError; response?: undefined }
-    | { outcome?: undefined; error?: undefined; response: { body: unknown; ctx: ResponseContext } }
-  > {
-    const { settings, logger, now } = this.#ctx;
-    const method = spec.method;
-    const t0 = now();
-    let raw: RawResponse;
-    try {
-      raw = await this.#send(spec, fullPath);
-    } catch (thrown) {
-      if (ApiError.isInstance(thrown) && !(thrown instanceof ConnectionError)) throw thrown;
-      if (spec.signal?.aborted === true) throw abortedError(method, fullPath);
-      const failure = classifyNetworkError(thrown);
-      const code = (thrown as { code?: unknown }).code;
-      logger({
-        event: "network-error",
-        method,
-        path: fullPath,
-        attempt,
-        failure,
-        code: typeof code === "string" ? code : "unknown",
-      });
-      if (failure === "timeout") {
-        // Which bound fired decides the message: no headers at all, or a body that stalled.
-        const body = code === "UND_ERR_BODY_TIMEOUT";
-        const timeoutMs = body ? settings.bodyTimeoutMs : settings.headersTimeoutMs;
-        const what = body ? "the response body stalled for" : "no response within";
-        return {
-          outcome: { kind: "timeout" },
-          error: new TimeoutError(
-            `${method} ${fullPath}: ${what} ${timeoutMs} ms (${body ? "bodyTimeoutMs" : "headersTimeoutMs"})`,
-            { method, path: fullPath, timeoutMs, cause: thrown },
-          ),
-        };
-      }
-      if (failure === "connect-failed") {
-        return {
-          outcome: { kind: "connect-failed" },
-          error: new ConnectionError(`${method} ${fullPath}: could not connect to ${this.#ctx.origin}`, {
-            method,
-            path: fullPath,
-            requestSent: false,
-            cause: thrown,
-          }),
-        };
-      }
-      const error = new ConnectionError(
-        `${method} ${fullPath}: the connection broke before a complete response arrived`,
-        { method, path: fullPath, requestSent: true, cause: thrown },
-      );
-      // "other" is an error we do not understand: surface it unchanged in kind, never repeat it.
-      if (failure === "other") throw error;
-      return { outcome: { kind: "network" }, error };
-    }
-
-    const requestId = headerValue(raw.headers, "x-request-id");
-    logger({
-      event: "response",
-      method,
-      path: fullPath,
-      status: raw.status,
-      attempt,
-      durationMs: now() - t0,
-    });
-    const ctx: ResponseContext = { method, path: fullPath, status: raw.status, requestId };
-    if (raw.status >= 200 && raw.status < 300) {
-      return { response: { body: parseJson(raw.text, ctx, raw.status === 204), ctx } };
-    }
-    const retryAfterMs = parseRetryAfter(headerValue(raw.headers, "retry-after"), Date.now());
-    return {
-      outcome: { kind: "status", status: raw.status, retryAfterMs },
-      error: errorFromResponse({
-        status: raw.status,
-        method,
-        path: fullPath,
-        titles: errorTitles(raw.text),
-        requestId,
-        retryAfterMs,
-      }),
-    };
-  }
-
-  async #send<T>(spec: CallSpec<T>, fullPath: string): Promise<RawResponse> {
-    const { settings, credentials } = this.#ctx;
-    const headers: Record<string, string> = {
-      accept: MEDIA_TYPE,
-      "x-api-version": "2.0",
-      "user-agent": this.#ctx.userAgent,
-      authorization: credentials.authorization(),
-    };
-    let body: string | undefined;
-    if (spec.body !== undefined) {
-      body = JSON.stringify(spec.body);
-      headers["content-type"] = MEDIA_TYPE;
-    }
-    const response = await this.#ctx.dispatcher.request({
-      origin: this.#ctx.origin,
-      path: fullPath,
-      method: spec.method,
-      headers,
-      body: body ?? null,
-      signal: spec.signal ?? null,
-      headersTimeout: settings.headersTimeoutMs,
-      bodyTimeout: settings.bodyTimeoutMs,
-    });
-    const text = await readCapped(response, settings.maxResponseBytes, spec.method, fullPath);
-    return { status: response.statusCode, headers: response.headers, text };
-  }
-
   /** Closes the dispatcher when the client owns it. */
   async close(): Promise<void> {
     await this.#ctx.dispatcher.close();
   }
-}
-
-/**
- * Reads a body up to `limit` bytes. A larger Content-Length is refused before reading; a body
- * that grows past the limit is destroyed mid-stream so memory stays bounded either way.
- */
-async function readCapped(
-  response: Dispatcher.ResponseData,
-  limit: number,
-  method: string,
-  path: string,
-): Promise<string> {
-  const tooLarge = () =>
-    new ResponseTooLargeError(
-      `${method} ${path}: response body exceeds ${limit} bytes (maxResponseBytes); not buffered`,
-      { method, path, status: response.statusCode, limitBytes: limit },
-    );
-  // Destroying the stream makes undici emit an abort error; the listener keeps it from being
-  // reported as unhandled, since the caller gets ResponseTooLargeError instead.
-  const discard = () => {
-    response.body.on("error", () => undefined);
-    response.body.destroy();
-  };
-  const declared = Number(headerValue(response.headers, "content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limit) {
-    discard();
-    throw tooLarge();
-  }
-  // A declared length within the limit bounds the body already (undici refuses a body longer
-  // than its Content-Length), so read it whole: async iteration costs a microtask per chunk and
-  // showed in the client's profile. Without a length, count bytes as they come.
-  if (Number.isFinite(declared)) return response.body.text();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) {
-      discard();
-      throw tooLarge();
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function parseJson(text: string, ctx: ResponseContext, emptyAllowed: boolean): unknown {
-  if (text.trim() === "") {
-    if (emptyAllowed) return undefined;
-    throw new UnexpectedResponseError(`${ctx.method} ${ctx.path} answered ${ctx.status} with an empty body`, {
-      ...ctx,
-      jsonPath: "$",
-      issues: ["empty body"],
-    });
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new UnexpectedResponseError(
-      `${ctx.method} ${ctx.path} answered ${ctx.status} with a body that is not JSON`,
-      {
-        ...ctx,
-        jsonPath: "$",
-        issues: ["not JSON"],
-      },
-    );
-  }
-}
-
-/** Titles of a 1.0 or 2.0 error document; none when the body is not one (e.g. a proxy's HTML). */
-function errorTitles(text: string): string[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  const parsed = ApiErrorDocument.safeParse(json);
-  return parsed.success ? parsed.data.errors.map((e) => e.title) : [];
-}
-
-function headerValue(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function abortedError(method: string, path: string): AbortedError {
-  return new AbortedError(`${method} ${path}: aborted by the caller's signal`, { method, path });
 }
 
 function throwIfAborted(signal: AbortSignal | undefined, method: string, path: string): void {
@@ -538,10 +226,4 @@ async function sleep(
   } catch {
     throw abortedError(method, path);
   }
-}
-
-/** `links.next` of a list document, or undefined. */
-export function nextLink(links: z.infer<typeof ListLinks> | undefined): string | undefined {
-  const next = links?.next;
-  return typeof next === "string" && next !== "" ? next : undefined;
 }

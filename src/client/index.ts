@@ -8,7 +8,7 @@ export { clientOptionsFromEnv } from "./env";
 export { clientDefaults } from "./defaults";
 export type { ClientDefaults, PollPolicy, RetryPolicy } from "./defaults";
 export * from "./errors";
-export type { ClientLogEvent, ClientLogger } from "./http";
+export type { ClientLogEvent, ClientLogger } from "./attempt";
 export type { CallOptions } from "./call-options";
 export { Info, type WhoAmI } from "./info";
 export { Stacks } from "./stacks";

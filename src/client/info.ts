@@ -1,7 +1,8 @@
 /** Endpoints about the caller and the platform: 1 (meta) and 25 (manifest releases). */
 import { ManifestReleaseListDocument, MetaDocument, type ManifestRelease } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, pageOf, type HttpCore } from "./http";
+import { decodeWith, pageOf } from "./decode";
+import type { HttpCore } from "./http";
 
 /** Who the caller is and the server's clock (endpoint 1). */
 export interface WhoAmI {

@@ -1,7 +1,8 @@
 /** Environment lock endpoints: 20 (lock) and 21 (unlock). */
 import { EnvironmentLockDocument, LockRequest, type EnvironmentLock } from "../api";
 import type { CallOptions } from "./call-options";
-import { dataOf, type HttpCore } from "./http";
+import { dataOf } from "./decode";
+import type { HttpCore } from "./http";
 import { environmentPath } from "./paths";
 import { validateInput } from "./validate-input";
 

@@ -57,8 +57,9 @@ export function queryString(query: Readonly<Record<string, QueryValue>> | undefi
   const parts: string[] = [];
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue;
-    if (Array.isArray(value)) {
-      for (const item of value as readonly string[]) {
+    // The only object a query value can be is its list of strings.
+    if (typeof value === "object") {
+      for (const item of value) {
         parts.push(`${encodeURIComponent(`${key}[]`)}=${encodeURIComponent(item)}`);
       }
     } else {

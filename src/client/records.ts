@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { RecordDocument, RecordMethodResult } from "../api";
 import type { CallOptions } from "./call-options";
-import { decodeWith, noContent, type HttpCore } from "./http";
+import { decodeWith, noContent } from "./decode";
+import type { HttpCore } from "./http";
 import { InvalidArgumentError } from "./errors";
 import { segment } from "./paths";
 

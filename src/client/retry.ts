@@ -8,6 +8,7 @@
  * would turn one deployment into two.
  */
 import type { RetryPolicy } from "./defaults";
+import { codeOf, propertyOf } from "./property";
 
 /** What happened to one attempt, reduced to what the decision needs. */
 export type AttemptOutcome =
@@ -181,11 +182,10 @@ function collectCodes(error: unknown): string[] {
   const out: string[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") out.push(code);
-    const name = (current as { name?: unknown }).name;
-    if (name === "AbortError") out.push("ABORT_ERR");
-    current = (current as { cause?: unknown }).cause;
+    const code = codeOf(current);
+    if (code !== undefined) out.push(code);
+    if (propertyOf(current, "name") === "AbortError") out.push("ABORT_ERR");
+    current = propertyOf(current, "cause");
   }
   return out;
 }

@@ -11,7 +11,8 @@ import {
   type Transfer,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { dataOf, decodeWith, pageOf, type HttpCore } from "./http";
+import { dataOf, decodeWith, pageOf } from "./decode";
+import type { HttpCore } from "./http";
 import { checkMarker, hasMarker, requireMarkerIn } from "./marker";
 import { numericId, segment, stackPath } from "./paths";
 import { validateInput } from "./validate-input";

@@ -7,7 +7,8 @@ import {
   type TeamMember,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { dataOf, pageOf, type HttpCore } from "./http";
+import { dataOf, pageOf } from "./decode";
+import type { HttpCore } from "./http";
 import { stackPath } from "./paths";
 
 /** Stacks the caller may view. */

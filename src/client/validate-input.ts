@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import { InvalidArgumentError } from "./errors";
-import { jsonPath } from "./http";
+import { jsonPath } from "./decode";
 
 /** Parses `value` with `schema`; throws InvalidArgumentError naming `[argument.path]` and the rule. */
 export function validateInput<S extends z.ZodType>(argument: string, schema: S, value: unknown): z.infer<S> {

@@ -63,10 +63,13 @@ export function pollDelay(poll: number, policy: PollPolicy): number {
   return Math.min(policy.maxIntervalMs, policy.intervalMs * policy.multiplier ** (poll - 1));
 }
 
+const SUCCEEDED: readonly DeploymentState[] = SUCCESSFUL_DEPLOYMENT_STATES;
+const FAILED: readonly DeploymentState[] = FAILED_DEPLOYMENT_STATES;
+
 /** Decisions: which phase each state means. Pure; exported for tests and providers. */
 export function deploymentPhase(state: DeploymentState): WaitPhase {
-  if ((SUCCESSFUL_DEPLOYMENT_STATES as readonly string[]).includes(state)) return "succeeded";
-  if ((FAILED_DEPLOYMENT_STATES as readonly string[]).includes(state)) return "failed";
+  if (SUCCEEDED.includes(state)) return "succeeded";
+  if (FAILED.includes(state)) return "failed";
   return "pending";
 }
 
