@@ -224,3 +224,11 @@ export const StartDeploymentRequest = DeploymentIdRequest;
 export type StartDeploymentRequest = DeploymentIdRequest;
 export const InvalidateDeploymentRequest = DeploymentIdRequest;
 export type InvalidateDeploymentRequest = DeploymentIdRequest;
+
+/**
+ * `GET .../deploys/log/{id}`: the deployment document plus a top-level `message`, the log lines so
+ * far (all of them once the deployment has finished).
+ */
+export const DeploymentLogDocument = singleDocument(Deployment).extend({ message: z.array(z.string()) });
+export type DeploymentLogDocument = z.infer<typeof DeploymentLogDocument>;
+export type DeploymentLogDocumentInput = z.input<typeof DeploymentLogDocument>;

@@ -42,3 +42,17 @@ export type TransferInput = z.input<typeof Transfer>;
 /** Endpoints 15, 17, 19. */
 export const TransferDocument = singleDocument(Transfer);
 export type TransferDocument = z.infer<typeof TransferDocument>;
+
+/** Statuses of a transfer's log (the platform's words, unlike the transfer's own `status`). */
+export const TRANSFER_LOG_STATUSES = ["Queued", "Running", "Complete", "Failed"] as const;
+export const TransferLogStatus = z.enum(TRANSFER_LOG_STATUSES);
+export type TransferLogStatus = z.infer<typeof TransferLogStatus>;
+/** Log statuses after which the log no longer grows. */
+export const FINISHED_TRANSFER_LOG_STATUSES = [
+  "Complete",
+  "Failed",
+] as const satisfies readonly TransferLogStatus[];
+
+/** `GET /svc/project/{project}/snapshots/transfer/{id}/log`: the status and the log text so far. */
+export const TransferLog = z.object({ status: TransferLogStatus, content: z.string() });
+export type TransferLog = z.infer<typeof TransferLog>;
