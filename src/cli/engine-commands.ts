@@ -7,6 +7,10 @@ import * as fs from "node:fs";
 import { CommandError, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
 import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
 import type { PreviewJson } from "./preview-json";
+import { engineErrorFilter } from "./state/engine-output";
+import { handleInterrupts, InterruptedError } from "./state/interrupt";
+import { StackLockedError, withStackLock } from "./state/lock-guard";
+import { lockFlags, lockPolicyOf, lockTargetOf } from "./state/target";
 import { renderSummary } from "./summary";
 import { defaultProjectDir, openStack } from "./workspace";
 
@@ -25,6 +29,7 @@ const previewFlags = {
 const upFlags = {
   ...commonFlags,
   refresh: { type: "boolean", help: "read the live state of every resource first" },
+  ...lockFlags,
 } satisfies FlagSpec;
 
 function parallelOf(value: string | undefined): number | undefined {
@@ -104,21 +109,21 @@ export function reportFailure(command: string, err: unknown): number {
   return 1;
 }
 
-/** Writes the engine's error stream as it arrives. */
-const streamErrors = (out: string) => process.stderr.write(out);
+/** Writes the engine's error stream as it arrives, minus the noise (see state/engine-output.ts). */
+const streamErrors = engineErrorFilter((out: string) => process.stderr.write(out));
 
 /** What preview and up share: the stack named by the flags, and the engine options. */
-async function engineRun(command: string, argv: string[], spec: typeof upFlags) {
+async function engineRun(command: string, argv: string[], spec: typeof upFlags | typeof previewFlags) {
   const { flags } = parseFlags(command, argv, spec);
   const parallel = parallelOf(flags.parallel);
   const stack = await stackFromFlags(flags);
   const options = {
     onOutput: stream,
-    onError: streamErrors,
+    onError: streamErrors.write,
     ...(flags.refresh === true ? { refresh: true } : {}),
     ...(parallel === undefined ? {} : { parallel }),
   };
-  return { stack, options };
+  return { stack, options, flags };
 }
 
 export async function previewCommand(argv: string[]): Promise<number> {
@@ -148,12 +153,33 @@ export async function upCommand(argv: string[]): Promise<number> {
     console.log(usage("up", upFlags, "Makes the platform match stacks-config/."));
     return 0;
   }
+  const interrupts = handleInterrupts();
   try {
     const { stack, options } = await engineRun("up", argv, upFlags);
+    const { flags } = parseFlags("up", argv, upFlags);
+    const target = lockTargetOf(flags.project ?? defaultProjectDir(), stack.name);
     // The engine prints the outputs at the end of its own report.
-    await stack.up(options);
+    await withStackLock(target, lockPolicyOf(flags), async () => {
+      interrupts.signal.throwIfAborted();
+      return stack.up({ ...options, signal: interrupts.signal });
+    });
     return 0;
   } catch (err) {
+    const signal = interrupts.received();
+    if (signal !== undefined || err instanceof InterruptedError) {
+      console.error(
+        `\nstackwright up stopped by ${signal ?? "a signal"}: the operations in flight were finished ` +
+          `and the state saved; run it again to carry on.`,
+      );
+      return 130;
+    }
+    if (err instanceof StackLockedError) {
+      console.error(`\nstackwright up: ${err.message}`);
+      return 1;
+    }
     return reportFailure("up", err);
+  } finally {
+    streamErrors.flush();
+    interrupts.dispose();
   }
 }

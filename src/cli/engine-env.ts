@@ -46,6 +46,14 @@ export function engineEnv(options: EngineEnvOptions): Record<string, string> {
     PULUMI_HOME: path.join(projectDir, ".stackwright", "pulumi-home"),
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    // S3-compatible stores often send no checksum; the AWS SDK then warns on every read. Validate
+    // only where the S3 API requires it (what the SDK did before 2025), unless the caller chose.
+    ...(backendUrl.startsWith("s3://")
+      ? {
+          AWS_REQUEST_CHECKSUM_CALCULATION: base["AWS_REQUEST_CHECKSUM_CALCULATION"] ?? "when_required",
+          AWS_RESPONSE_CHECKSUM_VALIDATION: base["AWS_RESPONSE_CHECKSUM_VALIDATION"] ?? "when_required",
+        }
+      : {}),
   };
 }
 

@@ -21,6 +21,10 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "make the platform match stacks-config/",
     load: async () => (await import("./engine-commands.js")).upCommand,
   },
+  unlock: {
+    help: "remove the locks that stopped runs left on a stack (never a live process's)",
+    load: async () => (await import("./state/unlock-command.js")).unlockCommand,
+  },
   summary: {
     help: "turn `pulumi preview --json` into a pull-request comment",
     load: async () => (await import("./summary-command.js")).summaryCommand,

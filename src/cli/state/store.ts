@@ -1,0 +1,172 @@
+/**
+ * Read access (and lock removal) to Pulumi's DIY state backend, for what Pulumi does not tell us
+ * in a structured way: who holds a stack's lock, and since when. The backend URL is the one the
+ * engine uses (`PULUMI_BACKEND_URL`): `file://DIR` or `s3://BUCKET[/PREFIX]?region=…&endpoint=…
+ * &use_path_style=true&profile=…`. S3 credentials come from the AWS SDK's default chain
+ * (environment, shared profile, web identity, instance role), as they do for the engine.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  S3Client,
+} from "@aws-sdk/client-s3";
+
+/** One object under a prefix of the backend. */
+export interface StoredObject {
+  /** Key relative to the backend root, with `/` separators (e.g. `.pulumi/locks/…/ID.json`). */
+  readonly key: string;
+}
+
+/** The part of the backend this package needs: list, read and delete objects by key. */
+export interface StateStore {
+  /** The backend, for messages (no credentials: none are ever in the URL we accept). */
+  readonly description: string;
+  list(prefix: string): Promise<StoredObject[]>;
+  /** The object's text, or undefined when it does not exist (any more). */
+  read(key: string): Promise<string | undefined>;
+  /** Deletes the object; deleting one that is already gone is not an error. */
+  remove(key: string): Promise<void>;
+}
+
+/** A backend URL we cannot read, with what to change. */
+export class BackendUrlError extends Error {
+  override readonly name = "BackendUrlError";
+}
+
+/** Opens the backend named by `url` (`file://…` or `s3://…`). */
+export function openStateStore(url: string): StateStore {
+  if (url.startsWith("file://")) return fileStore(fileURLToPath(url));
+  if (url.startsWith("s3://")) return s3Store(url);
+  throw new BackendUrlError(
+    `PULUMI_BACKEND_URL '${redactUrl(url)}' is not a backend Stackwright can read locks from: ` +
+      `use file://DIR or s3://BUCKET?region=…&endpoint=…&use_path_style=true`,
+  );
+}
+
+/** The URL without user info (a URL can carry credentials; messages never do). */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z0-9]+:\/\/)[^/@]*@/i, "$1");
+}
+
+function fileStore(root: string): StateStore {
+  const abs = (key: string) => path.join(root, ...key.split("/"));
+  return {
+    description: `file://${root}`,
+    async list(prefix) {
+      const dir = abs(prefix);
+      let names: string[];
+      try {
+        names = await fs.promises.readdir(dir);
+      } catch (err) {
+        if (isCode(err, "ENOENT")) return [];
+        throw err;
+      }
+      const base = prefix.endsWith("/") ? prefix : `${prefix}/`;
+      return names.map((name) => ({ key: `${base}${name}` }));
+    },
+    async read(key) {
+      try {
+        return await fs.promises.readFile(abs(key), "utf8");
+      } catch (err) {
+        if (isCode(err, "ENOENT")) return undefined;
+        throw err;
+      }
+    },
+    async remove(key) {
+      await fs.promises.rm(abs(key), { force: true });
+    },
+  };
+}
+
+function isCode(err: unknown, code: string): boolean {
+  return err instanceof Error && "code" in err && err.code === code;
+}
+
+/** The S3 client settings of an `s3://` backend URL, as Pulumi's (gocloud's) URL opener reads them. */
+export function s3Settings(url: string): {
+  bucket: string;
+  prefix: string;
+  region?: string;
+  endpoint?: string;
+  forcePathStyle: boolean;
+  profile?: string;
+} {
+  const parsed = new URL(url);
+  const bucket = parsed.hostname;
+  if (bucket === "") {
+    throw new BackendUrlError(`PULUMI_BACKEND_URL '${redactUrl(url)}' names no bucket: use s3://BUCKET?…`);
+  }
+  const q = parsed.searchParams;
+  const prefix = parsed.pathname.replace(/^\/+/, "");
+  const endpoint = q.get("endpoint") ?? undefined;
+  const withScheme =
+    endpoint === undefined || /^https?:\/\//.test(endpoint)
+      ? endpoint
+      : `${q.get("disable_https") === "true" || q.get("disableSSL") === "true" ? "http" : "https"}://${endpoint}`;
+  const region = q.get("region") ?? undefined;
+  const profile = q.get("profile") ?? undefined;
+  return {
+    bucket,
+    prefix: prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`,
+    ...(region === undefined ? {} : { region }),
+    ...(withScheme === undefined ? {} : { endpoint: withScheme }),
+    forcePathStyle: q.get("use_path_style") === "true" || q.get("s3ForcePathStyle") === "true",
+    ...(profile === undefined ? {} : { profile }),
+  };
+}
+
+function s3Store(url: string): StateStore {
+  const s = s3Settings(url);
+  const client = new S3Client({
+    ...(s.region === undefined ? {} : { region: s.region }),
+    ...(s.endpoint === undefined ? {} : { endpoint: s.endpoint }),
+    ...(s.profile === undefined ? {} : { profile: s.profile }),
+    forcePathStyle: s.forcePathStyle,
+    // S3-compatible stores often send no checksum: validate only where the API requires it, so
+    // that the SDK has nothing to warn about.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    maxAttempts: 3,
+  });
+  const full = (key: string) => `${s.prefix}${key}`;
+  return {
+    description: redactUrl(url),
+    async list(prefix) {
+      const out: StoredObject[] = [];
+      let token: string | undefined;
+      // Lock directories hold a handful of keys; the page bound only guards against a runaway.
+      for (let page = 0; page < 100; page++) {
+        const res = await client.send(
+          new ListObjectsV2Command({
+            Bucket: s.bucket,
+            Prefix: full(prefix.endsWith("/") ? prefix : `${prefix}/`),
+            ...(token === undefined ? {} : { ContinuationToken: token }),
+          }),
+        );
+        for (const o of res.Contents ?? []) {
+          if (o.Key !== undefined) out.push({ key: o.Key.slice(s.prefix.length) });
+        }
+        token = res.IsTruncated === true ? res.NextContinuationToken : undefined;
+        if (token === undefined) break;
+      }
+      return out;
+    },
+    async read(key) {
+      try {
+        const res = await client.send(new GetObjectCommand({ Bucket: s.bucket, Key: full(key) }));
+        return res.Body === undefined ? "" : await res.Body.transformToString("utf8");
+      } catch (err) {
+        if (err instanceof NoSuchKey) return undefined;
+        throw err;
+      }
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: full(key) }));
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readLocks } from "../../src/cli/state/locks";
+import { openStateStore, type StateStore } from "../../src/cli/state/store";
+import { openStack } from "../../src/cli/workspace";
+import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { startS3Server, type TestS3Server } from "../helpers/s3-server";
+import { startStackwright, waitFor } from "../helpers/stackwright-process";
+
+// Shared state on a real S3 server (moto, installed by `npm run s3-server`): the stackwright
+// command with PULUMI_BACKEND_URL=s3://…, several processes at once, and the stack locks.
+describe("stackwright on an S3 state backend", () => {
+  let s3: TestS3Server;
+  let project: ScratchProject;
+  let store: StateStore;
+  let env: Record<string, string>;
+  const gate = () => path.join(project.dir, "gate-open");
+
+  const configure = async (stack: string, values: Record<string, string>) => {
+    const s = await openStack({ projectDir: project.dir, stackName: stack, env });
+    for (const [key, value] of Object.entries(values)) await s.setConfig(key, { value });
+    return s;
+  };
+  const up = (stack: string, ...flags: string[]) =>
+    startStackwright(project.dir, ["up", "--project", project.dir, "--stack", stack, ...flags], env);
+  const locksOf = (stack: string) => readLocks(store, "stackwright", stack);
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    project = createScratchProject({
+      program: path.join(repoRoot, "test", "fixtures", "gate-program", "index.js"),
+    });
+    env = { ...project.env, ...s3.env, PULUMI_BACKEND_URL: s3.backendUrl("fleet") };
+    // This process reads the bucket too (the locks), with the SDK's default credential chain.
+    Object.assign(process.env, s3.env);
+    store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
+  }, 120_000);
+
+  afterAll(async () => {
+    project?.remove();
+    await s3?.close();
+  });
+
+  it("keeps the checkpoint in the bucket, leaves no lock and shows no SDK checksum warning", async () => {
+    await configure("solo", { message: "hello" });
+    const run = up("solo");
+    expect(await run.exited, run.output()).toBe(0);
+    const checkpoint = await store.read(".pulumi/stacks/stackwright/solo.json");
+    expect(checkpoint).toContain("pulumi-nodejs:dynamic/stackwright:Gate");
+    expect(await locksOf("solo")).toEqual([]);
+    expect(run.output()).not.toContain("checksum");
+  }, 120_000);
+
+  it("updates two different stacks at once, each under its own lock", async () => {
+    fs.rmSync(gate(), { force: true });
+    await configure("east", { message: "east", gate: gate() });
+    await configure("west", { message: "west", gate: gate() });
+    const east = up("east");
+    const west = up("west");
+    // Both hold their lock at the same moment: neither waited for the other.
+    await waitFor(async () => (await locksOf("east")).length === 1 && (await locksOf("west")).length === 1, "both locks");
+    fs.writeFileSync(gate(), "");
+    expect(await east.exited, east.output()).toBe(0);
+    expect(await west.exited, west.output()).toBe(0);
+    for (const name of ["east", "west"]) {
+      expect(await store.read(`.pulumi/stacks/stackwright/${name}.json`)).toContain(`gate-${name}`);
+    }
+  }, 180_000);
+
+  it("refuses a second update of the same stack at once, naming who holds it", async () => {
+    fs.rmSync(gate(), { force: true });
+    const stack = await configure("busy", { message: "first", gate: gate() });
+    const first = up("busy");
+    await waitFor(async () => (await locksOf("busy")).length === 1, "the first run's lock");
+    const [held] = await locksOf("busy");
+
+    const second = up("busy");
+    expect(await second.exited).toBe(1);
+    const pid = held?.readable === true ? held.pid : -1;
+    expect(second.output()).toMatch(
+      new RegExp(`stack busy is being updated by ${os.hostname()} pid ${pid} since \\d{4}-\\d\\d-\\d\\dT`),
+    );
+    expect(second.output()).toContain("--lock-wait is not set");
+    expect(second.output()).not.toContain("pulumi cancel");
+    expect(second.output()).not.toContain("currently locked");
+    // The live run's lock is untouched.
+    expect(await locksOf("busy")).toEqual([held]);
+
+    // A run that may wait gets the stack once the first one ends, and both updates are kept.
+    await stack.setConfig("message", { value: "second" });
+    await stack.setConfig("gate", { value: "" });
+    const patient = up("busy", "--lock-wait", "2m");
+    await patient.waitForOutput((o) => o.includes("waiting up to"), "the waiting note");
+    fs.writeFileSync(gate(), "");
+    expect(await first.exited, first.output()).toBe(0);
+    expect(await patient.exited, patient.output()).toBe(0);
+    const history = await stack.history();
+    expect(history.slice(0, 2).map((h) => [h.kind, h.result])).toEqual([
+      ["update", "succeeded"],
+      ["update", "succeeded"],
+    ]);
+    expect(await store.read(".pulumi/stacks/stackwright/busy.json")).toContain("gate-second");
+    expect(await locksOf("busy")).toEqual([]);
+  }, 240_000);
+});

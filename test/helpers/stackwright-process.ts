@@ -1,0 +1,93 @@
+/**
+ * The `stackwright` command in its own process, as CI runs it, for tests that run several at once,
+ * signal them or kill them: output collected as it comes, and a bounded wait for a text in it.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import * as path from "node:path";
+
+export interface StackwrightProcess {
+  readonly pid: number;
+  /** Everything printed so far (stdout and stderr, interleaved). */
+  output(): string;
+  /** Resolves with the exit code (or 128 + signal number style text for a signal). */
+  readonly exited: Promise<number | NodeJS.Signals>;
+  /** Waits (bounded) until `predicate` holds for the output. */
+  waitForOutput(predicate: (out: string) => boolean, what: string, timeoutMs?: number): Promise<void>;
+}
+
+/** Starts `node bin/stackwright.js ARGS` in `projectDir`, in its own process group. */
+export function startStackwright(
+  projectDir: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): StackwrightProcess {
+  const child = spawn(process.execPath, [path.join(projectDir, "bin", "stackwright.js"), ...args], {
+    cwd: projectDir,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | NodeJS.Signals>((resolve) =>
+    child.once("close", (code, signal) => resolve(code ?? signal ?? -1)),
+  );
+  if (child.pid === undefined) throw new Error("stackwright did not start");
+  return {
+    pid: child.pid,
+    output: () => out,
+    exited,
+    async waitForOutput(predicate, what, timeoutMs = 120_000) {
+      await waitFor(() => predicate(out), `${what}; output so far:\n${out}`, timeoutMs);
+    },
+  };
+}
+
+/** Polls `condition` every 100 ms until it holds, failing after `timeoutMs` with `what`. */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Every descendant of `root` (the Pulumi CLI starts its plugins in their own process groups, so
+ * killing one group would leave the language host and the provider plugin running).
+ */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const line of execFileSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8" }).split("\n")) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (pid === undefined || ppid === undefined || Number.isNaN(pid) || Number.isNaN(ppid)) continue;
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const next = queue.shift();
+    for (const child of next === undefined ? [] : (children.get(next) ?? [])) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+/** SIGKILLs `pid` and every process below it at once, as a runner that dies would. */
+export function killTree(pid: number): void {
+  const all = [pid, ...descendants(pid)];
+  for (const p of all) {
+    try {
+      process.kill(p, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
