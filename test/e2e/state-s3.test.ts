@@ -60,7 +60,10 @@ describe("stackwright on an S3 state backend", () => {
     const east = up("east");
     const west = up("west");
     // Both hold their lock at the same moment: neither waited for the other.
-    await waitFor(async () => (await locksOf("east")).length === 1 && (await locksOf("west")).length === 1, "both locks");
+    await waitFor(
+      async () => (await locksOf("east")).length === 1 && (await locksOf("west")).length === 1,
+      "both locks",
+    );
     fs.writeFileSync(gate(), "");
     expect(await east.exited, east.output()).toBe(0);
     expect(await west.exited, west.output()).toBe(0);

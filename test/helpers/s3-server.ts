@@ -40,7 +40,8 @@ export async function startS3Server(bucket = "stackwright-state"): Promise<TestS
     throw err;
   }
   const res = await fetch(`${endpoint}/${bucket}`, { method: "PUT" });
-  if (!res.ok) throw new Error(`creating bucket ${bucket} on ${endpoint} failed: ${res.status} ${await res.text()}`);
+  if (!res.ok)
+    throw new Error(`creating bucket ${bucket} on ${endpoint} failed: ${res.status} ${await res.text()}`);
   return {
     endpoint,
     bucket,
@@ -66,7 +67,8 @@ function listeningAddress(child: ChildProcess): Promise<string> {
     let seen = "";
     let done = false;
     const timer = setTimeout(
-      () => reject(new Error(`moto_server did not say where it listens within ${START_TIMEOUT_MS} ms:\n${seen}`)),
+      () =>
+        reject(new Error(`moto_server did not say where it listens within ${START_TIMEOUT_MS} ms:\n${seen}`)),
       START_TIMEOUT_MS,
     );
     // The listeners stay to drain the pipes (moto logs every request) once the address is known.

@@ -53,7 +53,9 @@ export async function recoverStaleLocks(
   const judge = (hooks.judge ?? (() => localJudge(policy.staleAfterMs)))();
   const { removed } = await removeStaleLocks(target.store, target.project, target.stack, judge);
   for (const { lock, reason } of removed) {
-    log(`stackwright: removed a stale lock: ${describeHolder(target.stack, lock)}, but ${reason} (${lock.key})`);
+    log(
+      `stackwright: removed a stale lock: ${describeHolder(target.stack, lock)}, but ${reason} (${lock.key})`,
+    );
   }
   return removed.length;
 }
@@ -103,7 +105,9 @@ export async function withStackLock<T>(
         );
       }
       if (!said && first !== undefined) {
-        log(`stackwright: ${describeHolder(target.stack, first)}; waiting up to ${formatAge(left)} (--lock-wait)`);
+        log(
+          `stackwright: ${describeHolder(target.stack, first)}; waiting up to ${formatAge(left)} (--lock-wait)`,
+        );
         said = true;
       }
       // Jittered so that two waiting runs do not retry in step.

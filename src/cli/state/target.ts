@@ -50,7 +50,11 @@ export function projectNameOf(projectDir: string): string {
 }
 
 /** The stack's lock in the backend the engine of `projectDir` uses (with `env` applied). */
-export function lockTargetOf(projectDir: string, stack: string, env: Record<string, string> = {}): LockTarget {
+export function lockTargetOf(
+  projectDir: string,
+  stack: string,
+  env: Record<string, string> = {},
+): LockTarget {
   const url = { ...engineEnv({ projectDir }), ...env }["PULUMI_BACKEND_URL"] ?? "";
   return { store: openStateStore(url), project: projectNameOf(projectDir), stack };
 }
