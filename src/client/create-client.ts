@@ -18,6 +18,7 @@ import { Info } from "./info";
 import { Locks } from "./locks";
 import { Records } from "./records";
 import { Snapshots } from "./snapshots";
+import { Transfers } from "./transfers";
 import { Stacks } from "./stacks";
 import { createTransport } from "./transport";
 import {
@@ -91,6 +92,7 @@ export interface StackwrightClient {
   readonly environments: Environments;
   readonly deployments: Deployments;
   readonly snapshots: Snapshots;
+  readonly transfers: Transfers;
   readonly fetches: Fetches;
   readonly locks: Locks;
   readonly records: Records;
@@ -215,6 +217,7 @@ export function createClient(options: ClientOptions): StackwrightClient {
     environments: new Environments(http),
     deployments,
     snapshots,
+    transfers: new Transfers(http),
     fetches,
     locks: new Locks(http),
     records: new Records(http),

@@ -1,16 +1,20 @@
-/** Deployment endpoints: 8 (list), 9 (create), 10 (view), 11 (delete), 12 (start), 13 (invalidate). */
+/**
+ * Deployment endpoints: 8 (list), 9 (create), 10 (view), 11 (delete), 12 (start), 13 (invalidate),
+ * and the deployment log.
+ */
 import {
   CreateDeploymentRequest,
   DeploymentDocument,
   DeploymentIdRequest,
   DeploymentListDocument,
   DeploymentListQuery,
+  DeploymentLogDocument,
   type Deployment,
   type DeploymentListQueryInput,
   type DeploymentState,
 } from "../api";
 import type { CallOptions } from "./call-options";
-import { dataOf, pageOf } from "./decode";
+import { dataOf, decodeWith, pageOf } from "./decode";
 import type { HttpCore } from "./http";
 import { checkMarker, hasMarker, requireMarkerIn } from "./marker";
 import { environmentPath, numericId } from "./paths";
@@ -29,6 +33,12 @@ export interface CreateDeploymentOptions extends CallOptions {
 
 /** Input of {@link Deployments.create}: the body of endpoint 9. */
 export type CreateDeploymentInput = CreateDeploymentRequest;
+
+/** A deployment with its log: the lines so far, all of them once it has finished. */
+export interface DeploymentLog {
+  deployment: Deployment;
+  lines: string[];
+}
 
 /** States after which `start` has visibly taken effect. */
 const STARTED_STATES: readonly DeploymentState[] = ["Queued", "Deploying", "Aborting", "Completed", "Failed"];
@@ -97,6 +107,20 @@ export class Deployments {
           ? undefined
           : () => this.findByMarker(stack, environment, marker, { signal: options.signal }),
     });
+  }
+
+  /** GET .../deploys/log/{id}: the deployment and its log lines so far. */
+  async log(
+    stack: string,
+    environment: string,
+    id: string | number,
+    options: CallOptions = {},
+  ): Promise<DeploymentLog> {
+    return this.#http.get(
+      this.#path(stack, environment, `/log/${numericId("id", id)}`),
+      decodeWith(DeploymentLogDocument, (doc) => ({ deployment: doc.data, lines: doc.message })),
+      options,
+    );
   }
 
   /** DELETE .../deploys/{id}. Irreversible; a 404 on a repeat after an ambiguous attempt counts as done. */

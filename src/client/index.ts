@@ -13,13 +13,20 @@ export type { CallOptions } from "./call-options";
 export { Info, type WhoAmI } from "./info";
 export { Stacks } from "./stacks";
 export { Environments, type ModulesOptions } from "./environments";
-export { Deployments, type CreateDeploymentInput, type CreateDeploymentOptions } from "./deployments";
+export {
+  Deployments,
+  type CreateDeploymentInput,
+  type CreateDeploymentOptions,
+  type DeploymentLog,
+} from "./deployments";
 export {
   Snapshots,
   type CreateSnapshotOptions,
   type FindSnapshotOptions,
   type SnapshotCreation,
 } from "./snapshots";
+export { Transfers } from "./transfers";
+export { PARTIAL_SUFFIX, type DownloadOptions, type DownloadProgress, type DownloadResult } from "./download";
 export { Fetches } from "./fetches";
 export { Locks } from "./locks";
 export { Records, type RecordFields } from "./records";

@@ -1,4 +1,7 @@
-/** Snapshot endpoints: 14 (list), 15 (create), 16 (view), 17 (restore), 18 (delete), 19 (transfer). */
+/**
+ * Snapshot endpoints: 14 (list), 15 (create), 16 (view), 17 (restore), 18 (delete), 19 (transfer),
+ * and the download of a complete snapshot.
+ */
 import {
   CreateSnapshotRequest,
   RestoreSnapshotRequest,
@@ -12,6 +15,7 @@ import {
 } from "../api";
 import type { CallOptions } from "./call-options";
 import { dataOf, decodeWith, pageOf } from "./decode";
+import { downloadSnapshot, type DownloadOptions, type DownloadResult } from "./download";
 import type { HttpCore } from "./http";
 import { checkMarker, hasMarker, requireMarkerIn } from "./marker";
 import { numericId, segment, stackPath } from "./paths";
@@ -129,6 +133,19 @@ export class Snapshots {
   /** DELETE /svc/project/{stack}/snapshots/{id}. Irreversible; a 404 on a repeat counts as done. */
   async delete(stack: string, snapshotId: string | number, options: CallOptions = {}): Promise<void> {
     return this.#http.delete(this.#path(stack, `/${numericId("snapshotId", snapshotId)}`), options);
+  }
+
+  /**
+   * Downloads a complete snapshot to `options.to`, streaming, with a size check, resume from an
+   * earlier partial file (`Range`) and progress callbacks; see `download.ts`.
+   */
+  async download(
+    stack: string,
+    snapshotId: string | number,
+    options: DownloadOptions,
+  ): Promise<DownloadResult> {
+    const snapshot = await this.get(stack, snapshotId, options);
+    return downloadSnapshot(this.#http.context, snapshot, options);
   }
 
   /** GET /svc/project/{stack}/snapshots/transfer/{id}. */
