@@ -1,7 +1,7 @@
 /**
- * The desired state: loads `stacks-config/*.yaml`, validates it (yaml + zod, all errors of all
- * files at once, as `file:line:col: path: message`) and hands typed stacks to the program.
- * Imports none of our other modules.
+ * The desired state: loads `stacks-config/*.yaml`, validates it (yaml + zod, every error of every
+ * file at once, as `file:line:col: path: message`) and returns typed stacks for the program and
+ * the CLI, plus the JSON Schema of a stack file. Of our own modules it imports only `src/api`.
  */
 export { ConfigValidationError, formatConfigErrors, formatErrorLine, formatPath } from "./errors";
 export type { ConfigError, PathSegment } from "./errors";
@@ -39,8 +39,6 @@ export type { DesiredState, FileResult, LoadResult, StackSource } from "./valida
 export { isStackFileName, loadDesiredState, loadDesiredStateOrThrow, loadDesiredStateSync } from "./load";
 export { resolveRestoreSnapshot } from "./restore-reference";
 export type { RestoreSnapshotReference } from "./restore-reference";
-export { lockViolations } from "./lock-rules";
-export type { EnvironmentChange, LockViolation } from "./lock-rules";
 export { SCHEMA_FILE, stackFileJsonSchema, stackFileJsonSchemaText } from "./json-schema";
 export {
   CHECK_SEVERITIES,

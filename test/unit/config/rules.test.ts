@@ -3,7 +3,6 @@ import {
   DURATION_BOUNDS,
   formatErrorLine,
   SAFE_NAME_PATTERN,
-  lockViolations,
   nameProblem,
   parseDuration,
   resolveRestoreSnapshot,
@@ -112,50 +111,6 @@ describe("resolveRestoreSnapshot", () => {
     expect(resolveRestoreSnapshot(parsed, restore)).toEqual({ kind: "id", id: "4711" });
   });
 });
-
-describe("lockViolations", () => {
-  const prod = () => {
-    const environment = stack().environments["prod"];
-    if (environment === undefined) throw new Error("fixture");
-    return environment;
-  };
-
-  it("refuses a deployment change on an environment that stays locked, naming the lock", () => {
-    expect(lockViolations("s", "prod", prod(), { lockedNow: true, deploymentChanges: true })).toEqual([
-      {
-        stack: "s",
-        environment: "prod",
-        path: "deployment",
-        message:
-          "environment 'prod' of stack 's' keeps a lock (\"freeze\"), so its deployment cannot change; remove the lock in the same change, or revert this change until the lock is lifted",
-      },
-    ]);
-  });
-
-  it("allows an unchanged deployment on a locked environment", () => {
-    expect(lockViolations("s", "prod", prod(), { lockedNow: true, deploymentChanges: false })).toEqual([]);
-  });
-
-  it("allows a change when the lock is new, because the program deploys before it locks", () => {
-    expect(lockViolations("s", "prod", prod(), { lockedNow: false, deploymentChanges: true })).toEqual([]);
-  });
-
-  it("allows a change when the config removes the lock, because the program unlocks first", () => {
-    const { lock: _lock, ...unlocked } = prod();
-    expect(lockViolations("s", "prod", unlocked, { lockedNow: true, deploymentChanges: true })).toEqual([]);
-  });
-
-  it("refuses new snapshots and restores on an environment that stays locked", () => {
-    const paths = lockViolations("s", "prod", prod(), {
-      lockedNow: true,
-      deploymentChanges: false,
-      newSnapshots: ["a"],
-      newRestores: ["by-id"],
-    }).map((violation) => violation.path);
-    expect(paths).toEqual(["snapshots.a", "restores.by-id"]);
-  });
-});
-
 describe("rules shared with the client (src/api)", () => {
   it("refuses an environment name over 200 characters, as the client does, at its line", () => {
     const name = "e".repeat(201);
