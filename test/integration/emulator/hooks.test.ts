@@ -1,8 +1,8 @@
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
-import { DeploymentListDocument, EnvironmentLockDocument } from "../../../src/api";
+import { DeploymentListDocument, EnvironmentLockDocument, isDeploymentInProgress } from "../../../src/api";
 import { startTestEmulator } from "../../helpers/emulator";
-import { apiCaller, errorTitle, useTestEmulator } from "../../helpers/emulator-http";
+import { apiCaller, errorTitle, eventually, useTestEmulator } from "../../helpers/emulator-http";
 
 const emu = useTestEmulator();
 const { call } = emu;
@@ -189,10 +189,23 @@ describe("close", () => {
   it("ends with a request held by a latency fault and a deployment still running", async () => {
     const other = await startTestEmulator({ speed: "realistic" });
     const c = apiCaller(other.url);
-    await c("POST", `${UAT}/deploys`, { body: { ref_type: "redeploy", bypass_and_start: true } });
-    await other.hooks.fault({ path: "/svc/meta", kind: "latency", latency_ms: 60_000, count: 1 });
-    const held = c("GET", "/svc/meta").catch((err: unknown) => err);
-    await new Promise((r) => setTimeout(r, 20));
+    await other.hooks.fault({
+      method: "POST",
+      path: `${UAT}/deploys`,
+      kind: "latency",
+      latency_ms: 60_000,
+      count: 1,
+      phase: "after",
+    });
+    const body = { ref_type: "redeploy", title: "held", bypass_and_start: true };
+    const held = c("POST", `${UAT}/deploys`, { body }).catch((err: unknown) => err);
+    // The handler commits the deployment before the fault holds its answer: once the deployment
+    // is listed, the request is inside the server, waiting.
+    const running = await eventually(async () => {
+      const list = DeploymentListDocument.parse((await c("GET", `${UAT}/deploys?title=held`)).body);
+      return list.data[0];
+    }, "the held request's deployment to be listed");
+    expect(isDeploymentInProgress(running.attributes.state)).toBe(true);
     await other.close();
     expect(await held).toBeInstanceOf(Error);
   });

@@ -1,4 +1,5 @@
 import { inspect } from "node:util";
+import { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
 import { Credentials } from "../../../src/client/auth";
 import { createClient, isLoopbackHost, type ClientOptions } from "../../../src/client/create-client";
@@ -18,6 +19,31 @@ function optionsError(options: unknown): InvalidOptionsError {
     throw error;
   }
   throw new Error("expected InvalidOptionsError");
+}
+
+/**
+ * Asks `whoami` through a client of `baseUrl` whose requests go to a MockAgent that answers only
+ * that origin (no network), so the answer proves where the request went.
+ */
+async function whoamiOver(baseUrl: string, options: Partial<ClientOptions> = {}): Promise<string> {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const origin = new URL(baseUrl).origin;
+  agent
+    .get(origin)
+    .intercept({ path: "/svc/meta" })
+    .reply(
+      200,
+      { meta: { whoami: `ops at ${origin}`, now: "2026-11-23 10:00:00" } },
+      { headers: { "content-type": "application/vnd.api+json" } },
+    );
+  const client = createClient({ ...base, ...options, baseUrl, dispatcher: agent });
+  try {
+    return (await client.info.whoami()).whoami;
+  } finally {
+    await client.close();
+    await agent.close();
+  }
 }
 
 describe("createClient", () => {
@@ -52,14 +78,14 @@ describe("createClient", () => {
     expect(optionsError({ ...base, baseUrl: "http://dash.example.test" }).message).toContain(
       "allowInsecureHttp",
     );
-    const client = createClient({ ...base, baseUrl: "http://dash.example.test", allowInsecureHttp: true });
-    await client.close();
+    expect(await whoamiOver("http://dash.example.test", { allowInsecureHttp: true })).toBe(
+      "ops at http://dash.example.test",
+    );
   });
 
-  it("allows plain http to loopback", async () => {
+  it("allows plain http to loopback, sending the request there", async () => {
     for (const url of ["http://127.0.0.1:9", "http://localhost:9", "http://[::1]:9"]) {
-      const client = createClient({ ...base, baseUrl: url });
-      await client.close();
+      expect(await whoamiOver(url)).toBe(`ops at ${url}`);
     }
   });
 

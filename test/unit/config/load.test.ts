@@ -155,20 +155,56 @@ environments:
   });
 });
 
-describe("the types the program consumes", () => {
-  it("carry defaults as required fields and parsed values as numbers and strings", () => {
-    expectTypeOf<DeploymentConfig["approval"]>().toEqualTypeOf<ApprovalMode>();
-    expectTypeOf<DeploymentConfig["wait"]>().toEqualTypeOf<boolean>();
-    expectTypeOf<DeploymentConfig["timeout"]>().toEqualTypeOf<number | undefined>();
-    expectTypeOf<DeploymentConfig["adopt"]>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<LockConfig["message"]>().toEqualTypeOf<string>();
-    expectTypeOf<SnapshotConfig["retain"]>().toEqualTypeOf<boolean>();
-    expectTypeOf<RestoreConfig["snapshot"]>().toEqualTypeOf<string>();
-    expectTypeOf<RecordActionConfig["id"]>().toEqualTypeOf<string>();
-    expectTypeOf<EnvironmentConfig["snapshots"]>().toEqualTypeOf<Record<string, SnapshotConfig>>();
-    expectTypeOf<StackConfig["environments"]>().toEqualTypeOf<Record<string, EnvironmentConfig>>();
+describe("the values the program consumes", () => {
+  it("carry defaults as values, durations as seconds and ids as strings", () => {
+    const text = `stack: s
+environments:
+  prod:
+    deployment: { ref_type: branch, ref: main, timeout: 1h30m, adopt: 42 }
+    lock: {}
+    snapshots: { nightly: {} }
+    restores: { back: { snapshot: 7, mode: db, confirm: prod } }
+records:
+  - { class: Page, id: 12, method: publish, trigger: 2026 }
+`;
+    const { stack, errors } = validateStackFile("a.yaml", text);
+    expect(errors).toEqual([]);
+    const prod = stack?.environments["prod"];
+    const deployment: DeploymentConfig | undefined = prod?.deployment;
+    expect(deployment).toEqual({
+      ref_type: "branch",
+      ref: "main",
+      approval: "bypass_and_start",
+      fetch_first: false,
+      wait: true,
+      timeout: 5400,
+      self_heal: false,
+      locked: false,
+      adopt: "42",
+    });
+    const lock: LockConfig | undefined = prod?.lock;
+    expect(lock).toEqual({ message: "" });
+    const snapshot: SnapshotConfig | undefined = prod?.snapshots["nightly"];
+    expect(snapshot).toEqual({ mode: "all", include_resampled: false, retain: false });
+    const restore: RestoreConfig | undefined = prod?.restores["back"];
+    expect(restore).toEqual({ snapshot: "7", mode: "db", skip_build: false, confirm: "prod" });
+    const record: RecordActionConfig | undefined = stack?.records[0];
+    expect(record).toEqual({ class: "Page", id: "12", method: "publish", trigger: "2026" });
   });
 });
+
+// The same shapes at the type level. expectTypeOf is erased at run time, so vitest cannot fail
+// these; `npm run typecheck` (tsc over test/) does when an inferred type drifts.
+expectTypeOf<DeploymentConfig["approval"]>().toEqualTypeOf<ApprovalMode>();
+expectTypeOf<DeploymentConfig["wait"]>().toEqualTypeOf<boolean>();
+expectTypeOf<DeploymentConfig["timeout"]>().toEqualTypeOf<number | undefined>();
+expectTypeOf<DeploymentConfig["adopt"]>().toEqualTypeOf<string | undefined>();
+expectTypeOf<LockConfig["message"]>().toEqualTypeOf<string>();
+expectTypeOf<SnapshotConfig["retain"]>().toEqualTypeOf<boolean>();
+expectTypeOf<RestoreConfig["snapshot"]>().toEqualTypeOf<string>();
+expectTypeOf<RecordActionConfig["id"]>().toEqualTypeOf<string>();
+expectTypeOf<EnvironmentConfig["snapshots"]>().toEqualTypeOf<Record<string, SnapshotConfig>>();
+expectTypeOf<StackConfig["environments"]>().toEqualTypeOf<Record<string, EnvironmentConfig>>();
 
 describe("error reporting", () => {
   it("reports every error of several files at once, ordered by file and line", () => {
