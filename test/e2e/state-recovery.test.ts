@@ -1,0 +1,174 @@
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readLocks } from "../../src/cli/state/locks";
+import { openStateStore, type StateStore } from "../../src/cli/state/store";
+import { openStack } from "../../src/cli/workspace";
+import { basicAuth, startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
+import { startS3Server, type TestS3Server } from "../helpers/s3-server";
+import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { killTree, startStackwright, waitFor, type StackwrightProcess } from "../helpers/stackwright-process";
+
+// No stale locks: `stackwright up` killed with SIGKILL (a runner that vanished) or stopped with
+// SIGINT (a cancelled CI job) in the middle of a deployment, then run again with no manual step.
+const DEPLOYS = "/svc/project/acme-web/environment/uat/deploys";
+const USER = TEST_USERS.stackManager;
+
+interface World {
+  readonly emulator: TestEmulator;
+  readonly project: ScratchProject;
+  readonly store: StateStore;
+  readonly env: Record<string, string>;
+  up(stack: string): StackwrightProcess;
+  deployments(): Promise<{ id: string; summary: string }[]>;
+  close(): Promise<void>;
+}
+
+async function startWorld(backend: "file" | "s3", s3: TestS3Server | undefined): Promise<World> {
+  const emulator = await startTestEmulator({ speed: "instant" });
+  const project = createScratchProject({
+    program: path.join(repoRoot, "test", "fixtures", "providers-program", "index.js"),
+  });
+  const env =
+    backend === "s3" && s3 !== undefined
+      ? { ...project.env, ...s3.env, PULUMI_BACKEND_URL: s3.backendUrl("recovery") }
+      : project.env;
+  return {
+    emulator,
+    project,
+    env,
+    store: openStateStore(env["PULUMI_BACKEND_URL"] ?? ""),
+    up: (stack) => startStackwright(project.dir, ["up", "--project", project.dir, "--stack", stack], env),
+    async deployments() {
+      const res = await fetch(`${emulator.url}${DEPLOYS}`, {
+        headers: { authorization: basicAuth(USER.email, USER.token) },
+      });
+      const doc = (await res.json()) as {
+        data: { id: string | number; attributes: { summary: string | null } }[];
+      };
+      return doc.data.map((d) => ({ id: String(d.id), summary: d.attributes.summary ?? "" }));
+    },
+    async close() {
+      await emulator.close();
+      project.remove();
+    },
+  };
+}
+
+/** A stack of the world wired to its emulator, the token as a secret. */
+async function newStack(world: World, name: string): Promise<void> {
+  const stack = await openStack({ projectDir: world.project.dir, stackName: name, env: world.env });
+  await stack.setConfig("stackwright:apiUrl", { value: world.emulator.url });
+  await stack.setConfig("stackwright:email", { value: USER.email });
+  await stack.setConfig("stackwright:apiToken", { value: USER.token, secret: true });
+}
+
+async function clearFaults(world: World): Promise<void> {
+  await fetch(`${world.emulator.url}/_emulator/faults`, { method: "DELETE" });
+}
+
+/** Deployments that Stackwright made (their summary carries its marker). */
+const marked = (list: { summary: string }[]) => list.filter((d) => d.summary.includes("[stackwright "));
+
+/** Runs up again and expects it to finish the job: exit 0, one marked deployment, no lock. */
+async function rerunRecovers(world: World, stack: string): Promise<string> {
+  const again = world.up(stack);
+  const code = await again.exited;
+  expect(code, `exit ${String(code)}:\n${again.output()}`).toBe(0);
+  expect(marked(await world.deployments())).toHaveLength(1);
+  expect(await readLocks(world.store, "stackwright", stack)).toEqual([]);
+  return again.output();
+}
+
+describe.each(["file", "s3"] as const)("stackwright up stopped mid-deployment (%s backend)", (backend) => {
+  let s3: TestS3Server | undefined;
+  let world: World;
+
+  beforeAll(async () => {
+    if (backend === "s3") {
+      s3 = await startS3Server();
+      // This process reads the bucket too (the locks), with the SDK's default credential chain.
+      Object.assign(process.env, s3.env);
+    }
+    world = await startWorld(backend, s3);
+  }, 120_000);
+
+  afterAll(async () => {
+    await world?.close();
+    await s3?.close();
+  });
+
+  it("recovers the lock of a run killed while the create request was in flight", async () => {
+    await newStack(world, "killed-create");
+    const before = marked(await world.deployments()).length;
+    // The platform takes the deployment, then its answer is slow: the kill lands before it.
+    await world.emulator.hooks.fault({
+      method: "POST",
+      path: DEPLOYS,
+      kind: "latency",
+      latency_ms: 30_000,
+      count: 1,
+      phase: "after",
+    });
+    const run = world.up("killed-create");
+    await waitFor(
+      async () => marked(await world.deployments()).length > before,
+      "the deployment on the platform",
+    );
+    killTree(run.pid);
+    await run.exited;
+    expect(await readLocks(world.store, "stackwright", "killed-create")).toHaveLength(1);
+    expect(run.output()).not.toContain("created (Queued)");
+    await clearFaults(world);
+
+    const out = await rerunRecovers(world, "killed-create");
+    expect(out).toMatch(
+      /removed a stale lock: stack killed-create is being updated by .+ pid \d+ since .+, but pid \d+ no longer runs/,
+    );
+  }, 180_000);
+
+  it("recovers the lock of a run killed while it waited for the deployment", async () => {
+    if (backend === "s3") return; // The create case above covers the S3 backend's lock.
+    await world.emulator.hooks.reset();
+    await newStack(world, "killed-wait");
+    await world.emulator.hooks.fault({
+      method: "GET",
+      path: `${DEPLOYS}/*`,
+      kind: "latency",
+      latency_ms: 30_000,
+      count: 1,
+    });
+    const run = world.up("killed-wait");
+    await run.waitForOutput((o) => o.includes("created (Queued)"), "the deployment created, its wait begun");
+    killTree(run.pid);
+    await run.exited;
+    await clearFaults(world);
+
+    expect(await readLocks(world.store, "stackwright", "killed-wait")).toHaveLength(1);
+    const out = await rerunRecovers(world, "killed-wait");
+    expect(out).toContain("removed a stale lock");
+  }, 180_000);
+
+  it("stops gracefully on SIGINT, releases the lock, and a rerun finishes", async () => {
+    await world.emulator.hooks.reset();
+    await newStack(world, "interrupted");
+    // The first poll answers after 3 s: the signal lands while the deployment is in flight.
+    await world.emulator.hooks.fault({
+      method: "GET",
+      path: `${DEPLOYS}/*`,
+      kind: "latency",
+      latency_ms: 3_000,
+      count: 1,
+    });
+    const run = world.up("interrupted");
+    await run.waitForOutput((o) => o.includes("created (Queued)"), "the deployment created, its wait begun");
+    process.kill(run.pid, "SIGINT");
+    expect(await run.exited, run.output()).toBe(130);
+    expect(run.output()).toContain("SIGINT received: stopping gracefully");
+    expect(run.output()).toContain("Completed");
+    expect(await readLocks(world.store, "stackwright", "interrupted")).toEqual([]);
+    await clearFaults(world);
+
+    const out = await rerunRecovers(world, "interrupted");
+    expect(out).not.toContain("removed a stale lock");
+  }, 180_000);
+});
