@@ -141,30 +141,41 @@ function optionsError(error: z.ZodError): InvalidOptionsError {
   return new InvalidOptionsError(`Invalid client options: ${lines.join("; ")}`);
 }
 
-function parseBaseUrl(text: string, allowInsecureHttp: boolean): URL {
+/**
+ * What is wrong with `text` as the API's base URL, or undefined. The message completes "<the
+ * setting> ..." and carries no value that could be a secret (user info is never echoed).
+ */
+export function baseUrlProblem(text: string, allowInsecureHttp = false): string | undefined {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new InvalidOptionsError("[baseUrl] is not an absolute URL");
+    return "is not an absolute URL (expected https://host or https://host/base-path)";
   }
   if (url.username !== "" || url.password !== "") {
     // Credentials in a URL end up in logs and error messages; they belong in email/token.
-    throw new InvalidOptionsError("[baseUrl] must not contain credentials; use the email and token options");
+    return "must not contain credentials (user:password@); the e-mail and token are separate settings";
   }
-  if (url.search !== "" || url.hash !== "")
-    throw new InvalidOptionsError("[baseUrl] must not have a query or fragment");
+  if (url.search !== "" || url.hash !== "") return "must not have a query or fragment";
   if (url.protocol === "http:") {
     if (!isLoopbackHost(url.hostname) && !allowInsecureHttp) {
-      throw new InvalidOptionsError(
-        `[baseUrl] uses http to ${url.hostname}, which would send the API token in clear text; use https, ` +
-          `or set allowInsecureHttp: true if this network is trusted`,
-      );
+      return `uses http to ${url.hostname}, which would send the API token in clear text; use https`;
     }
   } else if (url.protocol !== "https:") {
-    throw new InvalidOptionsError(`[baseUrl] must be https (or http on loopback), got ${url.protocol}`);
+    return `must be https (or http on loopback), not ${url.protocol}`;
   }
-  return url;
+  return undefined;
+}
+
+function parseBaseUrl(text: string, allowInsecureHttp: boolean): URL {
+  const problem = baseUrlProblem(text, allowInsecureHttp);
+  if (problem !== undefined) {
+    const hint = problem.startsWith("uses http")
+      ? ", or set allowInsecureHttp: true if this network is trusted"
+      : "";
+    throw new InvalidOptionsError(`[baseUrl] ${problem}${hint}`);
+  }
+  return new URL(text);
 }
 
 /**

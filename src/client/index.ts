@@ -2,9 +2,16 @@
  * The typed client of the Deployment Management API. This file only wires exports; see
  * `create-client.ts` to start.
  */
-export { createClient, ClientOptionsSchema, isLoopbackHost } from "./create-client";
+export { createClient, ClientOptionsSchema, baseUrlProblem, isLoopbackHost } from "./create-client";
 export type { ClientOptions, StackwrightClient } from "./create-client";
-export { clientOptionsFromEnv } from "./env";
+export {
+  CREDENTIAL_SOURCES,
+  clientOptionsFromEnv,
+  resolveCredentials,
+  type CredentialField,
+  type CredentialSource,
+  type ResolvedSetting,
+} from "./env";
 export { clientDefaults } from "./defaults";
 export type { ClientDefaults, PollPolicy, RetryPolicy } from "./defaults";
 export * from "./errors";
