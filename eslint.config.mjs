@@ -13,7 +13,7 @@ const nodeGlobals = {
 
 // The layers of design.md §1: who may import whom. A relative import that reaches a forbidden
 // layer (any path segment naming it) fails the lint.
-const layer = (files, forbidden, why) => ({
+const layer = (files, forbidden, why, packages = []) => ({
   files,
   rules: {
     "no-restricted-imports": [
@@ -25,6 +25,7 @@ const layer = (files, forbidden, why) => ({
             message: `${why} (design.md §1: nothing imports upward)`,
           },
         ],
+        paths: packages.map((name) => ({ name, message: why, allowTypeImports: true })),
       },
     ],
   },
@@ -54,6 +55,25 @@ const layers = [
     ["providers/**"],
     ["emulator", "config", "program", "cli"],
     "providers import only src/client and src/api",
+  ),
+  // Inside providers/, which process a file runs in (providers/README.md): the provider
+  // process has only the serialized provider, which loads provider-process/ by path.
+  layer(
+    ["providers/provider-process/**"],
+    ["emulator", "config", "program", "cli", "data", "program-process"],
+    "providers/provider-process imports src/client, src/api and providers/shared only",
+    ["@pulumi/pulumi"],
+  ),
+  layer(
+    ["providers/program-process/**", "providers/data/**"],
+    ["emulator", "config", "program", "cli", "provider-process"],
+    "the program process reaches providers/provider-process only through the serialized provider (program-process/provider.ts)",
+  ),
+  layer(
+    ["providers/shared/**"],
+    ["emulator", "config", "program", "cli", "program-process", "provider-process", "data"],
+    "providers/shared is loaded by both processes: it imports src/client and src/api only",
+    ["@pulumi/pulumi"],
   ),
   layer(
     ["src/program/**"],

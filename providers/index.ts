@@ -1,13 +1,10 @@
 /**
- * Stackwright's resources and data sources. Resource types are dynamic providers whose
- * serialized form only requires `@stackwright/runtime`; data sources run in the program process.
+ * Stackwright's resources and data sources, for the program process. The resource classes
+ * (program-process/) carry a provider object that loads provider-process/ (the provider process) by
+ * path; both derive their types from the contracts (shared/). See providers/README.md.
  */
-export * from "./deployment";
-export * from "./environment-lock";
-export * from "./snapshot";
-export * from "./snapshot-restore";
-export * from "./git-fetch";
-export * from "./record-action";
-export * from "./drift";
+export * from "./program-process/resources";
+export type { ArgsOf, OutputsOf } from "./program-process/resource";
+export * from "./program-process/drift";
+export { markerSeed } from "./program-process/identity";
 export * from "./data";
-export { markerSeed } from "./identity";

@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { createClient, type StackwrightClient } from "../../src/client";
-import { requireSettings, resolveSettings, type ApiSettings } from "../runtime/settings";
+import { requireSettings, resolveSettings, type ApiSettings } from "../shared/credentials";
 
 // One program run is one process: this map lives exactly as long as the run.
 const memo = new Map<string, Promise<unknown>>();

@@ -12,6 +12,9 @@ import {
   Snapshot,
   SnapshotRestore,
   type Deployment,
+  type DeploymentArgs,
+  type SnapshotArgs,
+  type SnapshotRestoreArgs,
 } from "../../providers";
 
 /** What a person wants to read about an environment after a run. */
@@ -45,6 +48,21 @@ export function holdsOf(config: EnvironmentConfig): string[] {
       `restore ${logical}@${digest([r.snapshot, r.mode, r.skip_build, r.backup_existing_data ?? null, r.confirm, r.trigger ?? ""])}`,
   );
   return [...snapshots, ...restores].sort();
+}
+
+/**
+ * A YAML block passed on as the arguments of a resource (`Args`), without `key` (a field the
+ * program turns into something else). A field of the block that is not an argument fails to
+ * compile here, instead of failing the resource's `check` at run time.
+ */
+function passOn<Args>() {
+  return <T extends object, K extends keyof T>(
+    block: T & { [Extra in Exclude<keyof T, K | keyof Args>]: never },
+    key: K,
+  ): Omit<T, K> => {
+    const { [key]: _dropped, ...rest } = block;
+    return rest;
+  };
 }
 
 export class EnvironmentComponent extends pulumi.ComponentResource {
@@ -88,6 +106,8 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
     // Unlock, then deploy, snapshot and restore; or deploy, snapshot and restore, then lock.
     const afterUnlock = config.lock === undefined ? { ...child, dependsOn: [lock] } : child;
 
+    // The YAML's deployment is the resource's arguments, but for the wait bound (`timeout`,
+    // already in seconds) and the lock the environment keeps (a change under it fails the preview).
     const d = config.deployment;
     this.deployment =
       d === undefined
@@ -96,18 +116,8 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
             name,
             {
               ...where,
-              ref_type: d.ref_type,
-              ref: d.ref,
-              title: d.title,
-              summary: d.summary,
-              approval: d.approval,
-              fetch_first: d.fetch_first,
-              wait: d.wait,
+              ...passOn<DeploymentArgs>()(d, "timeout"),
               timeout_seconds: d.timeout,
-              self_heal: d.self_heal,
-              trigger: d.trigger,
-              locked: d.locked,
-              adopt: d.adopt,
               environment_lock: config.lock?.message,
             },
             afterUnlock,
@@ -117,8 +127,11 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
     for (const [logical, s] of Object.entries(config.snapshots)) {
       const snapshot = new Snapshot(
         `${name}/${logical}`,
-        { ...where, mode: s.mode, include_resampled: s.include_resampled, notes: s.notes },
-        { ...afterUnlock, retainOnDelete: s.retain },
+        { ...where, ...passOn<SnapshotArgs>()(s, "retain") },
+        {
+          ...afterUnlock,
+          retainOnDelete: s.retain,
+        },
       );
       snapshots.set(logical, snapshot);
       this.work.push(snapshot);
@@ -160,12 +173,8 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
         {
           stack: this.stack.stack,
           environment: this.environment,
+          ...passOn<SnapshotRestoreArgs>()(r, "snapshot"),
           snapshot_id: snapshot === undefined ? (ref.kind === "id" ? ref.id : "") : snapshot.snapshot_id,
-          mode: r.mode,
-          skip_build: r.skip_build,
-          backup_existing_data: r.backup_existing_data,
-          confirm: r.confirm,
-          trigger: r.trigger,
         },
         // After this environment's deployment: restoring data under a build about to change
         // would be undone by the deployment's own build step. After the unlock, if any.

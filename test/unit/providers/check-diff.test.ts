@@ -1,11 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { checkDeployment, diffDeployment, hasDrift } from "../../../providers/deployment";
-import { checkEnvironmentLock, diffEnvironmentLock } from "../../../providers/environment-lock";
-import { checkSnapshot, diffSnapshot } from "../../../providers/snapshot";
-import { checkSnapshotRestore, diffSnapshotRestore } from "../../../providers/snapshot-restore";
-import { checkGitFetch, diffGitFetch } from "../../../providers/git-fetch";
-import { checkRecordAction, diffRecordAction } from "../../../providers/record-action";
-import { UNKNOWN } from "../../../providers/runtime/common";
+import {
+  check as checkDeployment,
+  diff as diffDeployment,
+  hasDrift,
+} from "../../../providers/provider-process/deployment";
+import {
+  check as checkEnvironmentLock,
+  diff as diffEnvironmentLock,
+} from "../../../providers/provider-process/environment-lock";
+import { check as checkSnapshot, diff as diffSnapshot } from "../../../providers/provider-process/snapshot";
+import {
+  check as checkSnapshotRestore,
+  diff as diffSnapshotRestore,
+} from "../../../providers/provider-process/snapshot-restore";
+import { check as checkGitFetch, diff as diffGitFetch } from "../../../providers/provider-process/git-fetch";
+import {
+  check as checkRecordAction,
+  diff as diffRecordAction,
+} from "../../../providers/provider-process/record-action";
+import { UNKNOWN } from "../../../providers/provider-process/common";
 
 const PROVIDER = "exports.handler = () => ({})";
 const base = {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { diffDeployment } from "../../../providers/deployment";
-import { driftWarning } from "../../../providers/drift";
-import { diffEnvironmentLock } from "../../../providers/environment-lock";
+import { diff as diffDeployment } from "../../../providers/provider-process/deployment";
+import { driftWarning } from "../../../providers/program-process/drift";
 import {
+  diff as diffEnvironmentLock,
   create as createLock,
   remove as removeLock,
   update as updateLock,
-} from "../../../providers/runtime/environment-lock";
+} from "../../../providers/provider-process/environment-lock";
 
 const where = { stack: "acme-web", environment: "prod" };
 

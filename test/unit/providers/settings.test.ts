@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { resolveSettings } from "../../../providers/runtime/settings";
+import { resolveSettings } from "../../../providers/shared/credentials";
 import { cacheKey } from "../../../providers/data/cache";
-import { driftWarning } from "../../../providers/drift";
+import { driftWarning } from "../../../providers/program-process/drift";
 
 describe("provider credentials", () => {
   const config = {

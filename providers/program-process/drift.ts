@@ -6,8 +6,8 @@
  * the environment, the desired sha and the live sha.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { fetchEnvironment } from "./data/environment";
-import { Deployment, type DeploymentArgs } from "./deployment";
+import { fetchEnvironment } from "../data/environment";
+import { Deployment, type DeploymentArgs } from "./resources";
 
 /** Arguments of {@link deploymentWithDriftCheck}: a Deployment's, with plain stack and environment. */
 export interface DriftCheckedDeploymentArgs

@@ -4,19 +4,16 @@
  * trigger or adopt replaces (a new deployment); a failed deployment is recorded and retried by the
  * next run as a replacement.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import {
-  APPROVAL_MODES,
-  ApprovalMode,
   FAILED_DEPLOYMENT_STATES,
   IN_PROGRESS_DEPLOYMENT_STATES,
   PENDING_DEPLOYMENT_STATES,
-  RefType,
-  checkRef,
   type Deployment,
-  type DeploymentState,
 } from "../../src/api";
 import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
+import { outputKeys } from "../shared/contract";
+import { deploymentContract } from "../shared/deployment";
 import {
   changedKeys,
   checkWithMarker,
@@ -28,8 +25,6 @@ import {
   userInputs,
   withMarker,
   withProvider,
-  NumericId,
-  PathName,
   UNKNOWN,
   type CheckResult,
   type DiffResult,
@@ -38,55 +33,13 @@ import {
 import { InitError, wrap } from "./errors";
 import { withClient } from "./settings";
 
-/** Approval modes of the `approval` input (the list lives in the wire contract). */
-export { APPROVAL_MODES, ApprovalMode };
-
-/** Inputs that force a new deployment when they change. */
-export const DEPLOYMENT_REPLACE_KEYS = [
-  "stack",
-  "environment",
-  "ref_type",
-  "ref",
-  "trigger",
-  "adopt",
-] as const;
-
-/** Inputs of a Deployment, as validated by `check`. */
-export const DeploymentInputs = z
-  .strictObject({
-    stack: PathName,
-    environment: PathName,
-    ref_type: RefType,
-    ref: z.string().optional(),
-    title: z.string().optional(),
-    summary: z.string().optional(),
-    approval: ApprovalMode.optional(),
-    fetch_first: z.boolean().optional(),
-    wait: z.boolean().optional(),
-    timeout_seconds: z.number().int().positive().optional(),
-    self_heal: z.boolean().optional(),
-    trigger: z.string().optional(),
-    locked: z.boolean().optional(),
-    adopt: NumericId.optional(),
-    observed_sha: z.string().optional(),
-    environment_lock: z.string().optional(),
-    marker_seed: z.string().min(1),
-    marker: z.string().optional(),
-  })
-  // An adopted deployment may leave out the ref its type names.
-  .superRefine((v, ctx) => checkRef(v, ctx, { refMayBeOmitted: v.adopt !== undefined }));
-export type DeploymentInputs = z.infer<typeof DeploymentInputs>;
-
+/** Inputs of a Deployment, as validated by `check` (the contract's). */
+export const DeploymentInputs = deploymentContract.inputs;
+export type DeploymentInputs = z.output<typeof DeploymentInputs>;
 /** What the state records about the deployment, besides the inputs. */
-export interface DeploymentOutputs {
-  deployment_id: string;
-  state: DeploymentState;
-  sha: string;
-  short_sha: string;
-  link: string;
-  is_current_build: boolean;
-  marker: string;
-}
+export type DeploymentOutputs = z.output<typeof deploymentContract.outputs>;
+/** Inputs that force a new deployment when they change. */
+export const DEPLOYMENT_REPLACE_KEYS = deploymentContract.replaceKeys;
 
 const FAILED: readonly string[] = FAILED_DEPLOYMENT_STATES;
 const IN_PROGRESS: readonly string[] = IN_PROGRESS_DEPLOYMENT_STATES;
@@ -178,10 +131,9 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   });
 }
 
-/** Outputs: the inputs exactly as given (so diff compares like with like) plus what the API said. */
-function outputsOf(d: Deployment, raw: Props, marker: string): Props {
-  const outs: Props = { ...userInputs(raw), marker };
-  const o: DeploymentOutputs = {
+/** What the API said about the deployment, as the state records it. */
+function recordedOf(d: Deployment, marker: string): DeploymentOutputs {
+  return {
     deployment_id: d.id,
     state: d.attributes.state,
     sha: d.attributes.sha,
@@ -190,7 +142,11 @@ function outputsOf(d: Deployment, raw: Props, marker: string): Props {
     is_current_build: d.attributes.is_current_build,
     marker,
   };
-  return { ...outs, ...o };
+}
+
+/** Outputs: the inputs exactly as given (so diff compares like with like) plus what the API said. */
+function outputsOf(d: Deployment, raw: Props, marker: string): Props {
+  return { ...userInputs(raw), ...recordedOf(d, marker) };
 }
 
 /** A deployment an interrupted run made that this resource may claim. */
@@ -320,17 +276,8 @@ export function read(id: string, props: Props): Promise<{ id: string; props: Pro
   return withClient(async (client) => {
     try {
       const d = await client.deployments.get(stack, environment, id);
-      return {
-        id,
-        props: {
-          ...userInputs(props),
-          state: d.attributes.state,
-          sha: d.attributes.sha,
-          short_sha: d.attributes.short_sha,
-          is_current_build: d.attributes.is_current_build,
-          link: d.links.self,
-        },
-      };
+      const marker = typeof props["marker"] === "string" ? props["marker"] : "";
+      return { id, props: outputsOf(d, props, marker) };
     } catch (error) {
       if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
       throw wrap(`Deployment ${id} on ${stack}/${environment} could not be read`, error);
@@ -364,7 +311,7 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
 }
 
 function pickOutputs(olds: Props): Props {
-  const keys = ["deployment_id", "state", "sha", "short_sha", "link", "is_current_build"];
+  const keys = outputKeys(deploymentContract);
   return Object.fromEntries(keys.filter((k) => olds[k] !== undefined).map((k) => [k, olds[k]]));
 }
 

@@ -8,12 +8,13 @@
  * lock, so refresh keeps the recorded state.
  */
 import { z } from "zod";
+import { PathName } from "../shared/contract";
+import { environmentLockContract } from "../shared/environment-lock";
 import {
   changedKeys,
   checkWith,
   parseInputs,
   userInputs,
-  PathName,
   type CheckResult,
   type DiffResult,
   type Props,
@@ -21,15 +22,9 @@ import {
 import { wrap } from "./errors";
 import { withClient } from "./settings";
 
-/** Inputs of an EnvironmentLock. */
-export const EnvironmentLockInputs = z.strictObject({
-  stack: PathName,
-  environment: PathName,
-  message: z.string().optional(),
-  locked: z.boolean().optional(),
-  holds: z.array(z.string()).optional(),
-});
-export type EnvironmentLockInputs = z.infer<typeof EnvironmentLockInputs>;
+/** Inputs of an EnvironmentLock (the contract's). */
+export const EnvironmentLockInputs = environmentLockContract.inputs;
+export type EnvironmentLockInputs = z.output<typeof EnvironmentLockInputs>;
 
 /** The part of the recorded outputs that names the environment (extra keys ignored). */
 const LockTarget = z.object({ stack: PathName, environment: PathName });
@@ -60,7 +55,7 @@ function holdsOf(props: Props): string[] | undefined {
  * `holds` is recorded in place, with no request.
  */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
-  const replaces = changedKeys(olds, news, ["stack", "environment"]);
+  const replaces = changedKeys(olds, news, environmentLockContract.replaceKeys);
   const before = holdsOf(olds);
   const added = before === undefined ? [] : (holdsOf(news) ?? []).filter((h) => !before.includes(h));
   if (wantsLock(olds) && wantsLock(news) && replaces.length === 0 && added.length > 0) {
@@ -134,6 +129,11 @@ export async function update(_id: string, olds: Props, news: Props): Promise<{ o
   }
   const { outs } = await lock(inputs, news, wantsLock(olds) ? "re-locked" : "locked");
   return { outs };
+}
+
+/** There is no endpoint to read a lock: refresh keeps the recorded state. */
+export function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
+  return Promise.resolve({ id, props });
 }
 
 /** DELETE lock (a lock already gone counts as done); nothing when this resource kept it unlocked. */

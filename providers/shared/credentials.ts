@@ -1,10 +1,9 @@
 /**
- * Credentials of the provider process. `configure` runs once per provider process (the SDK
- * calls it when it first deserializes a provider) and keeps the API URL, e-mail and token in
- * this module's memory; they never enter a resource's inputs or outputs, so they never reach the
- * state. A client is built per operation from them and closed afterwards.
+ * The API settings both processes read: the program process for data sources, the provider
+ * process in `configure`. Each comes from stack config, overridden by its environment variable.
+ * They never enter a resource's inputs or outputs, so they never reach the state.
  */
-import { createClient, type StackwrightClient } from "../../src/client";
+import type { ConfigReader } from "./contract";
 import { ProviderError } from "./errors";
 
 /** The three settings, by their stack config keys and the environment variables that override them. */
@@ -14,29 +13,11 @@ export const CREDENTIAL_SOURCES = [
   { field: "token", config: "stackwright:apiToken", env: "STACKWRIGHT_API_TOKEN" },
 ] as const;
 
-/** Where a setting may come from: the dynamic provider's config reader (`get(key)`). */
-export interface ConfigReader {
-  get(key: string): string | undefined;
-}
-
 /** Connection settings of the API. */
 export interface ApiSettings {
   baseUrl: string;
   email: string;
   token: string;
-}
-
-// Process memory of the provider (or program) process; written by `configure` only.
-const configured: { values: Partial<ApiSettings> } = { values: {} };
-
-/**
- * Reads the settings from stack config, environment variables overriding, and remembers them.
- * Missing settings are reported when the first operation needs them, not here: a `check` or
- * `diff` must work without credentials.
- */
-export function configure(req: { config: ConfigReader }): Promise<void> {
-  configured.values = resolveSettings(req.config, process.env);
-  return Promise.resolve();
 }
 
 /** Settings from `config`, each overridden by its environment variable when that is set. */
@@ -53,13 +34,6 @@ export function resolveSettings(
   return out;
 }
 
-/** The settings in force: configured ones, or the environment when `configure` never ran. */
-export function currentSettings(): ApiSettings {
-  const values =
-    Object.keys(configured.values).length > 0 ? configured.values : resolveSettings(undefined, process.env);
-  return requireSettings(values);
-}
-
 /** The three settings, or an error naming each missing one by its config key and variable. */
 export function requireSettings(values: Partial<ApiSettings>): ApiSettings {
   if (values.baseUrl === undefined || values.email === undefined || values.token === undefined) {
@@ -73,14 +47,4 @@ export function requireSettings(values: Partial<ApiSettings>): ApiSettings {
     );
   }
   return { baseUrl: values.baseUrl, email: values.email, token: values.token };
-}
-
-/** Runs `fn` with a fresh client and closes it afterwards. */
-export async function withClient<T>(fn: (client: StackwrightClient) => Promise<T>): Promise<T> {
-  const client = createClient(currentSettings());
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
 }

@@ -3,9 +3,10 @@
  * The notes carry a marker so a rerun after a crash adopts the snapshot instead of taking a
  * second one. Delete removes it; the resource option `retainOnDelete` keeps it.
  */
-import { z } from "zod";
-import { SnapshotMode, type Snapshot } from "../../src/api";
+import type { z } from "zod";
+import type { Snapshot } from "../../src/api";
 import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
+import { snapshotContract } from "../shared/snapshot";
 import {
   diffReplacing,
   checkWithMarker,
@@ -16,7 +17,6 @@ import {
   userInputs,
   withMarker,
   withProvider,
-  PathName,
   type CheckResult,
   type DiffResult,
   type Props,
@@ -24,21 +24,13 @@ import {
 import { InitError, wrap } from "./errors";
 import { withClient } from "./settings";
 
-/** Inputs of a Snapshot. */
-export const SnapshotInputs = z.strictObject({
-  stack: PathName,
-  environment: PathName,
-  mode: SnapshotMode,
-  include_resampled: z.boolean().optional(),
-  notes: z.string().optional(),
-  timeout_seconds: z.number().int().positive().optional(),
-  marker_seed: z.string().min(1),
-  marker: z.string().optional(),
-});
-export type SnapshotInputs = z.infer<typeof SnapshotInputs>;
+/** Inputs of a Snapshot (the contract's). */
+export const SnapshotInputs = snapshotContract.inputs;
+export type SnapshotInputs = z.output<typeof SnapshotInputs>;
+type SnapshotOutputs = z.output<typeof snapshotContract.outputs>;
 
 /** Inputs whose change takes a new snapshot. */
-export const SNAPSHOT_REPLACE_KEYS = ["stack", "environment", "mode", "include_resampled", "notes"] as const;
+export const SNAPSHOT_REPLACE_KEYS = snapshotContract.replaceKeys;
 
 /** Validates inputs (no API call) and fills in the marker. */
 export function check(_olds: Props, news: Props): Promise<CheckResult> {
@@ -50,10 +42,9 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   return diffReplacing(olds, news, SNAPSHOT_REPLACE_KEYS);
 }
 
-/** Outputs: the inputs exactly as given plus what the API said. */
-function outputsOf(s: Snapshot, raw: Props, marker: string): Props {
+/** What the API said about the snapshot, as the state records it. */
+function recordedOf(s: Snapshot, marker: string): SnapshotOutputs {
   return {
-    ...userInputs(raw),
     marker,
     snapshot_id: s.id,
     snapshot_status: s.attributes.snapshot_status,
@@ -61,6 +52,11 @@ function outputsOf(s: Snapshot, raw: Props, marker: string): Props {
     created: s.attributes.created,
     download_link: s.links.download_link,
   };
+}
+
+/** Outputs: the inputs exactly as given plus what the API said. */
+function outputsOf(s: Snapshot, raw: Props, marker: string): Props {
+  return { ...userInputs(raw), ...recordedOf(s, marker) };
 }
 
 async function waitSnapshot(
@@ -139,15 +135,8 @@ export function read(id: string, props: Props): Promise<{ id: string; props: Pro
   return withClient(async (client) => {
     try {
       const s = await client.snapshots.get(stack, id);
-      return {
-        id,
-        props: {
-          ...props,
-          snapshot_status: s.attributes.snapshot_status,
-          size: s.attributes.size,
-          download_link: s.links.download_link,
-        },
-      };
+      const marker = typeof props["marker"] === "string" ? props["marker"] : "";
+      return { id, props: outputsOf(s, props, marker) };
     } catch (error) {
       if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
       throw wrap(`Snapshot ${id} of ${stack} could not be read`, error);

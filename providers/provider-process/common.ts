@@ -4,37 +4,15 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { CheckFailure, CheckResult, DiffResult, Props } from "../shared/contract";
+
+export type { CheckFailure, CheckResult, DiffResult, Props };
 
 /** The key under which the SDK stores the serialized provider in inputs and outputs. */
 export const PROVIDER_KEY = "__provider";
 
 /** The value the engine sends for inputs not known yet during a preview. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** Property bag as the dynamic-provider host passes it. */
-export type Props = Record<string, unknown>;
-
-/** One failure of `check`, as the SDK reports it: the property path and the reason. */
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
-
-/** Result of `check`. */
-export interface CheckResult {
-  inputs: Props;
-  failures: CheckFailure[];
-}
-
-/** Result of `diff`: explicit `replaces`, never an API call. */
-export interface DiffResult {
-  changes: boolean;
-  replaces: string[];
-  deleteBeforeReplace: boolean;
-}
-
-/** A name used in an API path (stack, environment) and a numeric API id: the rules of src/api. */
-export { SafeName as PathName, NumericId } from "../../src/api";
 
 /** Inputs without the provider key and without values the engine does not know yet. */
 export function userInputs(props: Props): Props {

@@ -1,6 +1,6 @@
 /** RecordAction: runs a method on a record of the generic record server (`/api/v1`). */
-import { z } from "zod";
-import { RecordName } from "../../src/api";
+import type { z } from "zod";
+import { recordActionContract } from "../shared/record-action";
 import {
   changedKeys,
   checkWith,
@@ -13,18 +13,9 @@ import {
 import { wrap } from "./errors";
 import { withClient } from "./settings";
 
-/** Inputs of a RecordAction. */
-export const RecordActionInputs = z.strictObject({
-  class_name: RecordName,
-  record_id: z
-    .union([z.string().regex(/^[A-Za-z0-9_-]+$/, "expected a record id"), z.number().int()])
-    .transform(String),
-  method: RecordName,
-  trigger: z.string().optional(),
-});
-export type RecordActionInputs = z.infer<typeof RecordActionInputs>;
-
-const KEYS = ["class_name", "record_id", "method", "trigger"] as const;
+/** Inputs of a RecordAction (the contract's). */
+export const RecordActionInputs = recordActionContract.inputs;
+export type RecordActionInputs = z.output<typeof RecordActionInputs>;
 
 /** Validates inputs; no API call. */
 export function check(_olds: Props, news: Props): Promise<CheckResult> {
@@ -33,7 +24,7 @@ export function check(_olds: Props, news: Props): Promise<CheckResult> {
 
 /** Every input replaces: a change runs the method again. */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
-  const replaces = changedKeys(olds, news, KEYS);
+  const replaces = changedKeys(olds, news, recordActionContract.replaceKeys);
   return Promise.resolve({ changes: replaces.length > 0, replaces, deleteBeforeReplace: false });
 }
 
@@ -50,6 +41,16 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
       throw wrap(`Record action ${what} failed`, error);
     }
   });
+}
+
+/** Nothing to read back: the method ran, its result is recorded. */
+export function read(id: string, props: Props): Promise<{ id: string; props: Props }> {
+  return Promise.resolve({ id, props });
+}
+
+/** Never planned (every input replaces); records the new inputs if the engine asks. */
+export function update(_id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
+  return Promise.resolve({ outs: { ...olds, ...userInputs(news) } });
 }
 
 /** Nothing to undo. */

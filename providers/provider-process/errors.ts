@@ -3,24 +3,9 @@
  * do next; they are built from our structured errors, which never carry a token.
  */
 import { ApiError } from "../../src/client";
+import { ProviderError } from "../shared/errors";
 
-/** Brand checked by {@link ProviderError.isInstance}; survives two copies of this module. */
-const BRAND: unique symbol = Symbol.for("stackwright.providers.ProviderError");
-
-/** A provider failure with a stable code. */
-export class ProviderError extends Error {
-  readonly [BRAND] = true;
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = "ProviderError";
-    this.code = code;
-  }
-  /** True for any ProviderError, even from another copy of the module. */
-  static isInstance(value: unknown): value is ProviderError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
-  }
-}
+export { ProviderError };
 
 /**
  * The error shape the SDK's dynamic-provider host turns into "created but failed to

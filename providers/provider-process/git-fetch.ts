@@ -1,6 +1,6 @@
 /** GitFetch: queues a fetch of the stack's repository and waits for `Complete`. */
-import { z } from "zod";
-
+import type { z } from "zod";
+import { gitFetchContract } from "../shared/git-fetch";
 import {
   diffReplacing,
   checkWith,
@@ -8,7 +8,6 @@ import {
   progress,
   timeoutMs,
   userInputs,
-  PathName,
   type CheckResult,
   type DiffResult,
   type Props,
@@ -17,13 +16,9 @@ import { wrap } from "./errors";
 import { oneShot } from "./one-shot";
 import { withClient } from "./settings";
 
-/** Inputs of a GitFetch. */
-export const GitFetchInputs = z.strictObject({
-  stack: PathName,
-  trigger: z.string().optional(),
-  timeout_seconds: z.number().int().positive().optional(),
-});
-export type GitFetchInputs = z.infer<typeof GitFetchInputs>;
+/** Inputs of a GitFetch (the contract's). */
+export const GitFetchInputs = gitFetchContract.inputs;
+export type GitFetchInputs = z.output<typeof GitFetchInputs>;
 
 /** Validates inputs; no API call. */
 export function check(_olds: Props, news: Props): Promise<CheckResult> {
@@ -32,7 +27,7 @@ export function check(_olds: Props, news: Props): Promise<CheckResult> {
 
 /** Replaces (a new fetch) on stack and trigger. */
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
-  return diffReplacing(olds, news, ["stack", "trigger"]);
+  return diffReplacing(olds, news, gitFetchContract.replaceKeys);
 }
 
 /** POST fetch, wait for Complete. A second fetch is harmless, so no marker is needed. */

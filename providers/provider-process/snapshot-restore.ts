@@ -3,9 +3,8 @@
  * target environment's name, because a restore overwrites its data. Deleting does nothing: a
  * restore cannot be undone. Every input replaces (a new restore).
  */
-import { z } from "zod";
-import { SnapshotMode } from "../../src/api";
-
+import type { z } from "zod";
+import { snapshotRestoreContract } from "../shared/snapshot-restore";
 import {
   diffReplacing,
   checkWith,
@@ -14,8 +13,6 @@ import {
   timeoutMs,
   userInputs,
   withProvider,
-  NumericId,
-  PathName,
   type CheckResult,
   type CheckFailure,
   type DiffResult,
@@ -26,30 +23,11 @@ import { InitError, wrap } from "./errors";
 import { oneShot } from "./one-shot";
 import { withClient } from "./settings";
 
-/** Inputs of a SnapshotRestore. */
-export const SnapshotRestoreInputs = z.strictObject({
-  stack: PathName,
-  environment: PathName,
-  snapshot_id: NumericId,
-  mode: SnapshotMode,
-  skip_build: z.boolean().optional(),
-  backup_existing_data: z.boolean().optional(),
-  confirm: z.string(),
-  trigger: z.string().optional(),
-  timeout_seconds: z.number().int().positive().optional(),
-});
-export type SnapshotRestoreInputs = z.infer<typeof SnapshotRestoreInputs>;
+/** Inputs of a SnapshotRestore (the contract's). */
+export const SnapshotRestoreInputs = snapshotRestoreContract.inputs;
+export type SnapshotRestoreInputs = z.output<typeof SnapshotRestoreInputs>;
 
-const REPLACE_KEYS = [
-  "stack",
-  "environment",
-  "snapshot_id",
-  "mode",
-  "skip_build",
-  "backup_existing_data",
-  "confirm",
-  "trigger",
-] as const;
+const REPLACE_KEYS = snapshotRestoreContract.replaceKeys;
 
 /** Validates inputs, including `confirm` = environment; no API call. */
 export function check(_olds: Props, news: Props): Promise<CheckResult> {

@@ -1,0 +1,64 @@
+/** The contract of `Deployment`: a deployment of a ref to an environment. */
+import { z } from "zod";
+import { ApprovalMode, DeploymentAttributes, RefType, checkRef } from "../../src/api";
+import { MARKER_INPUTS, NumericId, PathName, TimeoutSeconds, defineContract } from "./contract";
+
+export const deploymentContract = defineContract({
+  type: "Deployment",
+  kind: "deployment",
+  inputs: z
+    .strictObject({
+      /** The API stack (project) name. Replaces when changed. */
+      stack: PathName,
+      /** The environment name. Replaces when changed. */
+      environment: PathName,
+      /** What to deploy. Replaces when changed. */
+      ref_type: RefType,
+      /** Branch, tag, sha or package; empty for promote_from_uat and redeploy. Replaces when changed. */
+      ref: z.string().optional(),
+      /** Title; a change never redeploys. */
+      title: z.string().optional(),
+      /** Summary; a change never redeploys. The provider appends its marker line. */
+      summary: z.string().optional(),
+      /** `bypass_and_start` (default), `bypass` (then start), `request` (a person approves). */
+      approval: ApprovalMode.optional(),
+      /** Fetch the repository before creating the deployment. */
+      fetch_first: z.boolean().optional(),
+      /** Wait for a finished state (default true). */
+      wait: z.boolean().optional(),
+      /** Bound of the wait in seconds (default: the client's poll timeout, 30 min). */
+      timeout_seconds: TimeoutSeconds.optional(),
+      /** Redeploy when the environment drifted (a hand deployment); otherwise only warn. */
+      self_heal: z.boolean().optional(),
+      /** Change to redeploy the same ref. Replaces when changed. */
+      trigger: z.string().optional(),
+      /** The API's `locked` flag (others cannot delete or change the deployment). */
+      locked: z.boolean().optional(),
+      /** Id of an existing deployment to claim instead of creating one. Replaces when changed. */
+      adopt: NumericId.optional(),
+      /** The environment's live build sha, read during the run (see deploymentWithDriftCheck). */
+      observed_sha: z.string().optional(),
+      /**
+       * The message of the lock the desired state keeps on this environment, if any. A deployment
+       * that would change while the lock was already there and stays fails in preview, naming it.
+       */
+      environment_lock: z.string().optional(),
+      ...MARKER_INPUTS,
+    })
+    // An adopted deployment may leave out the ref its type names.
+    .superRefine((v, ctx) => checkRef(v, ctx, { refMayBeOmitted: v.adopt !== undefined })),
+  outputs: DeploymentAttributes.pick({
+    state: true,
+    sha: true,
+    short_sha: true,
+    is_current_build: true,
+  }).extend({
+    /** The platform's deployment id. */
+    deployment_id: z.string(),
+    /** Link to the deployment. */
+    link: z.string(),
+    /** The marker embedded in the summary (crash safety). */
+    marker: z.string(),
+  }),
+  replaceKeys: ["stack", "environment", "ref_type", "ref", "trigger", "adopt"],
+});
