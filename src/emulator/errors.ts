@@ -24,7 +24,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let current: unknown = input;
   for (const key of path) {
     if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
+    const value: unknown = Object.getOwnPropertyDescriptor(current, key)?.value;
+    current = value;
   }
   return current;
 }

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { AddressInfo } from "node:net";
 import { Documents } from "./documents";
 import { Engine } from "./engine";
 import { Faults, RequestLog } from "./faults";
@@ -66,7 +65,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     reset: () => {
       faults.clear();
       log.clear();
-      engine.clearStalls();
+      engine.deployments.clearStalls();
       store.reset();
     },
   });
@@ -77,7 +76,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     store.close();
     throw err;
   }
-  const address = app.server.address() as AddressInfo;
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("emulator: not listening on TCP");
   base = `http://127.0.0.1:${address.port}`;
   engine.resume();
   let closing: Promise<void> | null = null;

@@ -95,7 +95,8 @@ export function buildServer(deps: Deps): FastifyInstance {
       );
     }
     try {
-      done(null, JSON.parse(text) as unknown);
+      const value: unknown = JSON.parse(text);
+      done(null, value);
     } catch (err) {
       done(
         new HttpError(

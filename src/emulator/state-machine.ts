@@ -32,7 +32,8 @@ export type TransitionResult = { ok: true; to: DeploymentState } | { ok: false; 
 /** Decides a transition; the refusal names the transition and the current state. */
 export function transition(from: DeploymentState, via: Transition): TransitionResult {
   const rule = TRANSITIONS[via];
-  if ((rule.from as readonly DeploymentState[]).includes(from)) return { ok: true, to: rule.to };
+  const allowed: readonly DeploymentState[] = rule.from;
+  if (allowed.includes(from)) return { ok: true, to: rule.to };
   return {
     ok: false,
     message: `Cannot ${via} a deployment in state '${from}' (allowed from: ${rule.from.join(", ")})`,

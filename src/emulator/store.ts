@@ -1,4 +1,3 @@
-import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Role } from "../api";
@@ -13,30 +12,22 @@ import {
   envKey,
 } from "./model";
 import type { Seed, SeedEnvironment, SeedRecord, SeedStack, SeedUser } from "./seed";
+import { type World, recordKey, worldFromSeed } from "./seed-records";
+import { StateFile, type StateRow } from "./state-file";
 
-const FIRST_IDS = { deployment: 100, snapshot: 10, transfer: 500, fetch: 900 } as const satisfies Counters;
+export { recordKey } from "./seed-records";
 
 /** Which seed a state file was written for: records of another seed would not fit. */
 const SeedStamp = z.object({ hash: z.string() });
-type SeedStamp = z.infer<typeof SeedStamp>;
 
-const KINDS = {
-  deployment: DeploymentRecord,
-  snapshot: SnapshotRecord,
-  transfer: TransferRecord,
-  fetch: FetchRecord,
-  env: EnvironmentRecord,
-  record: RecordRecord,
-  counters: Counters,
-  seed: SeedStamp,
-} as const;
-type Kind = keyof typeof KINDS;
+/** The kinds of entity a state file holds. */
+type Kind = "deployment" | "snapshot" | "transfer" | "fetch" | "env" | "record" | "counters" | "seed";
 
 /**
  * The emulator's world: the static seed plus the changing records, kept in memory and written
- * through to SQLite (WAL) before any response that depends on them is sent.
+ * through to the state file (when there is one) before any response that depends on them is sent.
  */
-export class Store {
+export class Store implements World {
   readonly seed: Seed;
   readonly users = new Map<string, SeedUser & { id: number }>();
   readonly stacks = new Map<string, SeedStack & { id: number }>();
@@ -49,11 +40,9 @@ export class Store {
   fetches = new Map<number, FetchRecord>();
   envs = new Map<string, EnvironmentRecord>();
   records = new Map<string, RecordRecord>();
-  counters: Counters = { ...FIRST_IDS };
+  counters: Counters;
 
-  private readonly db: DatabaseSync | null = null;
-  private readonly upsert: StatementSync | null = null;
-  private readonly remove: StatementSync | null = null;
+  private readonly file: StateFile | null = null;
   private readonly seedHash: string = "";
   private depth = 0;
 
@@ -65,35 +54,17 @@ export class Store {
       for (const e of s.environments) this.seedEnvs.set(envKey(s.name, e.name), e);
     });
     for (const r of seed.records) this.seedRecords.set(recordKey(r.class, r.id), r);
+    this.counters = this.adopt(worldFromSeed(seed));
+    if (stateFile === undefined) return;
 
-    if (stateFile === undefined) {
-      this.initFromSeed();
-      return;
-    }
     this.seedHash = createHash("sha256").update(JSON.stringify(seed)).digest("hex");
     try {
-      // Loaded only when a state file is asked for: node:sqlite prints an experimental warning on load.
-      const sqlite = process.getBuiltinModule("node:sqlite");
-      this.db = new sqlite.DatabaseSync(stateFile);
-      // WAL: a commit is one append to the log; a process killed at any point leaves either the
-      // whole transaction or none of it, so a half-written state is never read back.
-      this.db.exec("PRAGMA journal_mode = WAL");
-      this.db.exec("PRAGMA synchronous = NORMAL");
-      this.db.exec("PRAGMA busy_timeout = 5000");
-      this.db.exec(
-        "CREATE TABLE IF NOT EXISTS entities (kind TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID",
-      );
-      this.upsert = this.db.prepare("INSERT OR REPLACE INTO entities (kind, key, json) VALUES (?, ?, ?)");
-      this.remove = this.db.prepare("DELETE FROM entities WHERE kind = ? AND key = ?");
-      const rows = this.db.prepare("SELECT kind, key, json FROM entities").all();
-      if (rows.length === 0) {
-        this.initFromSeed();
-        this.persistAll();
-      } else {
-        this.load(rows);
-      }
+      this.file = new StateFile(stateFile);
+      const rows = this.file.rows();
+      if (rows.length === 0) this.persistAll();
+      else this.load(rows);
     } catch (err) {
-      this.db?.close();
+      this.file?.close();
       const message = err instanceof Error ? err.message : String(err);
       throw new Error(`state file ${stateFile}: ${message}`, { cause: err });
     }
@@ -101,23 +72,9 @@ export class Store {
 
   /** Runs `fn` in one transaction: all of its writes reach the file, or none. */
   tx<T>(fn: () => T): T {
-    if (this.db === null || this.depth > 0) {
-      this.depth++;
-      try {
-        return fn();
-      } finally {
-        this.depth--;
-      }
-    }
-    this.db.exec("BEGIN IMMEDIATE");
     this.depth++;
     try {
-      const result = fn();
-      this.db.exec("COMMIT");
-      return result;
-    } catch (err) {
-      this.db.exec("ROLLBACK");
-      throw err;
+      return this.file === null || this.depth > 1 ? fn() : this.file.transaction(fn);
     } finally {
       this.depth--;
     }
@@ -126,14 +83,14 @@ export class Store {
   /** Back to the seed: every changed record is dropped. */
   reset(): void {
     this.tx(() => {
-      this.db?.exec("DELETE FROM entities");
-      this.initFromSeed();
+      this.file?.clear();
+      this.counters = this.adopt(worldFromSeed(this.seed));
       this.persistAll();
     });
   }
 
   close(): void {
-    this.db?.close();
+    this.file?.close();
   }
 
   nextId(kind: keyof Counters): number {
@@ -153,7 +110,7 @@ export class Store {
   }
   deleteSnapshot(id: number): void {
     this.snapshots.delete(id);
-    this.remove?.run("snapshot", String(id));
+    this.file?.delete("snapshot", String(id));
   }
   saveTransfer(t: TransferRecord): void {
     this.transfers.set(t.id, t);
@@ -185,86 +142,23 @@ export class Store {
   }
 
   private write(kind: Kind, key: string, value: unknown): void {
-    this.upsert?.run(kind, key, JSON.stringify(value));
+    this.file?.write(kind, key, value);
   }
 
-  private initFromSeed(): void {
-    this.deployments = new Map();
-    this.snapshots = new Map();
-    this.transfers = new Map();
-    this.fetches = new Map();
-    this.envs = new Map();
-    this.records = new Map();
-    this.counters = { ...FIRST_IDS };
-    for (const s of this.seed.stacks) {
-      for (const e of s.environments) {
-        let current: number | null = null;
-        let t = s.created_unix;
-        for (const d of e.deployments) {
-          t += 3600;
-          const id = this.counters.deployment;
-          this.counters.deployment++;
-          const finished = d.state !== "New" && d.state !== "Submitted";
-          this.deployments.set(id, {
-            id,
-            stack: s.name,
-            env: e.name,
-            state: d.state,
-            ref_type: d.ref_type,
-            ref: d.ref ?? (d.ref_type === "sha" ? d.sha : ""),
-            sha: d.sha,
-            package: null,
-            title: d.title,
-            summary: d.summary,
-            deployer: d.deployer.toLowerCase(),
-            locked: false,
-            changes: {},
-            created: d.created_unix ?? t,
-            requested: d.created_unix ?? t,
-            approved: finished ? (d.created_unix ?? t) : 0,
-            started: finished ? (d.created_unix ?? t) : 0,
-            updated: d.created_unix ?? t,
-            failure: null,
-          });
-          if (d.state === "Completed") current = id;
-        }
-        this.envs.set(envKey(s.name, e.name), {
-          stack: s.name,
-          env: e.name,
-          build_sha: e.build_sha,
-          build_package: e.build_package,
-          locked: e.lock !== undefined,
-          lock_message: e.lock?.message ?? "",
-          next_outcome: null,
-          current_build: current,
-        });
-      }
-      s.snapshots.forEach((snap, i) => {
-        const id = this.counters.snapshot;
-        this.counters.snapshot++;
-        this.snapshots.set(id, {
-          id,
-          stack: s.name,
-          source: snap.source,
-          mode: snap.mode,
-          status: "complete",
-          created: snap.created_unix ?? s.created_unix + 86_400 * (i + 1),
-          size: snap.size,
-          notes: snap.notes,
-          is_backup: snap.is_backup,
-          is_manual_upload: snap.is_manual_upload,
-        });
-      });
-    }
-    for (const r of this.seed.records) {
-      this.records.set(recordKey(r.class, r.id), { class: r.class, id: r.id, fields: { ...r.fields } });
-    }
+  /** Takes the world's records as the store's own; returns its counters. */
+  private adopt(world: World): Counters {
+    this.deployments = world.deployments;
+    this.snapshots = world.snapshots;
+    this.transfers = world.transfers;
+    this.fetches = world.fetches;
+    this.envs = world.envs;
+    this.records = world.records;
+    return world.counters;
   }
 
   private persistAll(): void {
-    if (this.db === null) return;
     this.tx(() => {
-      this.write("seed", "stamp", { hash: this.seedHash } satisfies SeedStamp);
+      this.write("seed", "stamp", { hash: this.seedHash });
       this.write("counters", "all", this.counters);
       for (const d of this.deployments.values()) this.write("deployment", String(d.id), d);
       for (const s of this.snapshots.values()) this.write("snapshot", String(s.id), s);
@@ -273,61 +167,66 @@ export class Store {
     });
   }
 
-  private load(rows: Record<string, unknown>[]): void {
-    this.initFromSeed();
-    // Seed-derived records are replaced by what the file holds.
+  /** Replaces the seed's deployments and snapshots (and any other record) by what the file holds. */
+  private load(rows: StateRow[]): void {
     this.deployments = new Map();
     this.snapshots = new Map();
-    let seen = false;
+    let stamped = false;
     for (const row of rows) {
-      const kind = String(row["kind"]) as Kind;
-      const schema: z.ZodType | undefined = KINDS[kind];
-      if (schema === undefined) throw new Error(`state file: unknown record kind '${kind}'`);
-      const parsed = schema.safeParse(JSON.parse(String(row["json"])));
-      if (!parsed.success) {
-        throw new Error(`state file: ${kind} ${String(row["key"])} is invalid: ${parsed.error.message}`);
-      }
-      const v: unknown = parsed.data;
-      switch (kind) {
-        case "deployment":
-          this.deployments.set((v as DeploymentRecord).id, v as DeploymentRecord);
+      const json: unknown = JSON.parse(row.json);
+      const parse = <T>(schema: z.ZodType<T>): T => {
+        const parsed = schema.safeParse(json);
+        if (!parsed.success) {
+          throw new Error(`state file: ${row.kind} ${row.key} is invalid: ${parsed.error.message}`);
+        }
+        return parsed.data;
+      };
+      switch (row.kind) {
+        case "deployment": {
+          const d = parse(DeploymentRecord);
+          this.deployments.set(d.id, d);
           break;
-        case "snapshot":
-          this.snapshots.set((v as SnapshotRecord).id, v as SnapshotRecord);
+        }
+        case "snapshot": {
+          const s = parse(SnapshotRecord);
+          this.snapshots.set(s.id, s);
           break;
-        case "transfer":
-          this.transfers.set((v as TransferRecord).id, v as TransferRecord);
+        }
+        case "transfer": {
+          const t = parse(TransferRecord);
+          this.transfers.set(t.id, t);
           break;
-        case "fetch":
-          this.fetches.set((v as FetchRecord).id, v as FetchRecord);
+        }
+        case "fetch": {
+          const f = parse(FetchRecord);
+          this.fetches.set(f.id, f);
           break;
+        }
         case "env": {
-          const e = v as EnvironmentRecord;
+          const e = parse(EnvironmentRecord);
           this.envs.set(envKey(e.stack, e.env), e);
           break;
         }
         case "record": {
-          const r = v as RecordRecord;
+          const r = parse(RecordRecord);
           this.records.set(recordKey(r.class, r.id), r);
           break;
         }
         case "counters":
-          this.counters = v as Counters;
+          this.counters = parse(Counters);
           break;
         case "seed":
-          seen = true;
-          if ((v as SeedStamp).hash !== this.seedHash) {
+          stamped = true;
+          if (parse(SeedStamp).hash !== this.seedHash) {
             throw new Error(
               "it was written for a different seed; start with the seed it was made from, or delete the file to start afresh",
             );
           }
           break;
+        default:
+          throw new Error(`state file: unknown record kind '${row.kind}'`);
       }
     }
-    if (!seen) throw new Error("it carries no seed stamp; it was not written by this emulator");
+    if (!stamped) throw new Error("it carries no seed stamp; it was not written by this emulator");
   }
-}
-
-export function recordKey(cls: string, id: number): string {
-  return `${cls}#${id}`;
 }

@@ -70,21 +70,22 @@ export function registerHooks(app: FastifyInstance, deps: Deps): void {
     app.post<EnvIdParams>(`${HOOK_ENV}/deploys/:id/${verdict}`, (request, reply) => {
       noBody(request.body);
       const { stack, env } = request.params;
-      const d = engine.review(stack, env, id(request.params.id).id, verdict);
+      const d = engine.deployments.review(stack, env, id(request.params.id).id, verdict);
       return send(reply, 200, { data: docs.deployment(d, { version: "2.0" }) });
     });
   }
 
   app.post<EnvParams>(`${HOOK_ENV}/next-outcome`, (request, reply) => {
     const body = parseWith(NextOutcome, request.body, "request body");
-    if (body.outcome === "fail") engine.scriptNextOutcome(request.params.stack, request.params.env, "fail");
-    else engine.stallNext(request.params.stack, request.params.env, body.ms ?? 1);
+    if (body.outcome === "fail")
+      engine.deployments.scriptNextOutcome(request.params.stack, request.params.env, "fail");
+    else engine.deployments.stallNext(request.params.stack, request.params.env, body.ms ?? 1);
     return send(reply, 204);
   });
 
   // Read-only views for property tests: what the platform holds, with no API request logged.
   app.get<EnvParams>(`${HOOK_ENV}/lock`, (request, reply) => {
-    const { live } = engine.envContext(request.params.stack, request.params.env);
+    const { live } = engine.access.envContext(request.params.stack, request.params.env);
     return send(reply, 200, { locked: live.locked, lock_message: live.lock_message });
   });
   app.get<{ Params: { stack: string } }>("/_emulator/project/:stack/transfers", (request, reply) => {
@@ -94,7 +95,7 @@ export function registerHooks(app: FastifyInstance, deps: Deps): void {
 
   app.post<EnvParams>(`${HOOK_ENV}/hand-deploy`, (request, reply) => {
     const body = parseWith(HandDeploy, request.body, "request body");
-    const d = engine.handDeploy(request.params.stack, request.params.env, body.sha);
+    const d = engine.deployments.handDeploy(request.params.stack, request.params.env, body.sha);
     return send(reply, 201, { data: docs.deployment(d, { version: "2.0" }) });
   });
 }

@@ -1,33 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RecordDocumentInput, RecordMethodResultInput } from "../../api";
 import { type Deps, callerOf, send } from "../context";
-import { HttpError } from "../errors";
-import { recordKey } from "../store";
-
-/** The platform's wording for an action a class does not offer. */
-function actionMissing(action: string, cls: string): HttpError {
-  return new HttpError(404, `Action '${action}' isn't available on class ${cls}.`);
-}
+import { actionMissing } from "../operations/records";
 
 /**
  * The generic record server: GET a record and POST a method on it; every other operation answers
  * as an action that does not exist (spec: "Implemented: no").
  */
 export function registerRecords(app: FastifyInstance, deps: Deps): void {
-  const { store } = deps;
-
-  const seedRecord = (cls: string, idText: string, action: string) => {
-    const known = store.seed.records.find((r) => r.class === cls && r.api_access);
-    if (known === undefined) throw new HttpError(404, `Class '${cls}' isn't available through the API.`);
-    if (!/^\d{1,15}$/.test(idText)) throw actionMissing(action === "" ? idText : action, cls);
-    const id = Number(idText);
-    const seed = store.seedRecords.get(recordKey(cls, id));
-    const live = store.records.get(recordKey(cls, id));
-    if (seed === undefined || live === undefined || !seed.api_access) {
-      throw new HttpError(404, `Record ${cls} #${id} not found.`);
-    }
-    return { seed, live };
-  };
+  const { records } = deps.engine;
 
   const recordDoc = (cls: string, id: number, fields: Record<string, unknown>): RecordDocumentInput => ({
     ...fields,
@@ -37,7 +18,7 @@ export function registerRecords(app: FastifyInstance, deps: Deps): void {
 
   app.get<{ Params: { cls: string; id: string } }>("/api/v1/:cls/:id", (request, reply) => {
     callerOf(request);
-    const { live } = seedRecord(request.params.cls, request.params.id, "");
+    const { live } = records.find(request.params.cls, request.params.id, "");
     return send(reply, 200, recordDoc(live.class, live.id, live.fields));
   });
 
@@ -46,16 +27,11 @@ export function registerRecords(app: FastifyInstance, deps: Deps): void {
     (request, reply) => {
       callerOf(request);
       const { cls, id, method } = request.params;
-      const { seed, live } = seedRecord(cls, id, method);
-      const def = seed.methods.find((m) => (typeof m === "string" ? m : m.name) === method);
-      if (def === undefined) throw actionMissing(method, cls);
-      const set = typeof def === "string" ? {} : def.set;
-      const fields = { ...live.fields, ...set };
-      store.tx(() => store.saveRecord({ ...live, fields }));
+      const done = records.run(cls, id, method);
       const result: RecordMethodResultInput = {
         method,
         result: "ok",
-        record: recordDoc(live.class, live.id, fields),
+        record: recordDoc(done.class, done.id, done.fields),
       };
       return send(reply, 200, result);
     },
