@@ -1,7 +1,11 @@
 /**
  * A small, strict flag parser for the `stackwright` subcommands: `--name value`, `--name=value`
  * and boolean `--flag`. Unknown flags and missing values are errors that list what is allowed.
+ * Commands do not call it themselves: the command kit (command.ts) does, before `run`.
  */
+import { UsageError } from "./exit-codes";
+
+export { UsageError };
 
 export type FlagSpec = Record<string, { readonly type: "string" | "boolean"; readonly help: string }>;
 
@@ -9,13 +13,10 @@ export type ParsedFlags<S extends FlagSpec> = {
   -readonly [K in keyof S]?: S[K]["type"] extends "boolean" ? boolean : string;
 };
 
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
-
 /**
  * Parses `argv` against `spec`; returns the flags and the positional arguments. `positionals`
- * names the arguments the command takes (none by default); more than that is a usage error.
+ * names the arguments the command takes (none by default); more than that is a usage error. A
+ * last name ending in `...` (`API_STACK...`) takes any number.
  */
 export function parseFlags<S extends FlagSpec>(
   command: string,
@@ -66,7 +67,8 @@ export function parseFlags<S extends FlagSpec>(
     }
     flags[name] = value;
   }
-  if (positional.length > positionals.length) {
+  const variadic = positionals.at(-1)?.endsWith("...") === true;
+  if (!variadic && positional.length > positionals.length) {
     throw new UsageError(
       positionals.length === 0
         ? `stackwright ${command} takes no arguments: ${positional.join(" ")}`

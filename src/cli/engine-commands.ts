@@ -1,15 +1,18 @@
 /**
- * `stackwright preview`, `up`, `refresh` and `destroy`: the Automation API on the project
- * directory, the engine's progress streamed to stdout, a non-zero exit code on failure.
+ * `stackwright preview` and `up`: the Automation API on the project directory, the engine's
+ * progress streamed to stdout, failures reported by the command kit (exit-codes.ts).
  * `preview --summary FILE` also writes the pull-request Markdown from the engine's events.
  */
 import * as fs from "node:fs";
-import { CommandError, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
-import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
+import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
+import type { FlagSpec, ParsedFlags } from "./args";
+import { defineCommand } from "./command";
+import { EXIT_CODES, UsageError } from "./exit-codes";
+import { say } from "./output";
 import type { PreviewJson } from "./preview-json";
 import { engineErrorFilter } from "./state/engine-output";
 import { handleInterrupts, InterruptedError } from "./state/interrupt";
-import { StackLockedError, withStackLock } from "./state/lock-guard";
+import { withStackLock } from "./state/lock-guard";
 import { lockFlags, lockPolicyOf, lockTargetOf } from "./state/target";
 import { renderSummary } from "./summary";
 import { defaultProjectDir, openStack } from "./workspace";
@@ -87,34 +90,11 @@ export function previewFromEvents(events: readonly EngineEvent[]): PreviewJson {
   return preview;
 }
 
-function usage(command: string, spec: FlagSpec, what: string): string {
-  return `usage: stackwright ${command} [flags]\n\n${what}\n\nflags:\n${describeFlags(spec)}`;
-}
-
-/**
- * Reports a failure in one place. The engine's own report (its diagnostics name the resource and
- * the cause) has already been streamed, and a CommandError's message would repeat all of it; any
- * other error (a missing CLI, a project without Pulumi.yaml) is said here.
- */
-export function reportFailure(command: string, err: unknown): number {
-  if (err instanceof UsageError) {
-    console.error(err.message);
-    return 2;
-  }
-  if (err instanceof CommandError) {
-    console.error(`\nstackwright ${command} failed: the engine's report above names the cause.`);
-    return 1;
-  }
-  console.error(`stackwright ${command} failed: ${err instanceof Error ? err.message : String(err)}`);
-  return 1;
-}
-
 /** Writes the engine's error stream as it arrives, minus the noise (see state/engine-output.ts). */
 const streamErrors = engineErrorFilter((out: string) => process.stderr.write(out));
 
 /** What preview and up share: the stack named by the flags, and the engine options. */
-async function engineRun(command: string, argv: string[], spec: typeof upFlags | typeof previewFlags) {
-  const { flags } = parseFlags(command, argv, spec);
+async function engineRun(flags: ParsedFlags<typeof upFlags> | ParsedFlags<typeof previewFlags>) {
   const parallel = parallelOf(flags.parallel);
   const stack = await stackFromFlags(flags);
   const options = {
@@ -123,63 +103,52 @@ async function engineRun(command: string, argv: string[], spec: typeof upFlags |
     ...(flags.refresh === true ? { refresh: true } : {}),
     ...(parallel === undefined ? {} : { parallel }),
   };
-  return { stack, options, flags };
+  return { stack, options };
 }
 
-export async function previewCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help")) {
-    console.log(usage("preview", previewFlags, "Shows what `up` would change, without changing anything."));
-    return 0;
-  }
-  try {
-    const summaryFile = parseFlags("preview", argv, previewFlags).flags.summary;
-    const { stack, options } = await engineRun("preview", argv, previewFlags);
+export const previewCommand = defineCommand({
+  name: "preview",
+  summary: "Shows what `up` would change, without changing anything.",
+  flags: previewFlags,
+  async run({ flags }) {
+    const { stack, options } = await engineRun(flags);
     const events: EngineEvent[] = [];
     const result = await stack.preview({ ...options, onEvent: (e) => events.push(e) });
-    if (summaryFile !== undefined) {
+    if (flags.summary !== undefined) {
       const preview = previewFromEvents(events);
       preview.changeSummary = { ...result.changeSummary } as Record<string, number>;
-      fs.writeFileSync(summaryFile, renderSummary(preview, { title: `Stackwright preview: ${stack.name}` }));
-      console.log(`\nsummary written to ${summaryFile}`);
-    }
-    return 0;
-  } catch (err) {
-    return reportFailure("preview", err);
-  }
-}
-
-export async function upCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help")) {
-    console.log(usage("up", upFlags, "Makes the platform match stacks-config/."));
-    return 0;
-  }
-  const interrupts = handleInterrupts();
-  try {
-    const { stack, options } = await engineRun("up", argv, upFlags);
-    const { flags } = parseFlags("up", argv, upFlags);
-    const target = lockTargetOf(flags.project ?? defaultProjectDir(), stack.name);
-    // The engine prints the outputs at the end of its own report.
-    await withStackLock(target, lockPolicyOf(flags), async () => {
-      interrupts.signal.throwIfAborted();
-      return stack.up({ ...options, signal: interrupts.signal });
-    });
-    return 0;
-  } catch (err) {
-    const signal = interrupts.received();
-    if (signal !== undefined || err instanceof InterruptedError) {
-      console.error(
-        `\nstackwright up stopped by ${signal ?? "a signal"}: the operations in flight were finished ` +
-          `and the state saved; run it again to carry on.`,
+      fs.writeFileSync(
+        flags.summary,
+        renderSummary(preview, { title: `Stackwright preview: ${stack.name}` }),
       );
-      return 130;
+      say(`\nsummary written to ${flags.summary}`);
     }
-    if (err instanceof StackLockedError) {
-      console.error(`\nstackwright up: ${err.message}`);
-      return 1;
+    return EXIT_CODES.ok;
+  },
+});
+
+export const upCommand = defineCommand({
+  name: "up",
+  summary: "Makes the platform match stacks-config/.",
+  flags: upFlags,
+  async run({ flags }) {
+    const interrupts = handleInterrupts();
+    try {
+      const { stack, options } = await engineRun(flags);
+      const target = lockTargetOf(flags.project ?? defaultProjectDir(), stack.name);
+      // The engine prints the outputs at the end of its own report.
+      await withStackLock(target, lockPolicyOf(flags), async () => {
+        interrupts.signal.throwIfAborted();
+        return stack.up({ ...options, signal: interrupts.signal });
+      });
+      return EXIT_CODES.ok;
+    } catch (err) {
+      const signal = interrupts.received();
+      if (signal !== undefined && !(err instanceof InterruptedError)) throw new InterruptedError(signal);
+      throw err;
+    } finally {
+      streamErrors.flush();
+      interrupts.dispose();
     }
-    return reportFailure("up", err);
-  } finally {
-    streamErrors.flush();
-    interrupts.dispose();
-  }
-}
+  },
+});

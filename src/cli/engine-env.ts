@@ -5,6 +5,7 @@
  */
 import * as path from "node:path";
 import { PulumiCommand } from "@pulumi/pulumi/automation";
+import { CliError } from "./exit-codes";
 
 /** Passphrase of the local, embedded stacks when the caller sets none (state under .stackwright/). */
 export const LOCAL_PASSPHRASE = "stackwright-local-state";
@@ -66,7 +67,8 @@ export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> 
   try {
     return await PulumiCommand.get({ root, skipVersionCheck: true });
   } catch (cause) {
-    throw new Error(
+    throw new CliError(
+      "environment",
       `The Pulumi CLI is not in ${root}/bin. Run 'npm run toolchain' in ${projectDir} (it builds or links it).`,
       { cause },
     );

@@ -3,7 +3,10 @@
  * `pulumi preview` and `pulumi up` in the project directory run exactly as `stackwright` runs
  * them: `eval "$(npm run --silent stackwright -- env)"`.
  */
+import { defineCommand } from "./command";
 import { engineEnv } from "./engine-env";
+import { EXIT_CODES } from "./exit-codes";
+import { say } from "./output";
 import { defaultProjectDir } from "./workspace";
 
 /** Quotes a value for a POSIX shell. */
@@ -11,16 +14,14 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-export async function envCommand(argv: string[]): Promise<number> {
-  if (argv.length > 0) {
-    console.error(
-      argv.includes("--help")
-        ? 'usage: eval "$(npm run --silent stackwright -- env)"\n\nPrints the environment the engine runs with.'
-        : `stackwright env takes no arguments: ${argv.join(" ")}`,
-    );
-    return argv.includes("--help") ? 0 : 2;
-  }
-  const env = engineEnv({ projectDir: defaultProjectDir() });
-  for (const [name, value] of Object.entries(env)) console.log(`export ${name}=${shellQuote(value)}`);
-  return 0;
-}
+export const envCommand = defineCommand({
+  name: "env",
+  summary:
+    'Prints the environment the engine runs with, as export lines:\n  eval "$(npm run --silent stackwright -- env)"',
+  flags: {},
+  run() {
+    const env = engineEnv({ projectDir: defaultProjectDir() });
+    for (const [name, value] of Object.entries(env)) say(`export ${name}=${shellQuote(value)}`);
+    return Promise.resolve(EXIT_CODES.ok);
+  },
+});

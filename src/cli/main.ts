@@ -1,8 +1,10 @@
 /**
  * Entry point of the `stackwright` command: dispatches a subcommand and returns the exit code.
  * Commands load lazily, so that `validate` never opens the emulator's database or the engine.
+ * Each command is built with the kit in command.ts; exit codes come from exit-codes.ts.
  */
-type Command = (argv: string[]) => Promise<number>;
+import type { Command } from "./command";
+import { EXIT_CODES } from "./exit-codes";
 
 const commands: Record<string, { readonly help: string; load(): Promise<Command> }> = {
   start: {
@@ -50,14 +52,14 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     console.log(usage);
-    return name === undefined ? 2 : 0;
+    return name === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;
   }
   const command = commands[name];
   if (command === undefined) {
     console.error(
       `stackwright: unknown command '${name}'. Known commands: ${Object.keys(commands).join(", ")}`,
     );
-    return 2;
+    return EXIT_CODES.usage;
   }
   return (await command.load())(rest);
 }

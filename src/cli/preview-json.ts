@@ -3,6 +3,7 @@
  * a file that is not a preview (or is cut short) gets an error naming the JSON path at fault.
  */
 import { z } from "zod";
+import { CliError } from "./exit-codes";
 
 const resourceState = z
   .object({
@@ -50,7 +51,8 @@ export function parsePreviewJson(text: string, source: string): PreviewJson {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(
+    throw new CliError(
+      "usage",
       `${source}: not JSON (${err instanceof Error ? err.message : String(err)}). ` +
         "Expected the output of `pulumi preview --json`.",
     );
@@ -59,7 +61,8 @@ export function parsePreviewJson(text: string, source: string): PreviewJson {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined ? "" : issue.path.map(String).join(".");
-    throw new Error(
+    throw new CliError(
+      "usage",
       `${source}: not the output of \`pulumi preview --json\`: at ${where === "" ? "the top level" : where}: ${issue?.message ?? "invalid"}`,
     );
   }

@@ -6,9 +6,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { formatConfigErrors, loadDesiredState } from "../config";
-import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
-import { reportFailure } from "./engine-commands";
+import { ConfigValidationError, loadDesiredState } from "../config";
+import type { FlagSpec } from "./args";
+import { defineCommand } from "./command";
+import { EXIT_CODES, UsageError } from "./exit-codes";
+import { say } from "./output";
 import { defaultProjectDir, openStack } from "./workspace";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
@@ -17,7 +19,7 @@ export const EMBEDDED_PORT = 8787;
 /** The demo seed's Stack Manager; used only against the embedded emulator. */
 export const DEMO_CREDENTIALS = { email: "ops@example.com", token: "demo-token" } as const;
 
-const flagsSpec = {
+const flags = {
   stack: { type: "string", help: "the Pulumi stack (default: dev)" },
   project: { type: "string", help: "the Stackwright project directory (default: this package)" },
   speed: { type: "string", help: "the embedded emulator's pace: instant, fast (default) or realistic" },
@@ -56,50 +58,42 @@ async function embeddedEmulator(projectDir: string, speed: string): Promise<ApiT
   };
 }
 
-export async function startCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help")) {
-    console.log(
-      `usage: stackwright start [flags]\n\nValidates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up and prints the outputs.\n\nflags:\n${describeFlags(flagsSpec)}`,
-    );
-    return 0;
-  }
-  let target: ApiTarget | undefined;
-  try {
-    const { flags } = parseFlags("start", argv, flagsSpec);
+export const startCommand = defineCommand({
+  name: "start",
+  summary:
+    "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up and prints the outputs.",
+  flags,
+  async run({ flags }) {
     const projectDir = flags.project ?? defaultProjectDir();
     const stackName = flags.stack ?? "dev";
 
     const configDir = path.join(projectDir, "stacks-config");
     const loaded = await loadDesiredState(configDir);
-    if (!loaded.ok) {
-      console.error(formatConfigErrors(loaded.errors));
-      return 1;
-    }
-    console.log(`stacks-config: ${loaded.state.stacks.map((s) => s.stack).join(", ")} valid`);
+    if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
+    say(`stacks-config: ${loaded.state.stacks.map((s) => s.stack).join(", ")} valid`);
 
     const external = process.env["STACKWRIGHT_API_URL"];
-    target =
+    const target: ApiTarget =
       external !== undefined && external !== ""
         ? { env: {}, description: `the API at ${external}`, close: async () => {} }
         : await embeddedEmulator(projectDir, flags.speed ?? "fast");
-    console.log(`running up on stack '${stackName}' against ${target.description}\n`);
-
-    const stack = await openStack({ projectDir, stackName, env: target.env });
-    // The engine prints the outputs at the end of its own report.
-    const result = await stack.up({
-      onOutput: (out) => process.stdout.write(out),
-      onError: (out) => process.stderr.write(out),
-    });
-    const changes = Object.entries(result.summary.resourceChanges ?? {})
-      .filter(([op, n]) => op !== "same" && (n ?? 0) > 0)
-      .map(([op, n]) => `${n} ${op}`);
-    console.log(
-      `\n${changes.length === 0 ? "no changes: the platform already matches stacks-config/" : `done: ${changes.join(", ")}`}`,
-    );
-    return 0;
-  } catch (err) {
-    return reportFailure("start", err);
-  } finally {
-    await target?.close();
-  }
-}
+    try {
+      say(`running up on stack '${stackName}' against ${target.description}\n`);
+      const stack = await openStack({ projectDir, stackName, env: target.env });
+      // The engine prints the outputs at the end of its own report.
+      const result = await stack.up({
+        onOutput: (out) => process.stdout.write(out),
+        onError: (out) => process.stderr.write(out),
+      });
+      const changes = Object.entries(result.summary.resourceChanges ?? {})
+        .filter(([op, n]) => op !== "same" && (n ?? 0) > 0)
+        .map(([op, n]) => `${n} ${op}`);
+      say(
+        `\n${changes.length === 0 ? "no changes: the platform already matches stacks-config/" : `done: ${changes.join(", ")}`}`,
+      );
+      return EXIT_CODES.ok;
+    } finally {
+      await target.close();
+    }
+  },
+});

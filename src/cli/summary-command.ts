@@ -3,31 +3,31 @@
  * Markdown comment for a pull request, on stdout.
  */
 import * as fs from "node:fs";
-import { describeFlags, parseFlags, UsageError, type FlagSpec } from "./args";
+import { defineCommand } from "./command";
+import { CliError, EXIT_CODES } from "./exit-codes";
 import { parsePreviewJson } from "./preview-json";
 import { renderSummary } from "./summary";
 
-const flagsSpec = {
-  title: { type: "string", help: "the heading of the comment (default: Stackwright preview)" },
-} satisfies FlagSpec;
-
-export async function summaryCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help")) {
-    console.log(
-      `usage: stackwright summary [FILE] [flags]\n\nReads \`pulumi preview --json\` output (FILE or stdin) and prints a Markdown summary.\n\nflags:\n${describeFlags(flagsSpec)}`,
-    );
-    return 0;
-  }
+function readSource(source: string): string {
   try {
-    const { flags, positional } = parseFlags("summary", argv, flagsSpec, ["FILE"]);
-    const file = positional[0];
-    const source = file === undefined || file === "-" ? "stdin" : file;
-    const text = source === "stdin" ? fs.readFileSync(0, "utf8") : fs.readFileSync(source, "utf8");
-    const preview = parsePreviewJson(text, source);
-    process.stdout.write(renderSummary(preview, flags.title === undefined ? {} : { title: flags.title }));
-    return 0;
+    return source === "stdin" ? fs.readFileSync(0, "utf8") : fs.readFileSync(source, "utf8");
   } catch (err) {
-    console.error(err instanceof Error ? err.message : String(err));
-    return err instanceof UsageError ? 2 : 1;
+    throw new CliError("usage", `cannot read ${source}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
+
+export const summaryCommand = defineCommand({
+  name: "summary",
+  args: ["FILE"],
+  summary: "Reads `pulumi preview --json` output (FILE or stdin) and prints a Markdown summary.",
+  flags: {
+    title: { type: "string", help: "the heading of the comment (default: Stackwright preview)" },
+  },
+  run({ flags, positional }) {
+    const file = positional[0];
+    const source = file === undefined || file === "-" ? "stdin" : file;
+    const preview = parsePreviewJson(readSource(source), source);
+    process.stdout.write(renderSummary(preview, flags.title === undefined ? {} : { title: flags.title }));
+    return Promise.resolve(EXIT_CODES.ok);
+  },
+});

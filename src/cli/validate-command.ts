@@ -4,37 +4,28 @@
  * printed at once as `file:line:col: path: message` with the offending line.
  */
 import * as path from "node:path";
-import { formatConfigErrors, loadDesiredState } from "../config";
-import { describeFlags, parseFlags, type FlagSpec } from "./args";
+import { ConfigValidationError, loadDesiredState } from "../config";
+import { defineCommand } from "./command";
+import { EXIT_CODES } from "./exit-codes";
+import { say } from "./output";
 import { defaultProjectDir } from "./workspace";
 
-const flagsSpec = {
-  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
-} satisfies FlagSpec;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export async function validateCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help")) {
-    console.log(
-      `usage: stackwright validate [DIR] [flags]\n\nChecks every stack file in DIR (default: stacks-config/ of the project) without calling the API.\n\nflags:\n${describeFlags(flagsSpec)}`,
-    );
-    return 0;
-  }
-  let dir: string;
-  try {
-    const { flags, positional } = parseFlags("validate", argv, flagsSpec, ["DIR"]);
-    dir = positional[0] ?? path.join(flags.project ?? defaultProjectDir(), "stacks-config");
-  } catch (err) {
-    console.error(err instanceof Error ? err.message : String(err));
-    return 2;
-  }
-  const result = await loadDesiredState(dir);
-  if (!result.ok) {
-    console.error(formatConfigErrors(result.errors));
-    return 1;
-  }
-  const environments = result.state.stacks.reduce((n, s) => n + Object.keys(s.environments).length, 0);
-  console.log(
-    `${dir}: ${result.state.stacks.length} stack${result.state.stacks.length === 1 ? "" : "s"}, ${environments} environment${environments === 1 ? "" : "s"}: valid`,
-  );
-  return 0;
-}
+export const validateCommand = defineCommand({
+  name: "validate",
+  args: ["DIR"],
+  summary: "Checks every stack file in DIR (default: stacks-config/ of the project) without calling the API.",
+  flags: {
+    project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  },
+  async run({ flags, positional }) {
+    const dir = positional[0] ?? path.join(flags.project ?? defaultProjectDir(), "stacks-config");
+    const result = await loadDesiredState(dir);
+    if (!result.ok) throw new ConfigValidationError(result.errors);
+    const { stacks } = result.state;
+    const environments = stacks.reduce((n, s) => n + Object.keys(s.environments).length, 0);
+    say(`${dir}: ${plural(stacks.length, "stack")}, ${plural(environments, "environment")}: valid`);
+    return EXIT_CODES.ok;
+  },
+});

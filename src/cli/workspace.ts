@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { engineEnv, pulumiCommand } from "./engine-env";
+import { UsageError } from "./exit-codes";
 
 /** The directory holding Stackwright's Pulumi.yaml: the package root (dist/src/cli → ../../..). */
 export function defaultProjectDir(): string {
@@ -25,7 +26,7 @@ export interface OpenStackOptions {
 export async function openStack(options: OpenStackOptions): Promise<Stack> {
   const projectDir = path.resolve(options.projectDir);
   if (!fs.existsSync(path.join(projectDir, "Pulumi.yaml"))) {
-    throw new Error(
+    throw new UsageError(
       `${projectDir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
     );
   }

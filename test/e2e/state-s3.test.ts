@@ -80,7 +80,7 @@ describe("stackwright on an S3 state backend", () => {
     const [held] = await locksOf("busy");
 
     const second = up("busy");
-    expect(await second.exited).toBe(1);
+    expect(await second.exited).toBe(3); // exit 3: locked (README, Exit codes)
     const pid = held?.readable === true ? held.pid : -1;
     expect(second.output()).toMatch(
       new RegExp(`stack busy is being updated by ${os.hostname()} pid ${pid} since \\d{4}-\\d\\d-\\d\\dT`),

@@ -9,6 +9,7 @@
  * terminal is not passed on again (Pulumi would count it as the second and terminate).
  */
 import { execFileSync } from "node:child_process";
+import { CliError } from "../exit-codes";
 
 export interface Interruption {
   /** Aborted at the first signal: pass it to every engine call (`signal` option). */
@@ -20,10 +21,13 @@ export interface Interruption {
 }
 
 /** The run was stopped by a signal before or while the engine ran. */
-export class InterruptedError extends Error {
-  override readonly name = "InterruptedError";
+export class InterruptedError extends CliError {
   constructor(readonly signalName: NodeJS.Signals) {
-    super(`stopped by ${signalName}`);
+    super(
+      "interrupted",
+      `stopped by ${signalName}: the operations in flight were finished and the state saved; run it again to carry on.`,
+    );
+    this.name = "InterruptedError";
   }
 }
 

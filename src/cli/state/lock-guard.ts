@@ -6,6 +6,7 @@
  */
 import { ConcurrentUpdateError } from "@pulumi/pulumi/automation";
 import { formatAge, describeHolder, localJudge, readLocks, removeStaleLocks, type LockJudge } from "./locks";
+import { CliError } from "../exit-codes";
 import type { StateStore } from "./store";
 
 /** How a run treats other runs' locks. */
@@ -26,8 +27,11 @@ export interface LockTarget {
 }
 
 /** The stack stayed locked by a live owner for longer than the run would wait. */
-export class StackLockedError extends Error {
-  override readonly name = "StackLockedError";
+export class StackLockedError extends CliError {
+  constructor(message: string) {
+    super("locked", message);
+    this.name = "StackLockedError";
+  }
 }
 
 export interface GuardHooks {

@@ -4,7 +4,7 @@
  * processes this machine cannot see) is removed because the operator says its run is gone.
  */
 import { describeFlags, parseFlags, UsageError, type FlagSpec } from "../args";
-import { reportFailure } from "../engine-commands";
+import { reportError } from "../exit-codes";
 import { defaultProjectDir } from "../workspace";
 import { describeHolder, localJudge, readLocks, judgeLock } from "./locks";
 import { lockTargetOf } from "./target";
@@ -57,6 +57,6 @@ export async function unlockCommand(argv: string[]): Promise<number> {
     }
     return live > 0 ? 1 : 0;
   } catch (err) {
-    return reportFailure("unlock", err);
+    return reportError("unlock", err);
   }
 }

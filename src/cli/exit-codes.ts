@@ -1,0 +1,125 @@
+/**
+ * The one table from errors to exit codes of the `stackwright` command (documented in the
+ * README's "Exit codes"). Every command reports a failure through {@link reportError}, so the
+ * same kind of failure always ends the same way, with one line that says what to change and no
+ * stack trace.
+ */
+import { CommandError, ConcurrentUpdateError, StackNotFoundError } from "@pulumi/pulumi/automation";
+import { ConfigValidationError } from "../config";
+
+/** What went wrong, as a CI job needs to tell apart. */
+export type ExitKind = "failed" | "usage" | "locked" | "environment" | "interrupted";
+
+/** Exit status per kind; 0 is success. Fixed: scripts and CI branch on them. */
+export const EXIT_CODES = {
+  ok: 0,
+  /** A change, a read or the engine failed (in at least one stack). */
+  failed: 1,
+  /** A bad flag or argument, an invalid stacks-config/, missing or wrong settings. */
+  usage: 2,
+  /** A stack is being updated by another run (its lock is held). */
+  locked: 3,
+  /** The tool cannot run here: no Pulumi CLI, an unreachable state backend, a broken install. */
+  environment: 4,
+  /** Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it). */
+  interrupted: 130,
+} as const satisfies Record<ExitKind | "ok", number>;
+
+/**
+ * An error whose kind the CLI knows. Throw it (or {@link UsageError}) from a command; the kit
+ * prints the message alone and exits with the kind's code.
+ */
+export class CliError extends Error {
+  constructor(
+    readonly kind: ExitKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "CliError";
+  }
+}
+
+/** A bad flag, argument or setting: exit 2, with a pointer to `--help`. */
+export class UsageError extends CliError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("usage", message, options);
+    this.name = "UsageError";
+  }
+}
+
+interface Row {
+  readonly matches: (err: unknown) => boolean;
+  readonly kind: (err: unknown) => ExitKind;
+  /** The line the user reads, or undefined when the engine's own report (already shown) says it. */
+  readonly message: (err: unknown, command: string) => string | undefined;
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const always = (kind: ExitKind) => () => kind;
+
+/** First match wins: the specific Pulumi errors come before CommandError, their base class. */
+const TABLE: readonly Row[] = [
+  {
+    matches: (e) => e instanceof CliError,
+    kind: (e) => (e instanceof CliError ? e.kind : "failed"),
+    message: messageOf,
+  },
+  { matches: (e) => ConfigValidationError.isInstance(e), kind: always("usage"), message: messageOf },
+  {
+    matches: (e) => e instanceof ConcurrentUpdateError,
+    kind: always("locked"),
+    message: (_e, command) =>
+      `stackwright ${command}: the stack is being updated by another run (the engine's report above names it)`,
+  },
+  {
+    matches: (e) => e instanceof StackNotFoundError,
+    kind: always("usage"),
+    message: (_e, command) =>
+      `stackwright ${command}: the stack does not exist (the engine's report above names it)`,
+  },
+  {
+    matches: (e) => e instanceof CommandError,
+    kind: always("failed"),
+    // The engine's diagnostics (streamed already) name the resource and the cause; the
+    // CommandError's message would repeat all of it.
+    message: (_e, command) => `stackwright ${command} failed: the engine's report above names the cause.`,
+  },
+];
+
+/** The kind of any thrown value: a CliError says its own; unknown errors count as failures. */
+export function kindOf(err: unknown): ExitKind {
+  return TABLE.find((row) => row.matches(err))?.kind(err) ?? "failed";
+}
+
+/** The exit code of any thrown value. */
+export function exitCodeOf(err: unknown): number {
+  return EXIT_CODES[kindOf(err)];
+}
+
+/** The one line a user reads for `err` (undefined when the engine's report above says it). */
+export function describeError(command: string, err: unknown): string | undefined {
+  const row = TABLE.find((r) => r.matches(err));
+  if (row === undefined) return `stackwright ${command} failed: ${messageOf(err)}`;
+  return row.message(err, command);
+}
+
+/** Prints `err` in one place, the way its kind is reported, and returns the exit code. */
+export function reportError(command: string, err: unknown): number {
+  const line = describeError(command, err);
+  if (line !== undefined) {
+    const hint = err instanceof UsageError ? `\n(stackwright ${command} --help lists its flags)` : "";
+    console.error(`${line}${hint}`);
+  }
+  return exitCodeOf(err);
+}
+
+/**
+ * The exit code of a run over several stacks: 0 when none failed; the failures' common code
+ * when they agree (all locked: 3); 1 (failed) when they differ.
+ */
+export function combinedExitCode(codes: readonly number[]): number {
+  const failures = [...new Set(codes.filter((c) => c !== EXIT_CODES.ok))];
+  if (failures.length === 0) return EXIT_CODES.ok;
+  return failures.length === 1 ? (failures[0] ?? EXIT_CODES.failed) : EXIT_CODES.failed;
+}

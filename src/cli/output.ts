@@ -1,0 +1,56 @@
+/**
+ * What the commands print, in one place: results on stdout, problems on stderr, the engine's
+ * stream passed through (prefixed by its stack when several run at once), and plain-text tables.
+ */
+
+/** Where text goes: stdout for results, stderr for problems. Tests pass their own. */
+export interface Sink {
+  write(text: string): void;
+}
+
+export const stdout: Sink = { write: (text) => void process.stdout.write(text) };
+export const stderr: Sink = { write: (text) => void process.stderr.write(text) };
+
+/** Prints one line (or several) on stdout. */
+export function say(text: string): void {
+  stdout.write(`${text}\n`);
+}
+
+/** Prints one line (or several) on stderr. */
+export function warn(text: string): void {
+  stderr.write(`${text}\n`);
+}
+
+/**
+ * A writer that puts `prefix` before every line of a chunked stream, holding a partial line until
+ * its end arrives, so that the lines of stacks running at once never interleave mid-line.
+ * `flush()` writes what is left.
+ */
+export function prefixedLines(prefix: string, sink: Sink): { write(chunk: string): void; flush(): void } {
+  let pending = "";
+  return {
+    write(chunk) {
+      pending += chunk;
+      const lastNewline = pending.lastIndexOf("\n");
+      if (lastNewline === -1) return;
+      const complete = pending.slice(0, lastNewline).split("\n");
+      pending = pending.slice(lastNewline + 1);
+      sink.write(complete.map((line) => `${prefix}${line}\n`).join(""));
+    },
+    flush() {
+      if (pending !== "") sink.write(`${prefix}${pending}\n`);
+      pending = "";
+    },
+  };
+}
+
+/** A left-aligned plain-text table with a header rule, for terminals and CI logs. */
+export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
