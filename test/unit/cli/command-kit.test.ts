@@ -1,13 +1,7 @@
 import { CommandError, ConcurrentUpdateError } from "@pulumi/pulumi/automation";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineCommand, helpText } from "../../../src/cli/command";
-import {
-  CliError,
-  combinedExitCode,
-  EXIT_CODES,
-  exitCodeOf,
-  UsageError,
-} from "../../../src/cli/exit-codes";
+import { CliError, combinedExitCode, EXIT_CODES, exitCodeOf, UsageError } from "../../../src/cli/exit-codes";
 import { ConfigValidationError } from "../../../src/config";
 
 describe("the exit-code table", () => {
@@ -22,12 +16,11 @@ describe("the exit-code table", () => {
   });
 
   it("tells a lock held by another run from any other engine failure", () => {
-    // The Automation API classifies the CLI's stderr; these are the texts it looks for.
-    const locked = new ConcurrentUpdateError(
-      Object.assign(new Error("x"), { commandResult: { stdout: "", stderr: "[409] Conflict: Another update is currently in progress.", code: 255, err: undefined } }),
-    );
+    // The Automation API builds these from the CLI's stderr; their classes are what we map.
+    const locked: unknown = Object.setPrototypeOf(new Error("locked"), ConcurrentUpdateError.prototype);
+    const failed: unknown = Object.setPrototypeOf(new Error("failed"), CommandError.prototype);
     expect(exitCodeOf(locked)).toBe(3);
-    expect(exitCodeOf(new CommandError(new Error("engine failed")))).toBe(1);
+    expect(exitCodeOf(failed)).toBe(1);
   });
 
   it("gives a run over several stacks the failures' common code, else 1", () => {
@@ -92,7 +85,13 @@ describe("a command built with the kit", () => {
   });
 
   it("shows optional and repeated arguments in its usage line", () => {
-    const text = helpText({ name: "x", args: ["FILE"], summary: "s", flags: {}, run: () => Promise.resolve(0) });
+    const text = helpText({
+      name: "x",
+      args: ["FILE"],
+      summary: "s",
+      flags: {},
+      run: () => Promise.resolve(0),
+    });
     expect(text.split("\n")[0]).toBe("usage: stackwright x [FILE]");
   });
 });
