@@ -50,11 +50,13 @@ export const PENDING_DEPLOYMENT_STATES = [
 
 /** True when the state is terminal (Completed, Failed, Invalid, Rejected, Deleted). */
 export function isDeploymentFinished(state: DeploymentState): boolean {
-  return (FINISHED_DEPLOYMENT_STATES as readonly string[]).includes(state);
+  const finished: readonly DeploymentState[] = FINISHED_DEPLOYMENT_STATES;
+  return finished.includes(state);
 }
 /** True when the deployment is Queued, Deploying or Aborting. */
 export function isDeploymentInProgress(state: DeploymentState): boolean {
-  return (IN_PROGRESS_DEPLOYMENT_STATES as readonly string[]).includes(state);
+  const inProgress: readonly DeploymentState[] = IN_PROGRESS_DEPLOYMENT_STATES;
+  return inProgress.includes(state);
 }
 
 /** `ref_type` values of endpoint 9. */
@@ -74,7 +76,8 @@ export const ApprovalMode = z.enum(APPROVAL_MODES);
 export type ApprovalMode = z.infer<typeof ApprovalMode>;
 /** True when `ref` must be empty for this ref type. */
 export function refTypeForbidsRef(refType: RefType): boolean {
-  return (REF_TYPES_WITHOUT_REF as readonly string[]).includes(refType);
+  const withoutRef: readonly RefType[] = REF_TYPES_WITHOUT_REF;
+  return withoutRef.includes(refType);
 }
 
 /** What `ref` names for each ref type that needs one (completes "the ... to deploy"). */

@@ -9,7 +9,8 @@ export type FetchStatus = z.infer<typeof FetchStatus>;
 export const FINISHED_FETCH_STATUSES = ["Complete", "Failed"] as const satisfies readonly FetchStatus[];
 /** True when a fetch status is terminal. */
 export function isFetchFinished(status: FetchStatus): boolean {
-  return (FINISHED_FETCH_STATUSES as readonly string[]).includes(status);
+  const finished: readonly FetchStatus[] = FINISHED_FETCH_STATUSES;
+  return finished.includes(status);
 }
 
 /** A git fetch, type `fetches` (numeric id on the wire). */

@@ -9,7 +9,8 @@ export type TransferStatus = z.infer<typeof TransferStatus>;
 export const FINISHED_TRANSFER_STATUSES = ["Finished", "Failed"] as const satisfies readonly TransferStatus[];
 /** True when a transfer status is terminal. */
 export function isTransferFinished(status: TransferStatus): boolean {
-  return (FINISHED_TRANSFER_STATUSES as readonly string[]).includes(status);
+  const finished: readonly TransferStatus[] = FINISHED_TRANSFER_STATUSES;
+  return finished.includes(status);
 }
 
 export const TRANSFER_DIRECTIONS = ["create", "restore"] as const;

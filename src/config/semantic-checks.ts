@@ -1,7 +1,7 @@
 import type { PathSegment } from "./errors";
 import { RefType, refProblem } from "../api/deployment";
 import { nameProblem, shownName } from "../api/names";
-import { SNAPSHOT_MODES, type SnapshotMode } from "./schema";
+import { SnapshotMode, snapshotModeCovers } from "../api/snapshot";
 import { type Finding, type SourceFile, position } from "./source-file";
 
 /**
@@ -103,7 +103,7 @@ function declaredSnapshots(
       const mode = asMap(rawSnapshot)?.["mode"] ?? "all";
       declared.set(name, {
         environment,
-        mode: (SNAPSHOT_MODES as readonly unknown[]).includes(mode) ? (mode as SnapshotMode) : undefined,
+        mode: SnapshotMode.safeParse(mode).data,
         line: position(source, path, "key").line,
       });
     }
@@ -140,14 +140,8 @@ function checkRestore(
     });
     return;
   }
-  const mode = restore["mode"];
-  if (
-    snapshot.mode !== undefined &&
-    typeof mode === "string" &&
-    (SNAPSHOT_MODES as readonly string[]).includes(mode) &&
-    snapshot.mode !== "all" &&
-    snapshot.mode !== mode
-  ) {
+  const mode = SnapshotMode.safeParse(restore["mode"]).data;
+  if (snapshot.mode !== undefined && mode !== undefined && !snapshotModeCovers(snapshot.mode, mode)) {
     findings.push({
       path: [...path, "mode"],
       target: "value",
