@@ -1,16 +1,19 @@
 /**
  * `npm run bench`: every benchmark in turn. Each prints ratios of two things measured side by
  * side in the same run (ours beside a baseline), so the numbers mean the same on any machine.
- * `npm run bench -- emulator client` runs only those; providers take sizes as `providers=10,100`.
+ * `npm run bench -- emulator client` runs only those; providers take sizes as `providers=10,100`,
+ * the fleet bench as `fleet=1,20`.
  */
 import { runClientBench } from "./client";
 import { runEmulatorBench } from "./emulator";
+import { runFleetBench } from "./fleet";
 import { runProvidersBench } from "./providers";
 
 const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
   emulator: () => runEmulatorBench(),
   client: () => runClientBench(),
   providers: (arg) => runProvidersBench(arg === undefined ? [10, 100, 500] : arg.split(",").map(Number)),
+  fleet: (arg) => runFleetBench(arg === undefined ? [1, 20, 100] : arg.split(",").map(Number)),
 };
 
 async function main(argv: string[]): Promise<number> {
