@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { stringify } from "yaml";
 import type { SeedInput } from "../src/emulator";
+import { NOOP_PROGRAM } from "./providers";
 
 export const EMAIL = "ops@example.com";
 export const TOKEN = "demo-token";
@@ -75,27 +76,13 @@ export function fleetProject(sites: number): string {
   return dir;
 }
 
-/** A project whose program is `n` bare no-op dynamic resources (n = 0: the empty program). */
-export function floorProject(n: number): string {
+/** A project whose program is `BENCH_N` bare no-op dynamic resources (0: the empty program). */
+export function floorProject(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-floor-"));
   fs.cpSync(path.join(repoRoot, "package.json"), path.join(dir, "package.json"));
   fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: stackwright\nruntime: nodejs\nmain: program.js\n");
   fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
   fs.symlinkSync(path.join(repoRoot, ".tools"), path.join(dir, ".tools"));
-  fs.writeFileSync(
-    path.join(dir, "program.js"),
-    `"use strict";
-const pulumi = require("@pulumi/pulumi");
-const noop = {
-  async create(inputs) { return { id: "noop-" + inputs.i, outs: inputs }; },
-  async diff() { return { changes: false }; },
-  async delete() {},
-};
-class Noop extends pulumi.dynamic.Resource {
-  constructor(name, args) { super(noop, name, args, undefined, "stackwright", "Noop"); }
-}
-for (let i = 0; i < ${n}; i++) new Noop("n" + i, { i });
-`,
-  );
+  fs.writeFileSync(path.join(dir, "program.js"), NOOP_PROGRAM);
   return dir;
 }

@@ -68,8 +68,13 @@ function stateBytes(dir: string): number {
 }
 
 /** Opens the project's `bench` stack on its own file backend with the API settings in env. */
-async function benchStack(dir: string, url: string | undefined): Promise<Stack> {
+async function benchStack(
+  dir: string,
+  url: string | undefined,
+  extra: Record<string, string> = {},
+): Promise<Stack> {
   const env = {
+    ...extra,
     ...engineEnv({ projectDir: dir, stateDir: path.join(dir, ".stackwright", "state"), baseEnv: {} }),
     ...(url === undefined
       ? {}
@@ -107,9 +112,9 @@ async function measureFleet(sites: number): Promise<FleetRow> {
 
 /** No-change up of `n` bare no-op dynamic resources (0: the empty program), and their first up. */
 async function measureFloor(n: number): Promise<{ up: Timing; noChange: Timing }> {
-  const dir = floorProject(n);
+  const dir = floorProject();
   try {
-    const stack = await benchStack(dir, undefined);
+    const stack = await benchStack(dir, undefined, { BENCH_N: String(n) });
     const up = await timed(undefined, () => stack.up());
     const noChange = await timed(undefined, () => stack.up());
     return { up, noChange };

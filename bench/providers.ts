@@ -48,7 +48,8 @@ for (let i = 0; i < n; i++) {
 }
 `;
 
-const NOOP = `"use strict";
+/** `BENCH_N` bare no-op dynamic resources: the floor of the mechanism our providers use. */
+export const NOOP_PROGRAM = `"use strict";
 const pulumi = require("@pulumi/pulumi");
 const noop = {
   async create(inputs) { return { id: "noop-" + inputs.i, outs: inputs }; },
@@ -111,7 +112,7 @@ async function timed(url: string, run: () => Promise<unknown>): Promise<Timing> 
 }
 
 async function measure(n: number, variant: Row["variant"], parallelDiff: boolean, url: string): Promise<Row> {
-  const dir = scratch(variant === "deployment" ? OURS : NOOP);
+  const dir = scratch(variant === "deployment" ? OURS : NOOP_PROGRAM);
   try {
     const stateDir = path.join(dir, ".stackwright", "state");
     fs.mkdirSync(stateDir, { recursive: true });

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -7,46 +7,11 @@ import {
   stateResources,
   type ProvidersWorld,
 } from "../helpers/providers-e2e";
+import { killTree } from "../helpers/stackwright-process";
 
 const CREATE_DEPLOYMENT = "POST /svc/project/acme-web/environment/uat/deploys";
 const CREATE_SNAPSHOT = "POST /svc/project/acme-web/snapshots";
 const AUTH = `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}`;
-
-/**
- * Every descendant of `root` (the CLI starts its plugins in their own process groups, so killing
- * the CLI's group alone would leave the language host and the provider plugin running).
- */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const line of execFileSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8" }).split("\n")) {
-    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
-    if (pid === undefined || ppid === undefined || Number.isNaN(pid) || Number.isNaN(ppid)) continue;
-    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-  }
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const next = queue.shift();
-    for (const child of next === undefined ? [] : (children.get(next) ?? [])) {
-      out.push(child);
-      queue.push(child);
-    }
-  }
-  return out;
-}
-
-/** SIGKILLs the CLI's process group and every process below it. */
-function killTree(pid: number): void {
-  const below = descendants(pid);
-  process.kill(-pid, "SIGKILL");
-  for (const p of below) {
-    try {
-      process.kill(p, "SIGKILL");
-    } catch {
-      // Already gone with the group.
-    }
-  }
-}
 
 /**
  * Runs `pulumi up` in its own process group, waits (bounded) until every request of `creates`
