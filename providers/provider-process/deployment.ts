@@ -112,7 +112,9 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   // Approved (a person approved a `request`, seen by a refresh) or still running after a timeout.
   const canMove =
     state === "Approved" || (state !== undefined && IN_PROGRESS.includes(state) && news["wait"] !== false);
-  if (lockStays && (replaces.length > 0 || canMove)) {
+  // Only a start is refused under a lock: a deployment already running (after a timed-out wait,
+  // possibly in the very change that added the lock) is just waited for.
+  if (lockStays && (replaces.length > 0 || state === "Approved")) {
     // A lock that stays makes the platform refuse the deployment: say so in the preview, not
     // halfway through the update.
     const where = `${String(news["stack"])}/${String(news["environment"])}`;

@@ -24,6 +24,8 @@ export function oneShot(
 ): OneShot {
   return {
     read(id, props) {
+      // Not a platform id (an operation whose outcome was never known): nothing to read.
+      if (!/^\d+$/.test(id)) return Promise.resolve({ id, props });
       const stack = String(props["stack"]);
       return withClient(async (client) => {
         try {

@@ -19,9 +19,13 @@ import {
   type Props,
   UNKNOWN,
 } from "./common";
+import { ApiError, ErrorCode } from "../../src/client";
 import { InitError, wrap } from "./errors";
 import { oneShot } from "./one-shot";
 import { withClient } from "./settings";
+
+/** The id recorded for a restore whose request may or may not have reached the platform. */
+export const UNKNOWN_TRANSFER = "unknown";
 
 /** Inputs of a SnapshotRestore (the contract's). */
 export const SnapshotRestoreInputs = snapshotRestoreContract.inputs;
@@ -55,6 +59,13 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   return diffReplacing(olds, news, REPLACE_KEYS);
 }
 
+/** True when a failed restore request may still have started a restore. */
+function mayHaveStarted(error: unknown): boolean {
+  return (
+    ApiError.isInstance(error) && (error.code === ErrorCode.OutcomeUnknown || error.code === ErrorCode.Server)
+  );
+}
+
 /** POST restore → transfer; waits until it finishes. */
 export function create(props: Props): Promise<{ id: string; outs: Props }> {
   const inputs = parseInputs(SnapshotRestoreInputs, props, "SnapshotRestore");
@@ -84,6 +95,17 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
       return { id: done.id, outs: { ...base, transfer_id: done.id, status: done.attributes.status } };
     } catch (error) {
       const message = wrap(`Restore of snapshot ${inputs.snapshot_id} into ${where} failed`, error).message;
+      if (transferId === undefined && mayHaveStarted(error)) {
+        // The request may have reached the platform (its answer was lost, or a server error came
+        // back after it may have acted). The state records the restore as done-but-unknown, so no
+        // later run repeats it: a restore must never run twice.
+        throw new InitError(
+          `${message}. The restore may have started: Stackwright will not run it again by itself. ` +
+            "Check the environment's data; to restore again, change `trigger`.",
+          UNKNOWN_TRANSFER,
+          withProvider({ ...base, transfer_id: UNKNOWN_TRANSFER, status: "unknown" }, props),
+        );
+      }
       if (transferId !== undefined) {
         throw new InitError(message, transferId, withProvider({ ...base, transfer_id: transferId }, props));
       }

@@ -44,6 +44,7 @@ export interface EmulatorHooks {
   requests(): Promise<LoggedRequest[]>;
   clearRequests(): Promise<void>;
   fault(fault: FaultInput): Promise<string>;
+  clearFaults(): Promise<void>;
   approve(stack: string, env: string, id: string | number): Promise<unknown>;
   reject(stack: string, env: string, id: string | number): Promise<unknown>;
   nextOutcome(stack: string, env: string, outcome?: "fail"): Promise<void>;
@@ -83,6 +84,7 @@ export function emulatorHooks(url: string): EmulatorHooks {
     requests: async () => ((await hook(url, "GET", "/requests")) as { requests: LoggedRequest[] }).requests,
     clearRequests: async () => void (await hook(url, "DELETE", "/requests")),
     fault: async (fault) => ((await hook(url, "POST", "/faults", fault)) as { id: string }).id,
+    clearFaults: async () => void (await hook(url, "DELETE", "/faults")),
     approve: (stack, e, id) => hook(url, "POST", `${env(stack, e)}/deploys/${id}/approve`),
     reject: (stack, e, id) => hook(url, "POST", `${env(stack, e)}/deploys/${id}/reject`),
     nextOutcome: async (stack, e, outcome = "fail") =>

@@ -247,6 +247,47 @@ describe("other resource runtimes against the emulator", () => {
     expect(r.outs["status"]).toBe("Finished");
   });
 
+  // Found by the provider fault fuzz (test/fuzz/provider-faults.test.ts): the next run restored
+  // a second time (or failed on the first one still running).
+  it("records a restore whose answer was lost as unknown, so no later run restores again", async () => {
+    const s = await checkThenCreate(snapshot, {
+      stack: "acme-web",
+      environment: "uat",
+      mode: "db",
+      marker_seed: "t/Snapshot/lost",
+    });
+    await emulator.hooks.fault({
+      method: "POST",
+      path: "/svc/project/acme-web/snapshots/*",
+      kind: "drop",
+      phase: "after",
+      count: 1,
+    });
+    const checked = await restore.check(
+      {},
+      {
+        stack: "acme-web",
+        environment: "uat",
+        snapshot_id: s.id,
+        mode: "db",
+        confirm: "uat",
+        __provider: PROVIDER,
+      },
+    );
+    const error = (await restore.create(checked.inputs).catch((e: unknown) => e)) as InitError;
+    expect(error).toBeInstanceOf(InitError);
+    expect(error.message).toContain("will not run it again by itself");
+    expect(error.properties["status"]).toBe("unknown");
+    await emulator.hooks.clearRequests();
+    // The engine updates a resource recorded with an init error; refresh reads it: no request.
+    await restore.update(error.id, error.properties, checked.inputs);
+    expect((await restore.read(error.id, error.properties)).id).toBe(error.id);
+    expect(await writes()).toEqual([]);
+    expect(
+      (await emulator.hooks.transfers("acme-web")).filter((t) => t.direction === "restore"),
+    ).toHaveLength(1);
+  });
+
   it("fetches the repository and waits for Complete", async () => {
     const f = await checkThenCreate(gitFetch, { stack: "acme-web" });
     expect(f.outs["status"]).toBe("Complete");

@@ -79,6 +79,20 @@ describe("a deployment on a locked environment", () => {
     expect(await diffDeployment("102", olds, news)).toMatchObject({ changes: true, replaces: ["trigger"] });
   });
 
+  // Found by the provider fault fuzz (test/fuzz/provider-faults.test.ts): a change that deploys
+  // and locks, whose deployment outlived its wait bound, failed every later run on the lock.
+  it("waits for a deployment still running after a timeout while the lock stays", async () => {
+    const olds = { ...base, trigger: "1", state: "Deploying", environment_lock: "Change freeze" };
+    const news = { ...base, trigger: "1", environment_lock: "Change freeze" };
+    expect(await diffDeployment("102", olds, news)).toMatchObject({ changes: true, replaces: [] });
+  });
+
+  it("fails the plan when an Approved deployment would be started while the lock stays", async () => {
+    const olds = { ...base, trigger: "1", state: "Approved", environment_lock: "Change freeze" };
+    const news = { ...base, trigger: "1", environment_lock: "Change freeze" };
+    await expect(diffDeployment("102", olds, news)).rejects.toThrow("it would be started");
+  });
+
   it("records a lock added while it stays unchanged, so the next run knows", async () => {
     const olds = { ...base, trigger: "1" };
     const news = { ...base, trigger: "1", environment_lock: "Change freeze" };
