@@ -138,7 +138,15 @@ export function buildServer(deps: Deps): FastifyInstance {
       return admit();
     }
     if (fault.kind === "latency") {
-      void deps.scheduler.sleep(fault.latency_ms ?? 0).then(admit);
+      // A client that went away while its request was held is never served (as a proxy drops an
+      // aborted request): a test that kills the client gets "killed before the write", not a
+      // write landing later in another test's world.
+      void deps.scheduler.sleep(fault.latency_ms ?? 0).then(() => {
+        if (!request.raw.socket.destroyed) return admit();
+        entry.status = 0;
+        entry.done = true;
+        reply.hijack();
+      });
       return;
     }
     if (fault.kind === "drop") {

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Stack } from "@pulumi/pulumi/automation";
+import {
+  setFixture,
+  startProvidersWorld,
+  stateResources,
+  type ProvidersWorld,
+} from "../helpers/providers-e2e";
+
+const TYPES = ["Deployment", "EnvironmentLock", "Snapshot", "SnapshotRestore", "GitFetch", "RecordAction"];
+const AUTH = `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}`;
+
+/** Refreshes, then previews: the operations an acceptance step expects to change nothing. */
+async function refreshThenPreview(stack: Stack): Promise<Record<string, number>> {
+  const refreshed = await stack.refresh();
+  expect(refreshed.summary.result).toBe("succeeded");
+  const preview = await stack.preview();
+  return Object.fromEntries(
+    Object.entries(preview.changeSummary).filter(([op, n]) => op !== "same" && (n ?? 0) > 0),
+  ) as Record<string, number>;
+}
+
+async function status(world: ProvidersWorld, path: string): Promise<number> {
+  return (await fetch(`${world.emulator.url}${path}`, { headers: { authorization: AUTH } })).status;
+}
+
+// Terraform-style acceptance steps for every resource type, through the real engine: create,
+// refresh, empty plan; update, refresh, empty plan; destroy, and the platform shows each object
+// gone, or kept where deleting keeps history (deployments, restores, fetches, record actions).
+describe("acceptance steps of every resource type", () => {
+  let world: ProvidersWorld;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    world = await startProvidersWorld("acceptance");
+    await setFixture(world.stack, { lock: "true", snapshot: "true", restore: "true", extras: "true" });
+  }, 120_000);
+  afterAll(async () => world?.close());
+
+  it("creates each, and a refresh then a preview plan no change", async () => {
+    const up = await world.stack.up();
+    expect(up.summary.result).toBe("succeeded");
+    for (const type of TYPES) {
+      const [r] = stateResources(world.state(), type);
+      expect(r?.id, type).toBeTruthy();
+      ids[type] = String(r?.id);
+    }
+    expect(await refreshThenPreview(world.stack)).toEqual({});
+  }, 240_000);
+
+  it("updates each, and a refresh then a preview plan no change", async () => {
+    await setFixture(world.stack, {
+      title: "Release 2026-11, retitled",
+      lockMessage: "Audit",
+      snapshotNotes: "weekly",
+      restoreTrigger: "again",
+      extrasTrigger: "again",
+    });
+    const up = await world.stack.up();
+    expect(up.summary.result).toBe("succeeded");
+    // Title and lock message change in place; the others are one-shot objects, made anew.
+    expect(up.summary.resourceChanges).toMatchObject({ update: 2, replace: 4 });
+    expect(await world.emulator.hooks.lock("acme-web", "prod")).toEqual({ locked: true, lock_message: "Audit" });
+    expect(await status(world, `/svc/project/acme-web/snapshots/${ids["Snapshot"]}`)).toBe(404);
+    expect(await refreshThenPreview(world.stack)).toEqual({});
+    for (const type of TYPES) ids[type] = String(stateResources(world.state(), type)[0]?.id);
+  }, 240_000);
+
+  it("destroys each: gone from the platform, or kept as history where delete keeps it", async () => {
+    const destroyed = await world.stack.destroy();
+    expect(destroyed.summary.result).toBe("succeeded");
+    expect(await refreshThenPreview(world.stack)).toMatchObject({ create: 7 });
+    expect(stateResources(world.state(), "Deployment")).toEqual([]);
+    // Gone: the lock and the snapshot.
+    expect(await world.emulator.hooks.lock("acme-web", "prod")).toEqual({ locked: false, lock_message: "" });
+    expect(await status(world, `/svc/project/acme-web/snapshots/${ids["Snapshot"]}`)).toBe(404);
+    // Kept as history: the finished deployment, the restore and the fetch.
+    expect(await status(world, `/svc/project/acme-web/environment/uat/deploys/${ids["Deployment"]}`)).toBe(200);
+    expect(await status(world, `/svc/project/acme-web/snapshots/transfer/${ids["SnapshotRestore"]}`)).toBe(200);
+    expect(await status(world, `/svc/project/acme-web/git/fetches/${ids["GitFetch"]}`)).toBe(200);
+  }, 240_000);
+});

@@ -1,0 +1,268 @@
+/**
+ * Kill fuzzing through the real engine: `stackwright up` of a random desired state (one
+ * environment: a deployment, a lock, snapshots, restores) is SIGKILLed at a seeded point of its
+ * flow, the whole process tree or the provider plugin alone; then `stackwright up` runs again
+ * with no manual step (it removes the lock the killed run left: its owner's pid is dead) and must
+ * succeed. Properties on the emulator's records: one deployment, every declared snapshot exactly
+ * once, each restore at most once, the lock as desired, a preview with no changes, no token in
+ * the state or the output.
+ *
+ * Kill points (the emulator holds a request so the kill lands where it should):
+ * - before-write: the resource's create request is held before the server handles it;
+ * - after-write: the server committed the create, its answer is held;
+ * - during-wait: the first poll of the created object is held;
+ * - state-write: no fault; killed a seeded 0-400 ms after the object finished, while the engine
+ *   records it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import fc from "fast-check";
+import { stringify } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestEmulator, type FaultInput, type TestEmulator } from "../helpers/emulator";
+import { openStack } from "../../src/cli/workspace";
+import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { descendants, killTree, startStackwright, waitFor } from "../helpers/stackwright-process";
+import { applyChanges, changeArb, EMPTY, ENV, STACK, type Desired } from "./desired";
+import { count, fuzz, runs } from "./harness";
+import { platform, tokenLeaks, type Platform } from "./platform";
+
+const FILE = "test/fuzz/engine-kill.test.ts";
+const TARGETS = ["deployment", "snapshot", "restore"] as const;
+type Target = (typeof TARGETS)[number];
+const POINTS = ["before-write", "after-write", "during-wait", "state-write"] as const;
+
+const killCase = fc
+  .record({
+    changes: fc.array(changeArb, { minLength: 1, maxLength: 4 }),
+    target: fc.constantFrom(...TARGETS),
+    point: fc.constantFrom(...POINTS),
+    providerOnly: fc.nat({ max: 3 }).map((n) => n === 0),
+    delayMs: fc.integer({ min: 0, max: 400 }),
+  })
+  .map((c) => {
+    // Every flow has its target: add what the target needs to the random changes.
+    const extra =
+      c.target === "deployment"
+        ? [{ kind: "trigger" as const }]
+        : c.target === "snapshot"
+          ? [{ kind: "snapshot" as const, name: "nightly", notes: "before release" }]
+          : [
+              { kind: "snapshot" as const, name: "nightly", notes: "before release" },
+              { kind: "restore" as const, name: "from-a", snapshot: "nightly" },
+            ];
+    return { ...c, desired: applyChanges(EMPTY, [...c.changes, ...extra], 0) };
+  });
+type KillCase = typeof killCase extends fc.Arbitrary<infer T> ? T : never;
+
+const UAT = `/svc/project/${STACK}/environment/${ENV}`;
+const CREATE: Record<Target, { method: string; path: string }> = {
+  deployment: { method: "POST", path: `${UAT}/deploys` },
+  snapshot: { method: "POST", path: `/svc/project/${STACK}/snapshots` },
+  restore: { method: "POST", path: `/svc/project/${STACK}/snapshots/*` },
+};
+const FIRST_POLL: Record<Target, string> = {
+  deployment: `${UAT}/deploys/*`,
+  snapshot: `/svc/project/${STACK}/snapshots/transfer/*`,
+  restore: `/svc/project/${STACK}/snapshots/transfer/*`,
+};
+
+/** The stack file for `d`, as an operator writes it. */
+function stackFile(d: Desired): string {
+  const uat: Record<string, unknown> = {};
+  if (d.deployment !== undefined) {
+    uat["deployment"] = {
+      ref_type: "branch",
+      ref: d.deployment.ref,
+      approval: "bypass_and_start",
+      title: `Deploy ${d.deployment.ref}`,
+      ...(d.deployment.trigger === "" ? {} : { trigger: d.deployment.trigger }),
+    };
+  }
+  if (d.lock !== undefined) uat["lock"] = { message: d.lock.message };
+  const snapshots = Object.entries(d.snapshots);
+  if (snapshots.length > 0) {
+    uat["snapshots"] = Object.fromEntries(snapshots.map(([n, s]) => [n, { mode: "db", notes: s.notes }]));
+  }
+  const restores = Object.entries(d.restores);
+  if (restores.length > 0) {
+    uat["restores"] = Object.fromEntries(
+      restores.map(([n, r]) => [n, { snapshot: r.snapshot, mode: "db", confirm: ENV, trigger: r.trigger }]),
+    );
+  }
+  return stringify({ stack: STACK, environments: { [ENV]: uat } });
+}
+
+let emulator: TestEmulator;
+let project: ScratchProject;
+let live: Platform;
+let env: Record<string, string>;
+beforeAll(async () => {
+  emulator = await startTestEmulator({ speed: "instant" });
+  live = platform(emulator.url, emulator.hooks, STACK, ENV);
+  project = createScratchProject();
+  for (const f of fs.readdirSync(path.join(project.dir, "stacks-config"))) {
+    if (f.endsWith(".yaml")) fs.rmSync(path.join(project.dir, "stacks-config", f));
+  }
+  env = {
+    ...project.env,
+    STACKWRIGHT_API_URL: emulator.url,
+    STACKWRIGHT_EMAIL: "ops@example.com",
+    STACKWRIGHT_API_TOKEN: "demo-token",
+  };
+});
+afterAll(async () => {
+  await live?.close();
+  await emulator?.close();
+  project?.remove();
+});
+
+/** True once the target's create request reached the emulator's log (answered or failed). */
+async function logged(pattern: RegExp): Promise<boolean> {
+  return (await emulator.hooks.requests()).some((r) => pattern.test(`${r.method} ${r.path}`));
+}
+
+const CREATE_LOGGED: Record<Target, RegExp> = {
+  deployment: /^POST \/svc\/project\/acme-web\/environment\/uat\/deploys$/,
+  snapshot: /^POST \/svc\/project\/acme-web\/snapshots$/,
+  restore: /^POST \/svc\/project\/acme-web\/snapshots\/\d+$/,
+};
+/** The request the program sends just before the target's create. */
+const BEFORE_CREATE: Record<Target, RegExp> = {
+  deployment: /^GET \/svc\/project\/acme-web\/environment\/uat\/deploys(\?.*)?$/,
+  snapshot: /^GET \/svc\/project\/acme-web\/snapshots(\?.*)?$/,
+  restore: /^GET \/svc\/project\/acme-web\/snapshots\/\d+$/,
+};
+
+/** True once the platform holds the target's object (committed, whatever the client saw). */
+async function exists(target: Target): Promise<boolean> {
+  if (target === "deployment") return (await live.deploymentsByMarker()).size > 0;
+  const transfers = await emulator.hooks.transfers(STACK);
+  return transfers.some((t) => t.direction === (target === "restore" ? "restore" : "create"));
+}
+
+/** True once the target's object finished on the platform. */
+async function finished(target: Target): Promise<boolean> {
+  if (target === "deployment") {
+    const res = await fetch(`${emulator.url}${UAT}/deploys`, {
+      headers: { authorization: `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}` },
+    });
+    const doc = (await res.json()) as { data: { attributes: { state: string; summary: string | null } }[] };
+    return doc.data.some(
+      (d) => (d.attributes.summary ?? "").includes("[stackwright") && d.attributes.state === "Completed",
+    );
+  }
+  const transfers = await emulator.hooks.transfers(STACK);
+  return transfers.some(
+    (t) => t.direction === (target === "restore" ? "restore" : "create") && t.status === "Finished",
+  );
+}
+
+async function scriptPoint(c: KillCase): Promise<void> {
+  const hold = (f: Omit<FaultInput, "count">) => emulator.hooks.fault({ ...f, count: 1 });
+  const create = CREATE[c.target];
+  if (c.point === "before-write") await hold({ ...create, kind: "latency", latency_ms: 30_000 });
+  if (c.point === "after-write")
+    await hold({ ...create, kind: "latency", latency_ms: 30_000, phase: "after" });
+  if (c.point === "during-wait") {
+    await hold({ method: "GET", path: FIRST_POLL[c.target], kind: "latency", latency_ms: 30_000 });
+  }
+}
+
+async function reachedPoint(c: KillCase): Promise<boolean> {
+  switch (c.point) {
+    case "before-write":
+      return logged(BEFORE_CREATE[c.target]);
+    case "after-write":
+      return exists(c.target);
+    case "during-wait":
+      return logged(CREATE_LOGGED[c.target]);
+    case "state-write":
+      return finished(c.target);
+  }
+}
+
+/** The provider plugin below the CLI (the process that runs the dynamic providers). */
+function providerPids(root: number): number[] {
+  return descendants(root).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider");
+    } catch {
+      return false;
+    }
+  });
+}
+
+let caseNo = 0;
+async function runKillCase(c: KillCase, counts: Record<string, number>): Promise<void> {
+  await emulator.hooks.reset();
+  const stackName = `kill-${caseNo++}`;
+  fs.writeFileSync(path.join(project.dir, "stacks-config", `${STACK}.yaml`), stackFile(c.desired));
+  await scriptPoint(c);
+  const args = ["up", "--project", project.dir, "--stack", stackName];
+  const first = startStackwright(project.dir, args, env);
+  let killed = false;
+  let ended = false;
+  void first.exited.then(() => (ended = true));
+  await waitFor(
+    async () => ended || (await reachedPoint(c)),
+    `the kill point ${c.point} of ${c.target}`,
+    60_000,
+  ).catch((error: unknown) => {
+    killTree(first.pid);
+    throw error;
+  });
+  if (ended) count(counts, "runs that ended before their kill point");
+  await new Promise((r) => setTimeout(r, c.point === "state-write" ? c.delayMs : 100));
+  if (c.providerOnly) {
+    const pids = providerPids(first.pid);
+    for (const pid of pids) process.kill(pid, "SIGKILL");
+    killed = pids.length > 0;
+    if (!killed) killTree(first.pid);
+  } else {
+    killTree(first.pid);
+  }
+  await first.exited;
+  count(counts, c.providerOnly && killed ? "provider kills" : "tree kills");
+  await emulator.hooks.clearFaults();
+
+  const second = startStackwright(project.dir, args, env);
+  const code = await second.exited;
+  expect(code, `the rerun failed:\n${second.output()}`).toBe(0);
+  if (second.output().includes("removed a stale lock")) count(counts, "stale locks recovered");
+
+  // The platform's records.
+  const deployments = [...(await live.deploymentsByMarker()).values()];
+  expect(
+    deployments.map((ids) => ids.length),
+    "one deployment per marker",
+  ).toEqual(c.desired.deployment === undefined ? [] : [1]);
+  const snapshots = await live.snapshotsByMarker();
+  expect(
+    [...snapshots.values()].map((ids) => ids.length),
+    "every declared snapshot once",
+  ).toEqual(Object.keys(c.desired.snapshots).map(() => 1));
+  const restores = [...(await live.restoresBySnapshot()).values()].reduce((a, b) => a + b, 0);
+  expect(restores, "restores at most once").toBeLessThanOrEqual(Object.keys(c.desired.restores).length);
+  expect(await live.lock()).toEqual({
+    locked: c.desired.lock !== undefined,
+    lock_message: c.desired.lock?.message ?? "",
+  });
+
+  const stack = await openStack({ projectDir: project.dir, stackName, env });
+  const preview = await stack.preview();
+  const changed = Object.entries(preview.changeSummary).filter(([op, n]) => op !== "same" && (n ?? 0) > 0);
+  expect(changed, `preview after the rerun:\n${preview.stdout}`).toEqual([]);
+  const state = fs.readFileSync(project.stateFile(stackName), "utf8");
+  expect(tokenLeaks([state, first.output(), second.output(), preview.stdout])).toEqual([]);
+}
+
+describe("stackwright up killed at a random point of a random flow", () => {
+  it(
+    "succeeds on the rerun with nothing lost, nothing doubled and no manual step",
+    async () => {
+      await fuzz("engine kill", killCase, runKillCase, { bounded: 20, shrink: false, file: FILE });
+    },
+    runs(20) * 90_000,
+  );
+});
