@@ -60,7 +60,10 @@ describe("acceptance steps of every resource type", () => {
     expect(up.summary.result).toBe("succeeded");
     // Title and lock message change in place; the others are one-shot objects, made anew.
     expect(up.summary.resourceChanges).toMatchObject({ update: 2, replace: 4 });
-    expect(await world.emulator.hooks.lock("acme-web", "prod")).toEqual({ locked: true, lock_message: "Audit" });
+    expect(await world.emulator.hooks.lock("acme-web", "prod")).toEqual({
+      locked: true,
+      lock_message: "Audit",
+    });
     expect(await status(world, `/svc/project/acme-web/snapshots/${ids["Snapshot"]}`)).toBe(404);
     expect(await refreshThenPreview(world.stack)).toEqual({});
     for (const type of TYPES) ids[type] = String(stateResources(world.state(), type)[0]?.id);
@@ -75,8 +78,12 @@ describe("acceptance steps of every resource type", () => {
     expect(await world.emulator.hooks.lock("acme-web", "prod")).toEqual({ locked: false, lock_message: "" });
     expect(await status(world, `/svc/project/acme-web/snapshots/${ids["Snapshot"]}`)).toBe(404);
     // Kept as history: the finished deployment, the restore and the fetch.
-    expect(await status(world, `/svc/project/acme-web/environment/uat/deploys/${ids["Deployment"]}`)).toBe(200);
-    expect(await status(world, `/svc/project/acme-web/snapshots/transfer/${ids["SnapshotRestore"]}`)).toBe(200);
+    expect(await status(world, `/svc/project/acme-web/environment/uat/deploys/${ids["Deployment"]}`)).toBe(
+      200,
+    );
+    expect(await status(world, `/svc/project/acme-web/snapshots/transfer/${ids["SnapshotRestore"]}`)).toBe(
+      200,
+    );
     expect(await status(world, `/svc/project/acme-web/git/fetches/${ids["GitFetch"]}`)).toBe(200);
   }, 240_000);
 });
