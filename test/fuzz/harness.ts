@@ -64,6 +64,11 @@ export async function fuzz<T>(
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
       count(counts, "cases");
+      // A long run (npm run fuzz) says how far it is, a tenth at a time.
+      const done = counts["cases"] ?? 0;
+      if (numRuns >= 100 && done % Math.floor(numRuns / 10) === 0) {
+        console.log(`[fuzz] ${name}: ${done} of ${numRuns} cases, seed ${FUZZ_SEED}`);
+      }
       await body(value, counts);
     }),
     { seed: FUZZ_SEED, numRuns, endOnFailure: options.shrink === false },
