@@ -100,6 +100,23 @@ export default tseslint.config(
   },
   ...layers,
   {
+    // Benches measure what users get, so they import the public entry points only.
+    files: ["bench/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./src/[^/]+/.+",
+              message: "bench imports only public entry points (src/<layer>, i.e. its index.ts)",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Plain CommonJS entry points and fixtures that the engine loads without compilation.
     files: ["**/*.js"],
     languageOptions: { sourceType: "commonjs", globals: nodeGlobals },

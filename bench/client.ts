@@ -5,6 +5,7 @@
  *
  * Run: `npm run build && node dist/bench/client.js` (or import `runClientBench`).
  */
+import "../src/sqlite-warning";
 import { createClient, type StackwrightClient } from "../src/client";
 import type { Speed } from "../src/emulator";
 import { rawCaller, throughput, type Throughput } from "./client-measure";

@@ -3,6 +3,7 @@
  * the emulator (demo seed, at the given speed) or a bare Fastify route pair on 127.0.0.1, so the
  * bench process only generates load. Sends `{url}` over IPC once listening; exits on disconnect.
  */
+import "../src/sqlite-warning";
 import Fastify from "fastify";
 import { DEFAULT_SEED_PATH, SPEEDS, type Speed, startEmulator } from "../src/emulator";
 

@@ -6,11 +6,12 @@
  * Run: `npx tsc -p tsconfig.build.json && node dist/bench/providers.js [10,100,500]`. Not part of
  * `npm test`. Every stack is fresh; every wait of the engine is bounded by the CLI's own run.
  */
+import "../src/sqlite-warning";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
-import { engineEnv, pulumiCommand } from "../src/cli/engine-env";
+import { engineEnv, pulumiCommand } from "../src/cli";
 import { startEmulator, type SeedInput } from "../src/emulator";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
@@ -37,7 +38,7 @@ function benchSeed(n: number): SeedInput {
         })),
       },
     ],
-  } as SeedInput;
+  };
 }
 
 const OURS = `"use strict";

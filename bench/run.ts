@@ -4,6 +4,7 @@
  * `npm run bench -- emulator client` runs only those; providers take sizes as `providers=10,100`,
  * the fleet bench as `fleet=1,20`.
  */
+import "../src/sqlite-warning";
 import { runClientBench } from "./client";
 import { runEmulatorBench } from "./emulator";
 import { runFleetBench } from "./fleet";

@@ -11,14 +11,8 @@ if (major < 22) {
   process.exit(1);
 }
 
-// node:sqlite (the emulator's store) is stable enough for us but still flagged experimental in
-// Node 24; its one-time warning would only confuse operators, so it alone is silenced.
-const emitWarning = process.emitWarning;
-process.emitWarning = function (warning, ...rest) {
-  const text = typeof warning === "string" ? warning : (warning && warning.message) || "";
-  if (/SQLite is an experimental feature/.test(text)) return;
-  return emitWarning.call(process, warning, ...rest);
-};
+// Before anything loads node:sqlite: its "experimental" warning alone is dropped.
+require("../dist/src/sqlite-warning.js");
 
 require("../dist/src/cli/main.js")
   .main(process.argv.slice(2))

@@ -3,7 +3,7 @@
  * stack. Run by the engine in its own Node process (`pulumi up`, `stackwright up`, `npm start`).
  * A bad config stops the run before any resource is declared, with every error listed.
  */
-import "./quiet-warnings";
+import "../sqlite-warning";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { formatConfigErrors, loadDesiredStateSync } from "../config";
