@@ -8,11 +8,11 @@
  * Run: `npm run bench -- fleet` or `node dist/bench/fleet.js [1,20,100]`. Not part of `npm test`
  * (S = 100 takes minutes); run it under `flock /tmp/sw-fullsuite.lock` on a shared machine.
  */
+import "../src/sqlite-warning";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { engineEnv } from "../src/cli/engine-env";
-import { openStack } from "../src/cli/workspace";
+import { engineEnv, openStack } from "../src/cli";
 import { startEmulator } from "../src/emulator";
 import { EMAIL, TOKEN, fleetProject, fleetSeed, floorProject } from "./fleet-world";
 

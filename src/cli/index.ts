@@ -1,7 +1,8 @@
 /**
  * The public entry point of `src/cli`: `main` (what `bin/stackwright.js` runs) and the engine
  * environment of this project (the toolchain on PATH, the local state backend) for tools that
- * drive the Pulumi CLI themselves, such as the providers bench.
+ * drive the Pulumi CLI themselves, such as the benches.
  */
 export { main } from "./main";
 export { engineEnv, pulumiCommand } from "./engine-env";
+export { openStack } from "./workspace";
