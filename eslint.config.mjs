@@ -11,7 +11,7 @@ const nodeGlobals = {
   __dirname: "readonly",
 };
 
-// The layers of design.md §1: who may import whom. A relative import that reaches a forbidden
+// The layers of docs/architecture.md ("Layers and import rules"): who may import whom. A relative import that reaches a forbidden
 // layer (any path segment naming it) fails the lint.
 const layer = (files, forbidden, why, packages = []) => ({
   files,
@@ -22,7 +22,7 @@ const layer = (files, forbidden, why, packages = []) => ({
         patterns: [
           {
             regex: `^\\.\\.?/(?:.*/)?(?:${forbidden.join("|")})(?:/.*)?$`,
-            message: `${why} (design.md §1: nothing imports upward)`,
+            message: `${why} (docs/architecture.md: nothing imports upward)`,
           },
         ],
         paths: packages.map((name) => ({ name, message: why, allowTypeImports: true })),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Id, StackRef, listDocument } from "./common";
 
-/** Roles the platform uses (design.md §5); the wire `role` stays a free string. */
+/** Roles the platform uses (docs/emulator.md, "Auth and visibility"); the wire `role` stays a free string. */
 export const ROLES = ["Stack Manager", "Release Manager", "Deployer", "Team Member"] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;

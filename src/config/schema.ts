@@ -16,7 +16,7 @@ import { ENVIRONMENT_FACTS, STACK_FACTS } from "./facts";
 import { WindowsSchema } from "./window-schema";
 
 /**
- * The zod schema of one stack file (`stacks-config/<stack>.yaml`), design.md §4. Every type of
+ * The zod schema of one stack file (`stacks-config/<stack>.yaml`, docs/stacks-config.md). Every type of
  * the desired state is inferred from here; `schema.json` is generated from here. Objects are
  * strict: an unknown key is an error that names the allowed keys.
  *
@@ -25,7 +25,7 @@ import { WindowsSchema } from "./window-schema";
  * that a file reports all its faults at once.
  */
 
-// The API's enums, defined once in the wire contract (design.md §1 lets config use them).
+// The API's enums, defined once in the wire contract (src/config may import src/api).
 export { APPROVAL_MODES, REF_TYPES, REF_TYPES_WITHOUT_REF, SNAPSHOT_MODES };
 export type { ApprovalMode, RefType, SnapshotMode };
 

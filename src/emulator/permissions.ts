@@ -1,6 +1,6 @@
 import type { Role } from "../api";
 
-/** What a role may do on one environment (design.md §5). Pure, so it is unit tested directly. */
+/** What a role may do on one environment (docs/emulator.md, "Auth and visibility"). Pure, so it is unit tested directly. */
 export type Action = "deploy" | "bypass" | "approve" | "snapshot" | "restore" | "lock";
 
 /**

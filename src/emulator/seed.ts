@@ -109,7 +109,7 @@ const SeedRecord = z.strictObject({
     .default([]),
 });
 
-/** The seed file (YAML or an object): the starting world of the emulator (design.md §5). */
+/** The seed file (YAML or an object): the starting world of the emulator (docs/emulator.md, "Seed format"). */
 export const Seed = z
   .strictObject({
     users: z.array(SeedUser).default([]),

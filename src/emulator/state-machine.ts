@@ -13,7 +13,7 @@ export type Transition =
   | "abort"
   | "delete";
 
-/** Legal transitions of design.md §5: from-states and the state each transition leads to. */
+/** Legal transitions of a deployment (docs/emulator.md, "Deployments"): from-states and the state each transition leads to. */
 export const TRANSITIONS = {
   submit: { from: ["New"], to: "Submitted" },
   approve: { from: ["New", "Submitted"], to: "Approved" },
