@@ -87,15 +87,35 @@ const layers = [
   ),
 ];
 
+// Every eslint-disable says why, after " -- " (a directive without a reason fails the lint).
+const disableNeedsReason = {
+  meta: {
+    type: "suggestion",
+    messages: { reason: "say why after ' -- ': an eslint-disable without its reason is refused" },
+  },
+  create: (context) => ({
+    Program: () => {
+      for (const comment of context.sourceCode.getAllComments()) {
+        const text = comment.value.trim();
+        if (/^eslint-disable(?:-next-line|-line)?(?:\s|$)/.test(text) && !/\s--\s*\S/.test(text)) {
+          context.report({ loc: comment.loc, messageId: "reason" });
+        }
+      }
+    },
+  }),
+};
+
 export default tseslint.config(
   { ignores: ["node_modules/", "dist/", ".tools/", ".stackwright/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    plugins: { stackwright: { rules: { "disable-needs-reason": disableNeedsReason } } },
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       eqeqeq: ["error", "always"],
+      "stackwright/disable-needs-reason": "error",
     },
   },
   ...layers,
@@ -118,7 +138,7 @@ export default tseslint.config(
   },
   {
     // Plain CommonJS entry points and fixtures that the engine loads without compilation.
-    files: ["**/*.js"],
+    files: ["**/*.js", "**/*.cjs"],
     languageOptions: { sourceType: "commonjs", globals: nodeGlobals },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },

@@ -1,7 +1,5 @@
-/* global require, process, console */
 // Runs a TypeScript entry file in a plain Node process, for tests that need a real child process
 // (kill -9, signals). Each .ts file is transpiled on load; types are checked by tsc, not here.
-/* eslint-disable @typescript-eslint/no-require-imports */
 const fs = require("node:fs");
 const ts = require("typescript");
 
