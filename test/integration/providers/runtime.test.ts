@@ -230,13 +230,12 @@ describe("other resource runtimes against the emulator", () => {
     expect((await writes()).filter((w) => w.startsWith("POST"))).toHaveLength(1);
   });
 
+  /** A database snapshot of acme-web/uat, taken and waited for. */
+  const dbSnapshotOfUat = (markerSeed: string) =>
+    checkThenCreate(snapshot, { stack: "acme-web", environment: "uat", mode: "db", marker_seed: markerSeed });
+
   it("restores a snapshot into the confirmed environment and waits", async () => {
-    const s = await checkThenCreate(snapshot, {
-      stack: "acme-web",
-      environment: "uat",
-      mode: "db",
-      marker_seed: "t/Snapshot/r",
-    });
+    const s = await dbSnapshotOfUat("t/Snapshot/r");
     const r = await checkThenCreate(restore, {
       stack: "acme-web",
       environment: "uat",
@@ -250,12 +249,7 @@ describe("other resource runtimes against the emulator", () => {
   // Found by the provider fault fuzz (test/fuzz/provider-faults.test.ts): the next run restored
   // a second time (or failed on the first one still running).
   it("records a restore whose answer was lost as unknown, so no later run restores again", async () => {
-    const s = await checkThenCreate(snapshot, {
-      stack: "acme-web",
-      environment: "uat",
-      mode: "db",
-      marker_seed: "t/Snapshot/lost",
-    });
+    const s = await dbSnapshotOfUat("t/Snapshot/lost");
     await emulator.hooks.fault({
       method: "POST",
       path: "/svc/project/acme-web/snapshots/*",
