@@ -3,15 +3,9 @@
  * process in `configure`. Each comes from stack config, overridden by its environment variable.
  * They never enter a resource's inputs or outputs, so they never reach the state.
  */
+import { CREDENTIAL_SOURCES, resolveCredentials } from "../../src/client";
 import type { ConfigReader } from "./contract";
 import { ProviderError } from "./errors";
-
-/** The three settings, by their stack config keys and the environment variables that override them. */
-export const CREDENTIAL_SOURCES = [
-  { field: "baseUrl", config: "stackwright:apiUrl", env: "STACKWRIGHT_API_URL" },
-  { field: "email", config: "stackwright:email", env: "STACKWRIGHT_EMAIL" },
-  { field: "token", config: "stackwright:apiToken", env: "STACKWRIGHT_API_TOKEN" },
-] as const;
 
 /** Connection settings of the API. */
 export interface ApiSettings {
@@ -20,16 +14,16 @@ export interface ApiSettings {
   token: string;
 }
 
-/** Settings from `config`, each overridden by its environment variable when that is set. */
+/** Settings from `config`, each overridden by its environment variable when that is set (src/client's rule). */
 export function resolveSettings(
   config: ConfigReader | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): Partial<ApiSettings> {
+  const resolved = resolveCredentials(config === undefined ? undefined : (key) => config.get(key), env);
   const out: Partial<ApiSettings> = {};
   for (const source of CREDENTIAL_SOURCES) {
-    const fromEnv = env[source.env];
-    const value = fromEnv !== undefined && fromEnv !== "" ? fromEnv : config?.get(source.config);
-    if (value !== undefined && value !== "") out[source.field] = value;
+    const setting = resolved[source.field];
+    if (setting !== undefined) out[source.field] = setting.value;
   }
   return out;
 }
