@@ -31,6 +31,7 @@ import {
   type Props,
 } from "./common";
 import { InitError, wrap } from "./errors";
+import { followDeployment } from "./log-follower";
 import { withClient } from "./settings";
 
 /** Inputs of a Deployment, as validated by `check` (the contract's). */
@@ -174,6 +175,8 @@ async function settle(
 ): Promise<Deployment> {
   const where = `${inputs.stack}/${inputs.environment}`;
   let current = d;
+  // The platform's log of the deployment, printed while it is waited for (see log-follower.ts).
+  const log = followDeployment(client, inputs.stack, inputs.environment, d.id);
   const fail = (message: string, last: Deployment): InitError =>
     new InitError(message, last.id, withProvider(outputsOf(last, props, marker), props));
   try {
@@ -192,11 +195,15 @@ async function settle(
     const started = Date.now();
     const bound = timeoutMs(inputs.timeout_seconds);
     const id = current.id;
-    return await client.waitForDeployment(inputs.stack, inputs.environment, id, {
+    const done = await client.waitForDeployment(inputs.stack, inputs.environment, id, {
       ...(bound === undefined ? {} : { timeoutMs: bound }),
-      onProgress: (p) =>
-        progress(`deployment ${id} on ${where}: ${p.state} (${Math.round((Date.now() - started) / 1000)}s)`),
+      onProgress: (p) => {
+        progress(`deployment ${id} on ${where}: ${p.state} (${Math.round((Date.now() - started) / 1000)}s)`);
+        if (IN_PROGRESS.includes(p.state)) log.poll();
+      },
     });
+    await log.finish();
+    return done;
   } catch (error) {
     if (
       ApiError.isInstance(error) &&
@@ -205,6 +212,7 @@ async function settle(
       const last = await client.deployments
         .get(inputs.stack, inputs.environment, current.id)
         .catch(() => current);
+      await log.finish();
       const title = last.attributes.title;
       const message =
         error.code === ErrorCode.WaitFailed
@@ -212,7 +220,7 @@ async function settle(
             "The state records it; the next 'pulumi up' deploys again."
           : `Deployment ${last.id} "${title}" on ${where} did not finish within ${inputs.timeout_seconds ?? "the default"} s ` +
             `(state ${last.attributes.state}): ${last.links.self}. The next 'pulumi up' waits for it again.`;
-      throw fail(message, last);
+      throw fail(log.withTail(message), last);
     }
     throw fail(wrapMessage(`Deployment ${current.id} on ${where}`, error), current);
   }

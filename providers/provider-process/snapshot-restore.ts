@@ -21,6 +21,7 @@ import {
 } from "./common";
 import { ApiError, ErrorCode } from "../../src/client";
 import { InitError, wrap } from "./errors";
+import { followTransfer, type LogFollower } from "./log-follower";
 import { oneShot } from "./one-shot";
 import { withClient } from "./settings";
 
@@ -77,6 +78,7 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
   const base = userInputs(props);
   return withClient(async (client) => {
     let transferId: string | undefined;
+    let log: LogFollower | undefined;
     try {
       const transfer = await client.snapshots.restore(inputs.stack, inputs.snapshot_id, {
         environment: inputs.environment,
@@ -88,13 +90,26 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
       });
       transferId = transfer.id;
       progress(`restore of snapshot ${inputs.snapshot_id} into ${where} started (transfer ${transfer.id})`);
+      log = followTransfer(
+        client,
+        inputs.stack,
+        transfer.id,
+        `restore transfer ${transfer.id} into ${where}`,
+      );
+      const following = log;
       const done = await client.waitForTransfer(inputs.stack, transfer.id, {
         ...(bound === undefined ? {} : { timeoutMs: bound }),
-        onProgress: (p) => progress(`restore transfer ${transfer.id} into ${where}: ${p.state}`),
+        onProgress: (p) => {
+          progress(`restore transfer ${transfer.id} into ${where}: ${p.state}`);
+          if (p.state === "Started" || p.state === "Running") following.poll();
+        },
       });
+      await following.finish();
       return { id: done.id, outs: { ...base, transfer_id: done.id, status: done.attributes.status } };
     } catch (error) {
-      const message = wrap(`Restore of snapshot ${inputs.snapshot_id} into ${where} failed`, error).message;
+      await log?.finish();
+      const failed = wrap(`Restore of snapshot ${inputs.snapshot_id} into ${where} failed`, error).message;
+      const message = log === undefined ? failed : log.withTail(failed);
       if (transferId === undefined && mayHaveStarted(error)) {
         // The request may have reached the platform (its answer was lost, or a server error came
         // back after it may have acted). The state records the restore as done-but-unknown, so no

@@ -22,6 +22,7 @@ import {
   type Props,
 } from "./common";
 import { InitError, wrap } from "./errors";
+import { followTransfer, type LogFollower } from "./log-follower";
 import { withClient } from "./settings";
 
 /** Inputs of a Snapshot (the contract's). */
@@ -79,6 +80,7 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
   const bound = timeoutMs(inputs.timeout_seconds);
   return withClient(async (client) => {
     let snapshotId: string | undefined;
+    let log: LogFollower | undefined;
     try {
       const earlier = await client.snapshots.findByMarker(inputs.stack, marker, {
         environment: inputs.environment,
@@ -103,11 +105,23 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
         if (made.kind === "adopted") {
           snapshotId = made.snapshot.id;
         } else {
-          progress(`snapshot transfer ${made.transfer.id} of ${where} started`);
-          const done = await client.waitForTransfer(inputs.stack, made.transfer.id, {
+          const transferId = made.transfer.id;
+          progress(`snapshot transfer ${transferId} of ${where} started`);
+          log = followTransfer(
+            client,
+            inputs.stack,
+            transferId,
+            `snapshot transfer ${transferId} of ${where}`,
+          );
+          const following = log;
+          const done = await client.waitForTransfer(inputs.stack, transferId, {
             ...(bound === undefined ? {} : { timeoutMs: bound }),
-            onProgress: (p) => progress(`snapshot transfer ${made.transfer.id} of ${where}: ${p.state}`),
+            onProgress: (p) => {
+              progress(`snapshot transfer ${transferId} of ${where}: ${p.state}`);
+              if (p.state === "Started" || p.state === "Running") following.poll();
+            },
           });
+          await following.finish();
           const ref = done.relationships.snapshot.data;
           if (ref === null) throw new Error(`transfer ${done.id} finished without a snapshot`);
           snapshotId = ref.id;
@@ -116,7 +130,9 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
       const s = await waitSnapshot(client, inputs, snapshotId, bound);
       return { id: s.id, outs: outputsOf(s, props, marker) };
     } catch (error) {
-      const message = wrap(`Snapshot of ${where} failed`, error).message;
+      await log?.finish();
+      const failed = wrap(`Snapshot of ${where} failed`, error).message;
+      const message = log === undefined ? failed : log.withTail(failed);
       if (snapshotId !== undefined) {
         // Record what exists so the next run (or a destroy) can deal with it.
         const partial = await client.snapshots.get(inputs.stack, snapshotId).catch(() => undefined);
