@@ -7,7 +7,7 @@
  * A log that cannot be read never fails the wait: the follower says so once and carries on.
  */
 
-import type { StackwrightClient } from "../../src/client";
+import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
 import { progress } from "./common";
 
 /** Where the lines come from: every line so far (all of them once the object has finished). */
@@ -116,6 +116,12 @@ export function transferLogLines(content: string, finished: boolean): string[] {
   return lines.filter((line) => line.trim() !== "");
 }
 
+/** A log the platform does not have (no such endpoint, or none yet) reads as empty, silently. */
+function emptyWhenMissing(error: unknown): readonly string[] {
+  if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return [];
+  throw error;
+}
+
 /** Follows a deployment's log (`GET .../deploys/log/{id}`), printing as progress lines. */
 export function followDeployment(
   client: StackwrightClient,
@@ -124,7 +130,8 @@ export function followDeployment(
   id: string,
 ): LogFollower {
   return new LogFollower(
-    async (signal) => (await client.deployments.log(stack, environment, id, { signal })).lines,
+    (signal) =>
+      client.deployments.log(stack, environment, id, { signal }).then((log) => log.lines, emptyWhenMissing),
     { label: `deployment ${id} on ${stack}/${environment}`, emit: progress },
   );
 }
@@ -137,10 +144,13 @@ export function followTransfer(
   label: string,
 ): LogFollower {
   return new LogFollower(
-    async (signal) => {
-      const log = await client.transfers.log(stack, id, { signal });
-      return transferLogLines(log.content, log.status === "Complete" || log.status === "Failed");
-    },
+    (signal) =>
+      client.transfers
+        .log(stack, id, { signal })
+        .then(
+          (log) => transferLogLines(log.content, log.status === "Complete" || log.status === "Failed"),
+          emptyWhenMissing,
+        ),
     { label, emit: progress },
   );
 }
