@@ -20,7 +20,7 @@ export function cacheKey(name: string, args: unknown): string {
     if (Array.isArray(v)) return v.map(canon);
     if (v !== null && typeof v === "object") {
       return Object.fromEntries(
-        Object.entries(v as Record<string, unknown>)
+        Object.entries(v)
           .filter(([, x]) => x !== undefined)
           .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
           .map(([k, x]) => [k, canon(x)]),
@@ -45,7 +45,7 @@ export function programSettings(): ApiSettings {
  * structured API error stays reachable as `cause`; none of them carries a token.
  */
 export function readFailure(name: string, args: unknown, error: unknown): pulumi.RunError {
-  const what = Object.entries((args ?? {}) as Record<string, unknown>)
+  const what = Object.entries(typeof args === "object" && args !== null ? args : {})
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k} ${typeof v === "string" ? v : JSON.stringify(v)}`)
     .join(", ");

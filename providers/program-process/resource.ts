@@ -44,6 +44,11 @@ export function resourceClass<C extends Contract>(contract: C): ResourceClass<C>
       super(provider, name, { ...outputs, ...args, ...seed }, opts, "stackwright", contract.type);
     }
   }
+  const plain: new (
+    name: string,
+    args: ArgsOf<C>,
+    opts?: pulumi.CustomResourceOptions,
+  ) => pulumi.dynamic.Resource = StackwrightResource;
   // The SDK sets the output properties at run time, by name; TypeScript cannot see that.
-  return StackwrightResource as unknown as ResourceClass<C>;
+  return plain as ResourceClass<C>;
 }

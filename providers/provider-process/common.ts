@@ -70,7 +70,7 @@ export function checkWith<S extends z.ZodType>(
 export function checkWithMarker<S extends z.ZodType<{ marker_seed: string }>>(
   schema: S,
   news: Props,
-  replaceKeys: readonly string[],
+  replaceKeys: readonly (keyof z.infer<S>)[],
 ): Promise<CheckResult> {
   const { failures, value } = checkWith(schema, news);
   const inputs: Props = { ...news };
@@ -79,16 +79,15 @@ export function checkWithMarker<S extends z.ZodType<{ marker_seed: string }>>(
 }
 
 /** The marker `check` filled in, or the same one computed again from the inputs. */
-export function markerOf(
-  inputs: { marker_seed: string; marker?: string | undefined },
-  replaceKeys: readonly string[],
+export function markerOf<T extends { marker_seed: string; marker?: string | undefined }>(
+  inputs: T,
+  replaceKeys: readonly (keyof T)[],
 ): string {
-  const fields = inputs as Record<string, unknown>;
   return (
     inputs.marker ??
     markerFor(
       inputs.marker_seed,
-      replaceKeys.map((k) => fields[k] ?? ""),
+      replaceKeys.map((k) => inputs[k] ?? ""),
     )
   );
 }

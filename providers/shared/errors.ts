@@ -14,6 +14,6 @@ export class ProviderError extends Error {
   }
   /** True for any ProviderError, even from another copy of the module. */
   static isInstance(value: unknown): value is ProviderError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    return typeof value === "object" && value !== null && BRAND in value && value[BRAND] === true;
   }
 }
