@@ -80,9 +80,12 @@ const layers = [
     ["client", "emulator", "cli"],
     "src/program imports only src/config and providers",
   ),
+  // The CLI calls the API itself only before the engine starts (the preflight) and for commands
+  // that are API calls, not desired state (logs, snapshot download); everything else goes
+  // through the engine.
   layer(
     ["src/cli/**"],
-    ["client", "program", "providers"],
+    ["program", "providers"],
     "src/cli runs the program through the engine, never imports it",
   ),
 ];

@@ -15,6 +15,7 @@ import { handleInterrupts, InterruptedError } from "./state/interrupt";
 import { withStackLock } from "./state/lock-guard";
 import { lockFlags, lockPolicyOf, lockTargetOf } from "./state/target";
 import { renderSummary } from "./summary";
+import { preflightEngineRun } from "./engine-preflight";
 import { defaultProjectDir, openStack } from "./workspace";
 
 const commonFlags = {
@@ -94,9 +95,13 @@ export function previewFromEvents(events: readonly EngineEvent[]): PreviewJson {
 const streamErrors = engineErrorFilter((out: string) => process.stderr.write(out));
 
 /** What preview and up share: the stack named by the flags, and the engine options. */
-async function engineRun(flags: ParsedFlags<typeof upFlags> | ParsedFlags<typeof previewFlags>) {
+async function engineRun(
+  command: string,
+  flags: ParsedFlags<typeof upFlags> | ParsedFlags<typeof previewFlags>,
+) {
   const parallel = parallelOf(flags.parallel);
   const stack = await stackFromFlags(flags);
+  await preflightEngineRun(stack, flags.project ?? defaultProjectDir(), command);
   const options = {
     onOutput: stream,
     onError: streamErrors.write,
@@ -111,7 +116,7 @@ export const previewCommand = defineCommand({
   summary: "Shows what `up` would change, without changing anything.",
   flags: previewFlags,
   async run({ flags }) {
-    const { stack, options } = await engineRun(flags);
+    const { stack, options } = await engineRun("preview", flags);
     const events: EngineEvent[] = [];
     const result = await stack.preview({ ...options, onEvent: (e) => events.push(e) });
     if (flags.summary !== undefined) {
@@ -134,7 +139,7 @@ export const upCommand = defineCommand({
   async run({ flags }) {
     const interrupts = handleInterrupts();
     try {
-      const { stack, options } = await engineRun(flags);
+      const { stack, options } = await engineRun("up", flags);
       const target = lockTargetOf(flags.project ?? defaultProjectDir(), stack.name);
       // The engine prints the outputs at the end of its own report.
       await withStackLock(target, lockPolicyOf(flags), async () => {

@@ -43,19 +43,17 @@ describe("the stackwright command on the example stacks-config", () => {
     expect(status).toBe(0);
   }, 240_000);
 
-  it("says in one line which read failed when the API cannot be reached", () => {
+  it("says in one line, before the engine starts, that the API cannot be reached", () => {
     const { status, out } = run(["preview", "--project", project.dir], {
       STACKWRIGHT_API_URL: "http://127.0.0.1:1",
       STACKWRIGHT_EMAIL: "ops@example.com",
       STACKWRIGHT_API_TOKEN: "demo-token",
     });
-    expect(out).toContain(
-      "Stackwright could not read environment (stack acme-web, environment uat): GET /svc/project/acme-web/environment/uat: could not connect to http://127.0.0.1:1",
+    // The preflight's line alone: no engine output, no stack trace, no token.
+    expect(out.trim()).toBe(
+      "stackwright preview: cannot reach the API at http://127.0.0.1:1 (ECONNREFUSED); check STACKWRIGHT_API_URL and that the API is up",
     );
-    expect(out).toContain("stackwright preview failed: the engine's report above names the cause.");
-    expect(out).not.toContain("unhandled exception");
-    expect(out).not.toContain("demo-token");
-    expect(status).toBe(1);
+    expect(status).toBe(2);
   }, 240_000);
 
   it("keeps the token out of the state and the stack configuration's plain text", () => {
@@ -95,6 +93,18 @@ describe("the stackwright command on the example stacks-config", () => {
       emulator?.child.kill("SIGTERM");
       await emulator?.exited;
     });
+
+    it("refuses a wrong token in one line before the engine starts, never printing it", () => {
+      const { status, out } = run(["preview", "--project", project.dir], {
+        ...env,
+        STACKWRIGHT_API_TOKEN: "not-the-token-4711",
+      });
+      expect(out.trim()).toBe(
+        `stackwright preview: the API at ${emulator.url} refused the credentials of ops@example.com (401); check STACKWRIGHT_API_TOKEN and STACKWRIGHT_EMAIL`,
+      );
+      expect(out).not.toContain("not-the-token-4711");
+      expect(status).toBe(2);
+    }, 240_000);
 
     it("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
       const summary = path.join(project.dir, "summary.md");

@@ -59,6 +59,8 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
   delete baseEnv["PULUMI_BACKEND_URL"];
   delete baseEnv["PULUMI_CONFIG_PASSPHRASE"];
   const env = engineEnv({ projectDir: dir, stateDir, baseEnv });
+  // A fixture program is not Stackwright's: the preflight checks what Stackwright's program needs.
+  if (options.program !== undefined) env["STACKWRIGHT_PREFLIGHT"] = "off";
   return {
     dir,
     stateDir,

@@ -1,0 +1,149 @@
+/**
+ * The preflight of `preview`, `up`, `refresh` and `destroy`: before the engine starts, check the
+ * API settings and call the identity endpoint once, so that a wrong setting gives one line that
+ * says what is wrong and which setting or variable to change (exit 2), instead of one engine
+ * error per resource. Two requests whatever the fleet's size: `GET /svc/meta` (reachable, right
+ * API, credentials accepted) and `GET /svc/projects` (the user sees every stack of
+ * stacks-config/). The token is never printed: no message below contains a setting's value but
+ * the URL's origin and the e-mail.
+ */
+import {
+  ApiError,
+  AuthenticationError,
+  ConnectionError,
+  NotFoundError,
+  PermissionError,
+  TimeoutError,
+  UnexpectedResponseError,
+  CREDENTIAL_SOURCES,
+  ServerError,
+  baseUrlProblem,
+  createClient,
+  resolveCredentials,
+  type ResolvedSetting,
+  type StackwrightClient,
+} from "../client";
+import { CliError } from "./exit-codes";
+
+/** What the preflight checks. */
+export interface PreflightInput {
+  /** The command, for the message (`preview`). */
+  command: string;
+  /** API stacks of stacks-config/ and the file each is declared in. */
+  stacks: readonly { name: string; file: string }[];
+  /** The Pulumi stack's config (secrets decrypted); environment variables override it. */
+  config: (key: string) => string | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Bounds of the two requests (tests shorten them). */
+  timeouts?: { connectMs: number; headersMs: number } | undefined;
+}
+
+/** Who the API says the caller is. */
+export interface PreflightResult {
+  whoami: string;
+}
+
+const DEFAULT_TIMEOUTS = { connectMs: 5_000, headersMs: 15_000 };
+
+/** Runs the checks; throws a {@link CliError} of kind `usage` with one line for the first problem. */
+export async function preflight(input: PreflightInput): Promise<PreflightResult> {
+  const { client, whoami } = await checkedClient(input);
+  await client.close();
+  return { whoami };
+}
+
+/**
+ * The checks of {@link preflight}, returning the client for commands that go on calling the API
+ * (the caller closes it).
+ */
+export async function checkedClient(
+  input: PreflightInput,
+): Promise<PreflightResult & { client: StackwrightClient }> {
+  const fail = (what: string): never => {
+    throw new CliError("usage", `stackwright ${input.command}: ${what}`);
+  };
+  const settings = resolveCredentials(input.config, input.env);
+  const { baseUrl, email, token } = settings;
+  if (baseUrl === undefined || email === undefined || token === undefined) {
+    const missing = CREDENTIAL_SOURCES.filter((source) => settings[source.field] === undefined).map(
+      (source) => `${source.env} (or stack config ${source.config})`,
+    );
+    return fail(`no API settings: set ${missing.join(", ")}`);
+  }
+  const urlProblem = baseUrlProblem(baseUrl.value);
+  if (urlProblem !== undefined) return fail(`${baseUrl.from} ${urlProblem} (change ${baseUrl.from})`);
+  const where = new URL(baseUrl.value);
+  const api = `${where.origin}${where.pathname.replace(/\/+$/, "")}`;
+  const timeouts = input.timeouts ?? DEFAULT_TIMEOUTS;
+  const client = createClient({
+    baseUrl: baseUrl.value,
+    email: email.value,
+    token: token.value,
+    connectTimeoutMs: timeouts.connectMs,
+    headersTimeoutMs: timeouts.headersMs,
+    retry: { maxAttempts: 2, maxElapsedMs: timeouts.headersMs },
+  });
+  try {
+    const { whoami } = await client.info.whoami();
+    await checkAccess(client, input.stacks, email, token, fail);
+    return { whoami, client };
+  } catch (error) {
+    await client.close();
+    if (error instanceof CliError) throw error;
+    // A platform that is down is not a setting to change: exit 4, like a missing backend.
+    if (error instanceof ServerError) {
+      throw new CliError(
+        "environment",
+        `stackwright ${input.command}: the API at ${api} failed: ${error.message}; try again later`,
+      );
+    }
+    return fail(describeFailure(error, api, { baseUrl, email, token }));
+  }
+}
+
+/** Every stack of stacks-config/ must be one the user can see. */
+async function checkAccess(
+  client: StackwrightClient,
+  stacks: PreflightInput["stacks"],
+  email: ResolvedSetting,
+  token: ResolvedSetting,
+  fail: (what: string) => never,
+): Promise<void> {
+  if (stacks.length === 0) return;
+  const visible = new Set((await client.stacks.list()).map((stack) => stack.id));
+  const hidden = stacks.filter((stack) => !visible.has(stack.name));
+  if (hidden.length === 0) return;
+  const named = hidden.map((stack) => `'${stack.name}' (${stack.file})`).join(", ");
+  fail(
+    `${email.value} has no access to stack ${named}; ask an owner of the stack to add this user to its team, ` +
+      `or use the credentials of a user who has access (${email.from}, ${token.from})`,
+  );
+}
+
+/** One line for a failed identity or stack-list call. */
+function describeFailure(
+  error: unknown,
+  api: string,
+  settings: { baseUrl: ResolvedSetting; email: ResolvedSetting; token: ResolvedSetting },
+): string {
+  const { baseUrl, email, token } = settings;
+  if (error instanceof AuthenticationError) {
+    return `the API at ${api} refused the credentials of ${email.value} (401); check ${token.from} and ${email.from}`;
+  }
+  if (error instanceof PermissionError) {
+    return `the API at ${api} does not let ${email.value} read who they are (403); check ${email.from} and ${token.from}`;
+  }
+  if (error instanceof ConnectionError) {
+    const code = error.cause?.code;
+    return `cannot reach the API at ${api}${code === undefined ? "" : ` (${code})`}; check ${baseUrl.from} and that the API is up`;
+  }
+  if (error instanceof TimeoutError) {
+    return `the API at ${api} did not answer within ${error.timeoutMs} ms; check ${baseUrl.from} and the network`;
+  }
+  if (error instanceof NotFoundError || error instanceof UnexpectedResponseError) {
+    return `${api} does not answer like the Deployment Management API (${error.message}); check ${baseUrl.from}`;
+  }
+  if (ApiError.isInstance(error))
+    return `the API at ${api} answered unexpectedly: ${error.message}; check ${baseUrl.from}`;
+  return `the API check failed: ${error instanceof Error ? error.message : String(error)}`;
+}
