@@ -27,6 +27,14 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "remove the locks that stopped runs left on a stack (never a live process's)",
     load: async () => (await import("./state/unlock-command.js")).unlockCommand,
   },
+  logs: {
+    help: "print a deployment's log (--follow: until it finishes)",
+    load: async () => (await import("./logs-command.js")).logsCommand,
+  },
+  snapshot: {
+    help: "snapshot download API_STACK SNAPSHOT --to FILE: download a snapshot (resumable)",
+    load: async () => (await import("./snapshot-command.js")).snapshotCommand,
+  },
   summary: {
     help: "turn `pulumi preview --json` into a pull-request comment",
     load: async () => (await import("./summary-command.js")).summaryCommand,
