@@ -266,7 +266,9 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
               ...(approval === "bypass" ? { bypass: true } : {}),
               ...(inputs.locked === undefined ? {} : { locked: inputs.locked }),
             },
-            { marker },
+            // Found by the provider fault fuzz: after a retried create, an older finished
+            // deployment of the same desired state (A, B, then A again) is not this create's.
+            { marker, accept: adoptable },
           );
           progress(`deployment ${d.id} on ${where} created (${d.attributes.state}): ${d.links.self}`);
         }

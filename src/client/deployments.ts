@@ -29,6 +29,12 @@ export interface CreateDeploymentOptions extends CallOptions {
    * OutcomeUnknownError.
    */
   marker?: string | undefined;
+  /**
+   * Which deployment carrying the marker counts as this create's (default: the newest). A marker
+   * that is the same for every run of the same desired state also marks older, finished
+   * deployments of it; the caller says which of those it may claim.
+   */
+  accept?: ((d: Deployment) => boolean) | undefined;
 }
 
 /** Input of {@link Deployments.create}: the body of endpoint 9. */
@@ -105,7 +111,10 @@ export class Deployments {
       lookup:
         marker === undefined
           ? undefined
-          : () => this.findByMarker(stack, environment, marker, { signal: options.signal }),
+          : async () => {
+              const found = await this.findByMarker(stack, environment, marker, { signal: options.signal });
+              return found !== undefined && (options.accept?.(found) ?? true) ? found : undefined;
+            },
     });
   }
 

@@ -253,6 +253,15 @@ const REGRESSIONS: Record<string, Case> = {
       },
     ],
   },
+  // Fixed in src/client/deployments.ts (create's retry lookup takes the caller's `accept`) and
+  // providers/provider-process/deployment.ts (accepts only what it may adopt).
+  "going back to an earlier ref makes a new deployment even when the create was retried": {
+    steps: [
+      { changes: [{ kind: "trigger" }], faults: [], stall: false },
+      { changes: [{ kind: "ref", ref: "hotfix" }], faults: [], stall: false },
+      { changes: [{ kind: "ref", ref: "main" }], faults: [{ kind: "none" }, { kind: "503" }], stall: false },
+    ],
+  },
 };
 
 describe("providers under random faults", () => {
