@@ -1,40 +1,65 @@
 /**
- * `stackwright preview` and `up`: the Automation API on the project directory, the engine's
- * progress streamed to stdout, failures reported by the command kit (exit-codes.ts).
- * `preview --summary FILE` also writes the pull-request Markdown from the engine's events.
+ * `stackwright preview|up|refresh|destroy [API_STACK ...]`: each API stack file runs in its own
+ * Pulumi stack `<target>.<API stack>` (fleet/target.ts), selected by name, `--changed-since` and
+ * `--shard` (fleet/plan.ts), K at once (fleet/fan-out.ts), each to its end. The run closes with
+ * a table per stack and exits non-zero when any failed; `--summary FILE` writes one Markdown
+ * summary for all. Failures are reported by the command kit (exit-codes.ts).
  */
 import * as fs from "node:fs";
-import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 import type { FlagSpec, ParsedFlags } from "./args";
 import { defineCommand } from "./command";
-import { EXIT_CODES, UsageError } from "./exit-codes";
-import { say } from "./output";
-import type { PreviewJson } from "./preview-json";
-import { engineErrorFilter } from "./state/engine-output";
-import { handleInterrupts, InterruptedError } from "./state/interrupt";
-import { withStackLock } from "./state/lock-guard";
-import { lockFlags, lockPolicyOf, lockTargetOf } from "./state/target";
-import { renderSummary } from "./summary";
-import { preflightEngineRun } from "./engine-preflight";
-import { defaultProjectDir, openStack } from "./workspace";
+import { combinedExitCode, EXIT_CODES, UsageError } from "./exit-codes";
+import { closingTable, fanOut, fleetSummary, parseConcurrency } from "./fleet/fan-out";
+import { legacyProblem } from "./fleet/migrate";
+import { planRun, type Plan } from "./fleet/plan";
+import type { Operation } from "./fleet/run-stack";
+import { openTarget, openWorkspace, type Target } from "./fleet/target";
+import { say, warn } from "./output";
+import { preflight } from "./preflight";
+import { handleInterrupts } from "./state/interrupt";
+import { lockFlags, lockPolicyOf } from "./state/target";
+import { defaultProjectDir } from "./workspace";
 
-const commonFlags = {
-  stack: { type: "string", help: "the Pulumi stack (default: dev)" },
+const selectionFlags = {
+  target: {
+    type: "string",
+    help: "the target whose settings file Pulumi.<target>.yaml the stacks use (default: dev)",
+  },
   project: { type: "string", help: "the Stackwright project directory (default: this package)" },
-  parallel: { type: "string", help: "resource operations run at once (default: the engine's)" },
+  "changed-since": {
+    type: "string",
+    help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
+  },
+  shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+  concurrency: { type: "string", help: "stacks run at once (default: the number of cores)" },
+  summary: { type: "string", help: "write one Markdown summary of all selected stacks to this file" },
+  parallel: { type: "string", help: "resource operations at once within a stack (default: the engine's)" },
+  stack: {
+    type: "string",
+    help: "run exactly this Pulumi stack, with its own Pulumi.<stack>.yaml (no selection, no fan-out)",
+  },
 } satisfies FlagSpec;
 
-const previewFlags = {
-  ...commonFlags,
-  refresh: { type: "boolean", help: "read the live state of every resource first" },
-  summary: { type: "string", help: "also write the pull-request Markdown summary to this file" },
+const deletedFlag = {
+  "destroy-deleted": {
+    type: "boolean",
+    help: "destroy the resources of stacks whose file was deleted (--changed-since); without it they are kept and listed",
+  },
 } satisfies FlagSpec;
 
-const upFlags = {
-  ...commonFlags,
+const refreshFlag = {
   refresh: { type: "boolean", help: "read the live state of every resource first" },
-  ...lockFlags,
 } satisfies FlagSpec;
+
+const specs = {
+  preview: { ...selectionFlags, ...refreshFlag, ...deletedFlag },
+  up: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...lockFlags },
+  refresh: { ...selectionFlags, ...lockFlags },
+  destroy: { ...selectionFlags, ...lockFlags },
+} as const;
+
+type AnyFlags = ParsedFlags<typeof selectionFlags> &
+  Partial<ParsedFlags<typeof refreshFlag & typeof deletedFlag & typeof lockFlags>>;
 
 function parallelOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -45,115 +70,133 @@ function parallelOf(value: string | undefined): number | undefined {
   return n;
 }
 
-/** Writes engine output as it arrives. */
-const stream = (out: string) => process.stdout.write(out);
-
-/** Opens the stack named by the flags, reporting usage problems as such. */
-async function stackFromFlags(flags: { stack?: string; project?: string }): Promise<Stack> {
-  return openStack({ projectDir: flags.project ?? defaultProjectDir(), stackName: flags.stack ?? "dev" });
-}
-
-/** Turns the engine's step events into the shape of `pulumi preview --json` for the summary. */
-export function previewFromEvents(events: readonly EngineEvent[]): PreviewJson {
-  const preview: PreviewJson = { steps: [], diagnostics: [], changeSummary: {} };
-  for (const event of events) {
-    const step = event.resourcePreEvent?.metadata;
-    if (step !== undefined) {
-      // The engine sends null for a side that does not exist (old of a create, new of a delete).
-      const state = (s: typeof step.old | null) =>
-        s === undefined || s === null
-          ? undefined
-          : { urn: s.urn, type: s.type, inputs: s.inputs ?? {}, outputs: s.outputs ?? {} };
-      const oldState = state(step.old);
-      const newState = state(step.new);
-      preview.steps.push({
-        op: step.op,
-        urn: step.urn,
-        ...(oldState === undefined ? {} : { oldState }),
-        ...(newState === undefined ? {} : { newState }),
-        ...(step.keys === undefined ? {} : { replaceReasons: step.keys }),
-        ...(step.diffs === undefined ? {} : { diffReasons: step.diffs }),
-      });
-    }
-    const diag = event.diagnosticEvent;
-    if (diag !== undefined) {
-      preview.diagnostics.push({ message: diag.message, severity: diag.severity });
-    }
-    const summary = event.summaryEvent;
-    if (summary !== undefined) {
-      preview.changeSummary = Object.fromEntries(
-        Object.entries(summary.resourceChanges ?? {}).filter(
-          (e): e is [string, number] => e[1] !== undefined,
-        ),
-      );
-    }
+/** `--stack NAME`: one Pulumi stack as it is, with no selection. */
+async function explicitPlan(
+  flags: AnyFlags,
+  names: readonly string[],
+): Promise<{ target: Target; plan: Plan }> {
+  const stackName = flags.stack ?? "";
+  const clash = ["changed-since", "shard", "target"].filter((f) => flags[f as keyof AnyFlags] !== undefined);
+  if (names.length > 0 || clash.length > 0) {
+    throw new UsageError(
+      `--stack runs one Pulumi stack; it takes no API stack names, --${clash[0] ?? "names"}`,
+    );
   }
-  return preview;
-}
-
-/** Writes the engine's error stream as it arrives, minus the noise (see state/engine-output.ts). */
-const streamErrors = engineErrorFilter((out: string) => process.stderr.write(out));
-
-/** What preview and up share: the stack named by the flags, and the engine options. */
-async function engineRun(
-  command: string,
-  flags: ParsedFlags<typeof upFlags> | ParsedFlags<typeof previewFlags>,
-) {
-  const parallel = parallelOf(flags.parallel);
-  const stack = await stackFromFlags(flags);
-  await preflightEngineRun(stack, flags.project ?? defaultProjectDir(), command);
-  const options = {
-    onOutput: stream,
-    onError: streamErrors.write,
-    ...(flags.refresh === true ? { refresh: true } : {}),
-    ...(parallel === undefined ? {} : { parallel }),
+  const workspace = await openWorkspace(flags.project ?? defaultProjectDir());
+  return {
+    target: { ...workspace, name: stackName, configFile: undefined },
+    plan: {
+      jobs: [{ apiStack: stackName, stackName, destroy: false }],
+      kept: [],
+      description: `stack ${stackName}`,
+    },
   };
-  return { stack, options };
 }
+
+/** Runs `operation` over the selected stacks; the exit code of the whole run. */
+export async function runFleetCommand(
+  operation: Operation,
+  flags: AnyFlags,
+  names: readonly string[],
+): Promise<number> {
+  const concurrency = parseConcurrency(flags.concurrency);
+  const parallel = parallelOf(flags.parallel);
+  const lockPolicy = lockPolicyOf(flags);
+  const { target, plan } =
+    flags.stack !== undefined
+      ? await explicitPlan(flags, names)
+      : await (async () => {
+          const target = await openTarget(flags.project ?? defaultProjectDir(), flags.target ?? "dev");
+          const legacy = legacyProblem(target);
+          if (legacy !== undefined) throw new UsageError(legacy);
+          const plan = await planRun(target, {
+            names,
+            ...(flags["changed-since"] === undefined ? {} : { changedSince: flags["changed-since"] }),
+            ...(flags.shard === undefined ? {} : { shard: flags.shard }),
+            destroyDeleted: flags["destroy-deleted"] === true,
+            destroying: operation === "destroy",
+          });
+          return { target, plan };
+        })();
+  say(
+    `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
+  );
+  for (const kept of plan.kept) {
+    warn(
+      `stackwright: ${kept}: its file was deleted; its resources stay (pass --destroy-deleted to destroy them)`,
+    );
+  }
+  const interrupts = handleInterrupts();
+  try {
+    const outcomes = await fanOut(plan.jobs, concurrency, {
+      target,
+      operation,
+      refresh: flags.refresh === true,
+      ...(parallel === undefined ? {} : { parallel }),
+      lockPolicy,
+      signal: interrupts.signal,
+    });
+    for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
+    if (outcomes.length > 0) say(`\n${closingTable(outcomes)}`);
+    else say("no API stack selected: nothing to do");
+    if (flags.summary !== undefined) {
+      const title = `Stackwright ${operation}: ${target.name}`;
+      fs.writeFileSync(flags.summary, fleetSummary(title, outcomes, plan.kept));
+      say(`summary written to ${flags.summary}`);
+    }
+    const signal = interrupts.received();
+    return signal !== undefined ? EXIT_CODES.interrupted : combinedExitCode(outcomes.map((o) => o.exitCode));
+  } finally {
+    interrupts.dispose();
+  }
+}
+
+/**
+ * Settings, API and credentials, once per run and before any engine starts (preflight.ts). Access
+ * to each API stack is left to its own run, so that one site the user cannot see fails alone.
+ */
+async function preflightFleet(operation: Operation, target: Target): Promise<void> {
+  const env = { ...process.env, ...target.env };
+  if (env["STACKWRIGHT_PREFLIGHT"] === "off") return;
+  const settings =
+    target.configFile !== undefined && target.stacks.has(target.name)
+      ? await target.workspace.getAllConfig(target.name)
+      : {};
+  await preflight({ command: operation, stacks: [], config: (key) => settings[key]?.value, env });
+}
+
+const ARGS = ["API_STACK..."] as const;
 
 export const previewCommand = defineCommand({
   name: "preview",
-  summary: "Shows what `up` would change, without changing anything.",
-  flags: previewFlags,
-  async run({ flags }) {
-    const { stack, options } = await engineRun("preview", flags);
-    const events: EngineEvent[] = [];
-    const result = await stack.preview({ ...options, onEvent: (e) => events.push(e) });
-    if (flags.summary !== undefined) {
-      const preview = previewFromEvents(events);
-      preview.changeSummary = { ...result.changeSummary } as Record<string, number>;
-      fs.writeFileSync(
-        flags.summary,
-        renderSummary(preview, { title: `Stackwright preview: ${stack.name}` }),
-      );
-      say(`\nsummary written to ${flags.summary}`);
-    }
-    return EXIT_CODES.ok;
-  },
+  args: ARGS,
+  summary:
+    "Shows what `up` would change in each selected API stack (default: all), without changing anything.",
+  flags: specs.preview,
+  run: ({ flags, positional }) => runFleetCommand("preview", flags, positional),
 });
 
 export const upCommand = defineCommand({
   name: "up",
-  summary: "Makes the platform match stacks-config/.",
-  flags: upFlags,
-  async run({ flags }) {
-    const interrupts = handleInterrupts();
-    try {
-      const { stack, options } = await engineRun("up", flags);
-      const target = lockTargetOf(flags.project ?? defaultProjectDir(), stack.name);
-      // The engine prints the outputs at the end of its own report.
-      await withStackLock(target, lockPolicyOf(flags), async () => {
-        interrupts.signal.throwIfAborted();
-        return stack.up({ ...options, signal: interrupts.signal });
-      });
-      return EXIT_CODES.ok;
-    } catch (err) {
-      const signal = interrupts.received();
-      if (signal !== undefined && !(err instanceof InterruptedError)) throw new InterruptedError(signal);
-      throw err;
-    } finally {
-      streamErrors.flush();
-      interrupts.dispose();
-    }
-  },
+  args: ARGS,
+  summary: "Makes the platform match stacks-config/ for each selected API stack (default: all).",
+  flags: specs.up,
+  run: ({ flags, positional }) => runFleetCommand("up", flags, positional),
+});
+
+export const refreshCommand = defineCommand({
+  name: "refresh",
+  args: ARGS,
+  summary: "Reads the live state of every resource of each selected API stack into its Pulumi state.",
+  flags: specs.refresh,
+  run: ({ flags, positional }) => runFleetCommand("refresh", flags, positional),
+});
+
+export const destroyCommand = defineCommand({
+  name: "destroy",
+  args: ARGS,
+  summary:
+    "Deletes what the named API stacks manage on the platform (retires deployments, removes locks and snapshots it made). Names are required.",
+  flags: specs.destroy,
+  run: ({ flags, positional }) => runFleetCommand("destroy", flags, positional),
 });

@@ -35,6 +35,18 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "snapshot download API_STACK SNAPSHOT --to FILE: download a snapshot (resumable)",
     load: async () => (await import("./snapshot-command.js")).snapshotCommand,
   },
+  refresh: {
+    help: "read the live state of the selected API stacks' resources",
+    load: async () => (await import("./engine-commands.js")).refreshCommand,
+  },
+  destroy: {
+    help: "delete what the named API stacks manage on the platform",
+    load: async () => (await import("./engine-commands.js")).destroyCommand,
+  },
+  migrate: {
+    help: "move a target's single-stack state into one Pulumi stack per API stack (no API call)",
+    load: async () => (await import("./migrate-command.js")).migrateCommand,
+  },
   summary: {
     help: "turn `pulumi preview --json` into a pull-request comment",
     load: async () => (await import("./summary-command.js")).summaryCommand,

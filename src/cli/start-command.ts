@@ -1,7 +1,8 @@
 /**
  * `stackwright start` (what `npm start` runs): the main job on embedded defaults. It validates
  * stacks-config/, starts the emulator with its state persisted under .stackwright/, runs `up` on
- * the `dev` stack and prints the outputs. A second run changes nothing. With STACKWRIGHT_API_URL
+ * each API stack's stack of the `dev` target (migrating a single-stack state first) and prints the
+ * outputs. A second run changes nothing. With STACKWRIGHT_API_URL
  * set it runs against that API instead, with no emulator.
  */
 import * as fs from "node:fs";
@@ -9,9 +10,13 @@ import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState } from "../config";
 import type { FlagSpec } from "./args";
 import { defineCommand } from "./command";
-import { EXIT_CODES, UsageError } from "./exit-codes";
-import { say } from "./output";
-import { defaultProjectDir, openStack } from "./workspace";
+import { combinedExitCode, EXIT_CODES, UsageError } from "./exit-codes";
+import { closingTable, defaultConcurrency, fanOut } from "./fleet/fan-out";
+import { legacyProblem, migrateTarget } from "./fleet/migrate";
+import { openTarget, stackNameOf } from "./fleet/target";
+import { say, warn } from "./output";
+import { handleInterrupts } from "./state/interrupt";
+import { defaultProjectDir } from "./workspace";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
 export const EMBEDDED_PORT = 8787;
@@ -20,7 +25,7 @@ export const EMBEDDED_PORT = 8787;
 export const DEMO_CREDENTIALS = { email: "ops@example.com", token: "demo-token" } as const;
 
 const flags = {
-  stack: { type: "string", help: "the Pulumi stack (default: dev)" },
+  target: { type: "string", help: "the target whose settings the stacks use (default: dev)" },
   project: { type: "string", help: "the Stackwright project directory (default: this package)" },
   speed: { type: "string", help: "the embedded emulator's pace: instant, fast (default) or realistic" },
 } satisfies FlagSpec;
@@ -61,11 +66,11 @@ async function embeddedEmulator(projectDir: string, speed: string): Promise<ApiT
 export const startCommand = defineCommand({
   name: "start",
   summary:
-    "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up and prints the outputs.",
+    "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up on every API stack of the dev target and prints the outputs.",
   flags,
   async run({ flags }) {
     const projectDir = flags.project ?? defaultProjectDir();
-    const stackName = flags.stack ?? "dev";
+    const targetName = flags.target ?? "dev";
 
     const configDir = path.join(projectDir, "stacks-config");
     const loaded = await loadDesiredState(configDir);
@@ -73,27 +78,44 @@ export const startCommand = defineCommand({
     say(`stacks-config: ${loaded.state.stacks.map((s) => s.stack).join(", ")} valid`);
 
     const external = process.env["STACKWRIGHT_API_URL"];
-    const target: ApiTarget =
+    const api: ApiTarget =
       external !== undefined && external !== ""
         ? { env: {}, description: `the API at ${external}`, close: async () => {} }
         : await embeddedEmulator(projectDir, flags.speed ?? "fast");
+    const interrupts = handleInterrupts();
     try {
-      say(`running up on stack '${stackName}' against ${target.description}\n`);
-      const stack = await openStack({ projectDir, stackName, env: target.env });
-      // The engine prints the outputs at the end of its own report.
-      const result = await stack.up({
-        onOutput: (out) => process.stdout.write(out),
-        onError: (out) => process.stderr.write(out),
+      const target = await openTarget(projectDir, targetName, api.env);
+      // The one-stack state of earlier versions moves into per-file stacks by itself here.
+      if (legacyProblem(target) !== undefined) await migrateTarget(target, say);
+      say(`running up on target '${targetName}' against ${api.description}\n`);
+      const jobs = loaded.state.stacks.map((s) => ({
+        apiStack: s.stack,
+        stackName: stackNameOf(target, s.stack),
+        destroy: false,
+      }));
+      const outcomes = await fanOut(jobs, defaultConcurrency(), {
+        target,
+        operation: "up",
+        refresh: false,
+        lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
+        signal: interrupts.signal,
       });
-      const changes = Object.entries(result.summary.resourceChanges ?? {})
-        .filter(([op, n]) => op !== "same" && (n ?? 0) > 0)
-        .map(([op, n]) => `${n} ${op}`);
-      say(
-        `\n${changes.length === 0 ? "no changes: the platform already matches stacks-config/" : `done: ${changes.join(", ")}`}`,
-      );
-      return EXIT_CODES.ok;
+      for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
+      say(`\n${closingTable(outcomes)}`);
+      const total: Record<string, number> = {};
+      for (const o of outcomes)
+        for (const [op, n] of Object.entries(o.changes)) total[op] = (total[op] ?? 0) + n;
+      const changes = Object.entries(total).map(([op, n]) => `${n} ${op}`);
+      const code = combinedExitCode(outcomes.map((o) => o.exitCode));
+      if (code === EXIT_CODES.ok) {
+        say(
+          `\n${changes.length === 0 ? "no changes: the platform already matches stacks-config/" : `done: ${changes.join(", ")}`}`,
+        );
+      }
+      return code;
     } finally {
-      await target.close();
+      interrupts.dispose();
+      await api.close();
     }
   },
 });

@@ -37,6 +37,7 @@ export type {
 export { validateSources, validateStackFile } from "./validate";
 export type { DesiredState, FileResult, LoadResult, StackSource } from "./validate";
 export { isStackFileName, loadDesiredState, loadDesiredStateOrThrow, loadDesiredStateSync } from "./load";
+export { parsePerFileStackName, perFileStackName, targetProblem } from "./stack-names";
 export { resolveRestoreSnapshot } from "./restore-reference";
 export type { RestoreSnapshotReference } from "./restore-reference";
 export { SCHEMA_FILE, stackFileJsonSchema, stackFileJsonSchemaText } from "./json-schema";

@@ -57,12 +57,14 @@ describe("the stackwright command on the example stacks-config", () => {
   }, 240_000);
 
   it("keeps the token out of the state and the stack configuration's plain text", () => {
-    const state = fs.readFileSync(project.stateFile("dev"), "utf8");
+    const state = fs.readFileSync(project.stateFile("dev.acme-web"), "utf8");
     const basic = Buffer.from("ops@example.com:demo-token").toString("base64");
     expect(state).toContain("pulumi-nodejs:dynamic/stackwright:Deployment");
     expect(state).not.toContain("demo-token");
     expect(state).not.toContain(basic);
     expect(fs.readFileSync(path.join(project.dir, "Pulumi.dev.yaml"), "utf8")).not.toContain("demo-token");
+    // The per-file stack reads the target's settings: no config file of its own.
+    expect(fs.existsSync(path.join(project.dir, "Pulumi.dev.acme-web.yaml"))).toBe(false);
   });
 
   describe("against a running emulator", () => {
@@ -124,7 +126,7 @@ describe("the stackwright command on the example stacks-config", () => {
 
       const preview = spawnSync(
         path.join(project.dir, ".tools", "bin", "pulumi"),
-        ["preview", "--json", "--stack", "dev"],
+        ["preview", "--json", "--stack", "dev.acme-web", "--config-file", "Pulumi.dev.yaml"],
         {
           cwd: project.dir,
           env: { ...project.env, ...env },

@@ -1,0 +1,106 @@
+/**
+ * Runs the selected stacks with at most K at once, each to its end whatever the others do, and
+ * reports them together: a closing table (stack, result, changes, duration) and one Markdown
+ * summary for the pull request.
+ */
+import * as os from "node:os";
+import { EXIT_CODES, UsageError } from "../exit-codes";
+import { prefixedLines, renderTable, stderr, stdout } from "../output";
+import type { PreviewJson } from "../preview-json";
+import { previewFromEvents } from "../preview-events";
+import { renderSummary } from "../summary";
+import { runStack, type RunOptions, type StackJob, type StackOutcome } from "./run-stack";
+
+/** Stacks at once when `--concurrency` is not given: one per core (an engine keeps one busy). */
+export function defaultConcurrency(): number {
+  return Math.max(1, os.availableParallelism());
+}
+
+export function parseConcurrency(text: string | undefined): number {
+  if (text === undefined) return defaultConcurrency();
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 64) {
+    throw new UsageError(`--concurrency must be a whole number from 1 to 64, not '${text}'`);
+  }
+  return n;
+}
+
+/** Runs every job, `concurrency` at a time, in the given order; outcomes in the same order. */
+export async function fanOut(
+  jobs: readonly StackJob[],
+  concurrency: number,
+  options: Omit<RunOptions, "stdout" | "stderr">,
+): Promise<StackOutcome[]> {
+  const outcomes: StackOutcome[] = new Array<StackOutcome>(jobs.length);
+  let next = 0;
+  const prefix = jobs.length > 1;
+  const worker = async () => {
+    for (let i = next++; i < jobs.length; i = next++) {
+      const job = jobs[i];
+      if (job === undefined) continue;
+      const out = prefixedLines(prefix ? `[${job.apiStack}] ` : "", stdout);
+      const err = prefixedLines(prefix ? `[${job.apiStack}] ` : "", stderr);
+      try {
+        outcomes[i] = await runStack(job, { ...options, stdout: out.write, stderr: err.write });
+      } finally {
+        out.flush();
+        err.flush();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+  return outcomes;
+}
+
+function resultOf(outcome: StackOutcome): string {
+  if (outcome.exitCode === EXIT_CODES.ok) return outcome.job.destroy ? "destroyed" : "ok";
+  if (outcome.exitCode === EXIT_CODES.locked) return "locked";
+  if (outcome.exitCode === EXIT_CODES.interrupted) return "interrupted";
+  return "failed";
+}
+
+function changesText(changes: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(changes).map(([op, n]) => `${n} ${op}`);
+  return parts.length === 0 ? "none" : parts.join(", ");
+}
+
+/** The closing table, one row per stack. */
+export function closingTable(outcomes: readonly StackOutcome[]): string {
+  return renderTable(
+    ["stack", "result", "changes", "duration"],
+    outcomes.map((o) => [
+      o.job.stackName,
+      resultOf(o),
+      changesText(o.changes),
+      `${(o.durationMs / 1000).toFixed(1)} s`,
+    ]),
+  );
+}
+
+/** One Markdown summary of every stack of the run: their planned (or made) changes, then failures. */
+export function fleetSummary(
+  title: string,
+  outcomes: readonly StackOutcome[],
+  kept: readonly string[],
+): string {
+  const merged: PreviewJson = { steps: [], diagnostics: [], changeSummary: {} };
+  for (const outcome of outcomes) {
+    const one = previewFromEvents(outcome.events);
+    merged.steps.push(...one.steps);
+    merged.diagnostics.push(...one.diagnostics);
+    for (const [op, n] of Object.entries(one.changeSummary)) {
+      merged.changeSummary[op] = (merged.changeSummary[op] ?? 0) + n;
+    }
+  }
+  const failed = outcomes.filter((o) => o.exitCode !== EXIT_CODES.ok);
+  const notes = [
+    ...failed.map(
+      (o) => `- **${o.job.stackName}** ${resultOf(o)}${o.failure === undefined ? "" : `: ${o.failure}`}`,
+    ),
+    ...kept.map(
+      (s) => `- **${s}**: its file was deleted; its resources stay until a run with \`--destroy-deleted\``,
+    ),
+  ];
+  const body = renderSummary(merged, { title });
+  return notes.length === 0 ? body : `${body.trimEnd()}\n\n#### Needs attention\n\n${notes.join("\n")}\n`;
+}

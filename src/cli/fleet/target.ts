@@ -1,0 +1,99 @@
+/**
+ * A target (`dev`, `production`): a Pulumi stack that holds no resources and whose
+ * `Pulumi.<target>.yaml` carries the API settings (URL, e-mail, the token as a secret) for all of
+ * its per-file stacks `<target>.<API stack>`. Every engine run of a per-file stack reads that one
+ * file (`--config-file`), so no site has a config file of its own.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { LocalWorkspace, Stack, type StackSummary } from "@pulumi/pulumi/automation";
+import { perFileStackName, targetProblem } from "../../config";
+import { engineEnv, pulumiCommand } from "../engine-env";
+import { CliError, UsageError } from "../exit-codes";
+
+export interface Target {
+  readonly name: string;
+  readonly projectDir: string;
+  /** `<projectDir>/Pulumi.<target>.yaml`; undefined for `--stack`, a stack with its own file. */
+  readonly configFile: string | undefined;
+  /** Environment of the engine and everything it spawns. */
+  readonly env: Record<string, string>;
+  readonly workspace: LocalWorkspace;
+  /** The stacks of the backend when the target was opened, by name. */
+  readonly stacks: ReadonlyMap<string, StackSummary>;
+}
+
+/** Opens the target: its settings file must exist; lists the backend's stacks once. */
+export async function openTarget(
+  projectDir: string,
+  name: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Target> {
+  const problem = targetProblem(name);
+  if (problem !== undefined) throw new UsageError(`--target: ${problem}`);
+  const dir = path.resolve(projectDir);
+  const configFile = path.join(dir, `Pulumi.${name}.yaml`);
+  if (!fs.existsSync(configFile)) {
+    throw new UsageError(
+      `target '${name}' has no settings file ${configFile}. Create it once and commit it:\n` +
+        `  pulumi stack init ${name}\n  pulumi config set stackwright:apiUrl https://...\n` +
+        `  pulumi config set stackwright:email ...\n  pulumi config set --secret stackwright:apiToken ...\n` +
+        `(after eval "$(npm run --silent stackwright -- env)"; see README, "Targets and per-file stacks")`,
+    );
+  }
+  return { ...(await openWorkspace(dir, extraEnv)), name, configFile };
+}
+
+/** The project's workspace with the engine environment, and the backend's stacks listed once. */
+export async function openWorkspace(
+  projectDir: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Omit<Target, "name" | "configFile">> {
+  const dir = path.resolve(projectDir);
+  if (!fs.existsSync(path.join(dir, "Pulumi.yaml"))) {
+    throw new UsageError(`${dir} has no Pulumi.yaml: pass the Stackwright project directory with --project`);
+  }
+  const env = { ...engineEnv({ projectDir: dir }), ...extraEnv };
+  const backend = env["PULUMI_BACKEND_URL"] ?? "";
+  // The local file backend refuses a directory that does not exist yet.
+  if (backend.startsWith("file://")) fs.mkdirSync(new URL(backend).pathname, { recursive: true });
+  const workspace = await LocalWorkspace.create({
+    workDir: dir,
+    envVars: env,
+    pulumiCommand: await pulumiCommand(dir),
+  });
+  let listed: StackSummary[];
+  try {
+    listed = await workspace.listStacks();
+  } catch (cause) {
+    throw new CliError("environment", `cannot list the stacks of the state backend ${backend}`, { cause });
+  }
+  return { projectDir: dir, env, workspace, stacks: new Map(listed.map((s) => [s.name, s])) };
+}
+
+/** The per-file stack's name for `apiStack`, or a usage error naming the API stack. */
+export function stackNameOf(target: Target, apiStack: string): string {
+  const named = perFileStackName(target.name, apiStack);
+  if (!named.ok) throw new UsageError(named.problem);
+  return named.name;
+}
+
+/**
+ * Runs `use` on the per-file stack, created when absent. Pulumi writes a `Pulumi.<stack>.yaml`
+ * holding only a passphrase salt when it creates a stack (and again during a run); that file is
+ * removed afterwards, since every run passes the target's file instead. A stack run with its own
+ * file (`--stack`) keeps it.
+ */
+export async function withPerFileStack<T>(
+  target: Target,
+  stackName: string,
+  use: (stack: Stack) => Promise<T>,
+): Promise<T> {
+  const ownFile = path.join(target.projectDir, `Pulumi.${stackName}.yaml`);
+  const stray = target.configFile !== undefined && !fs.existsSync(ownFile);
+  try {
+    return await use(await Stack.createOrSelect(stackName, target.workspace));
+  } finally {
+    if (stray) fs.rmSync(ownFile, { force: true });
+  }
+}
