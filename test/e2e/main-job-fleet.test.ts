@@ -34,8 +34,11 @@ describe("one Pulumi stack per API stack file", () => {
     return { status: result.status, out: `${result.stdout}${result.stderr}` };
   };
   const git = (...args: string[]) => execFileSync("git", args, { cwd: project.dir, encoding: "utf8" });
+  // A hook call right after a long idle spell may meet a keep-alive socket the emulator just
+  // closed ("other side closed"); both hooks are idempotent, so one retry is safe.
+  const clearRequests = () => hooks.clearRequests().catch(() => hooks.clearRequests());
   const writes = async () =>
-    (await hooks.requests())
+    (await hooks.requests().catch(() => hooks.requests()))
       .filter((r) => r.method !== "GET" && !r.path.startsWith("/_emulator"))
       .map((r) => `${r.method} ${r.path}`);
   /** Type and id of every platform resource in a checkpoint. */
@@ -71,9 +74,12 @@ describe("one Pulumi stack per API stack file", () => {
       STACKWRIGHT_EMAIL: "ops@example.com",
       STACKWRIGHT_API_TOKEN: "demo-token",
     };
-    project = createScratchProject({
-      program: path.join(repoRoot, "test", "fixtures", "legacy-program", "index.js"),
-    });
+    project = createScratchProject();
+    // At the real program's place, so the providers' modules resolve as they did for it.
+    fs.copyFileSync(
+      path.join(repoRoot, "test", "fixtures", "legacy-program", "index.js"),
+      path.join(project.dir, "dist", "src", "program", "legacy.js"),
+    );
     fs.rmSync(path.join(project.dir, "stacks-config"), { recursive: true });
     fs.mkdirSync(path.join(project.dir, "stacks-config"));
     fs.writeFileSync(
@@ -112,7 +118,7 @@ describe("one Pulumi stack per API stack file", () => {
     expect(refused.out).toContain("Run 'stackwright migrate --target dev' once");
     expect(refused.status).toBe(2);
 
-    await hooks.clearRequests();
+    await clearRequests();
     const migrate = run(["migrate"]);
     expect(migrate.out, migrate.out).toContain("moved into stack dev.acme-web");
     expect(migrate.status).toBe(0);
@@ -168,7 +174,7 @@ describe("one Pulumi stack per API stack file", () => {
       file("ghost.yaml"),
       "stack: acme-ghost\nenvironments:\n  uat:\n    lock:\n      message: nobody\n",
     );
-    await hooks.clearRequests();
+    await clearRequests();
     const summary = path.join(project.dir, "up.md");
     const { status, out } = run([
       "up",
@@ -199,7 +205,7 @@ describe("one Pulumi stack per API stack file", () => {
     const kept = run(["up", "--changed-since", "HEAD"]);
     expect(kept.status, kept.out).toBe(0);
     expect(kept.out).toContain("dev.acme-intranet: its file was deleted; its resources stay");
-    await hooks.clearRequests();
+    await clearRequests();
     const destroyed = run(["up", "--changed-since", "HEAD", "--destroy-deleted"]);
     expect(destroyed.status, destroyed.out).toBe(0);
     expect(destroyed.out).toMatch(/^dev\.acme-intranet\s+destroyed/m);
