@@ -67,7 +67,7 @@ describe("one Pulumi stack per API stack file", () => {
           "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
         ),
     );
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", seed]);
+    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", seed], 60_000);
     hooks = emulatorHooks(emulator.url);
     env = {
       STACKWRIGHT_API_URL: emulator.url,
@@ -90,7 +90,7 @@ describe("one Pulumi stack per API stack file", () => {
       file("intranet.yaml"),
       "stack: acme-intranet\nenvironments:\n  test:\n    lock:\n      message: Freeze one\n",
     );
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     emulator?.child.kill("SIGTERM");
