@@ -118,6 +118,7 @@ export async function runFleetCommand(
           });
           return { target, plan };
         })();
+  await preflightFleet(operation, target);
   say(
     `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
   );
