@@ -216,6 +216,10 @@ export const CreateDeploymentRequest = z
     schedule_start_unix: z.number().int().optional(),
     schedule_end_unix: z.number().int().optional(),
     locked: z.boolean().optional(),
+    /** Deploy without applying pending configuration changes. */
+    ignore_config_changes: z.boolean().optional(),
+    /** A full deployment (not only the code) even when the code alone changed. */
+    force_full: z.boolean().optional(),
   })
   .superRefine((body, ctx) => checkRef(body, ctx));
 export type CreateDeploymentRequest = z.infer<typeof CreateDeploymentRequest>;

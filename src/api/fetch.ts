@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { Id, SelfLinks, singleDocument } from "./common";
 
-/** Statuses of a git fetch: `n/a` when queued, then Started/Running, then Complete or Failed. */
-export const FETCH_STATUSES = ["n/a", "Started", "Running", "Complete", "Failed"] as const;
+/**
+ * Statuses of a git fetch: `n/a` right after queueing, then the platform's `Queued` and `Running`,
+ * then Complete or Failed (`Started` is an older word for Running, still accepted).
+ */
+export const FETCH_STATUSES = ["n/a", "Queued", "Started", "Running", "Complete", "Failed"] as const;
 export const FetchStatus = z.enum(FETCH_STATUSES);
 export type FetchStatus = z.infer<typeof FetchStatus>;
 /** Statuses after which a fetch no longer changes. */

@@ -15,6 +15,14 @@ const flags = {
     type: "string",
     help: "how fast deployments and transfers move: instant, fast (default), realistic",
   },
+  strict: {
+    type: "boolean",
+    help: "refuse request-body members the API does not define (default: ignore them, as the platform does)",
+  },
+  "public-url": {
+    type: "string",
+    help: "the URL clients reach the emulator at (behind a proxy); links in documents start with it",
+  },
 } satisfies FlagSpec;
 
 function waitForSignal(): Promise<NodeJS.Signals> {
@@ -55,11 +63,14 @@ export const runEmulatorCommand = defineCommand({
     const port = portOf(flags.port);
     const speed = speedOf(flags.speed);
     const stateFile = flags["state-file"];
+    const publicUrl = flags["public-url"];
     const emulator = await startEmulator({
       seed: flags.seed ?? DEFAULT_SEED_PATH,
       speed,
       port,
+      strict: flags.strict === true,
       ...(stateFile === undefined ? {} : { stateFile }),
+      ...(publicUrl === undefined ? {} : { publicUrl }),
     });
     const signal = waitForSignal();
     say(`listening on ${emulator.url}`);

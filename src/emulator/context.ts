@@ -3,7 +3,8 @@ import type { ApiVersion } from "../api";
 import { MEDIA_TYPE, isNumericIdText } from "../api";
 import type { Documents } from "./documents";
 import type { Caller, Engine } from "./engine";
-import { HttpError } from "./errors";
+import type { z } from "zod";
+import { HttpError, parseWith } from "./errors";
 import type { Fault, Faults, LoggedRequest, RequestLog } from "./faults";
 import type { Scheduler } from "./scheduler";
 import type { Store } from "./store";
@@ -26,11 +27,19 @@ declare module "fastify" {
 export interface Deps {
   store: Store;
   engine: Engine;
-  docs: Documents;
+  /** Documents whose absolute links start as the client called the server. */
+  docs(request: FastifyRequest): Documents;
   faults: Faults;
   log: RequestLog;
   scheduler: Scheduler;
+  /** Unknown request-body members are a 400 (strict) or ignored, as the platform does (tolerant). */
+  strict: boolean;
   reset(): void;
+}
+
+/** Parses the request body with `schema`; unknown members are refused only in strict mode. */
+export function parseBody<S extends z.ZodObject>(deps: Deps, request: FastifyRequest, schema: S): z.infer<S> {
+  return parseWith(schema, request.body, "request body", { strict: deps.strict });
 }
 
 export function stateOf(request: FastifyRequest): RequestState {

@@ -2,6 +2,7 @@ import type {
   ApiVersion,
   ConfigurationInput,
   DeploymentInput,
+  DeploymentLogDocumentInput,
   DomainInput,
   EnvironmentInput,
   EnvironmentLockInput,
@@ -13,6 +14,7 @@ import type {
   StackInput,
   TeamMemberInput,
   TransferInput,
+  TransferLog,
   WhitelistInput,
 } from "../api";
 import { isDeploymentInProgress } from "../api";
@@ -20,18 +22,17 @@ import { createHash } from "node:crypto";
 import type { DeploymentRecord, FetchRecord, SnapshotRecord, TransferRecord } from "./model";
 import { envKey } from "./model";
 import type { Store } from "./store";
+import { DOWNLOADS, downloadKey } from "./archive";
+import { transferLogStatus } from "./operations/log-lines";
 import { formatDateTime } from "./time";
 
 /** Builds wire documents (the `z.input` of the src/api schemas) from the store's records. */
 export class Documents {
+  /** `base`: the absolute URL links start with, as the client called the server (no trailing slash). */
   constructor(
     private readonly store: Store,
-    private readonly baseUrl: () => string,
+    readonly base: string,
   ) {}
-
-  private get base(): string {
-    return this.baseUrl();
-  }
 
   stackUrl(stack: string): string {
     return `${this.base}/svc/project/${encodeURIComponent(stack)}`;
@@ -108,8 +109,9 @@ export class Documents {
         date_updated_unix: d.updated,
         title: d.title,
         summary: d.summary,
-        deployment_type: "code-only",
-        deployment_estimate: "2 minutes",
+        deployment_type: d.force_full ? "full" : "code-only",
+        // The platform's estimate is a number of seconds, as text.
+        deployment_estimate: d.force_full ? "300" : "120",
         sha: d.sha,
         short_sha: d.sha.slice(0, 7),
         commit_subject: `Commit ${d.sha.slice(0, 7)}`,
@@ -129,6 +131,7 @@ export class Documents {
       links: { self: `${this.envUrl(d.stack, d.env)}/deploys/${d.id}` },
     };
     if (opts.changes === true) doc.attributes.changes = d.changes;
+    Object.assign(doc.attributes, platformExtras(d));
     if (opts.version === "1.0") Object.assign(doc.attributes, legacyDates(d));
     if (opts.relationships === true) {
       doc.relationships = {
@@ -156,8 +159,13 @@ export class Documents {
         source: { data: [this.envRef(s.stack, s.source)] },
         owner: { data: [this.envRef(s.stack, s.source)] },
       },
-      links: { download_link: ready ? `${this.base}/assets/snapshots/${s.id}/snapshot-${s.mode}.sspak` : "" },
+      links: { download_link: ready ? this.downloadLink(s) : "" },
     };
+  }
+
+  /** Where a complete snapshot's archive is served (see routes/downloads.ts). */
+  downloadLink(s: SnapshotRecord): string {
+    return `${this.base}${DOWNLOADS}/${s.id}/${downloadKey(this.store.seedHash, s)}/snapshot-${s.mode}.sspak`;
   }
 
   /** The list form plus the fields only the single view has. */
@@ -172,6 +180,16 @@ export class Documents {
         notes: s.notes,
       },
     };
+  }
+
+  /** The deployment log endpoint: the deployment document plus its log lines so far. */
+  deploymentLog(d: DeploymentRecord, version: ApiVersion): DeploymentLogDocumentInput {
+    return { data: this.deployment(d, { version }), message: [...d.log] };
+  }
+
+  /** The transfer log endpoint: the platform's status word and the log text so far. */
+  transferLog(t: TransferRecord): TransferLog {
+    return { status: transferLogStatus(t.status), content: t.log.join("\n") };
   }
 
   transfer(t: TransferRecord): TransferInput {
@@ -295,6 +313,38 @@ export class Documents {
       attributes: { sha: r.sha, released_unix: r.released_unix },
     }));
   }
+}
+
+/**
+ * Deployment fields the platform sends beyond the spec (clients must tolerate them): the ref as
+ * asked for, tags, why it was rejected, the package, whether it is a full deployment, and a
+ * numeric `attributes.id`.
+ */
+interface PlatformExtras {
+  id: number;
+  ref_type: string;
+  ref_name: string;
+  tags: string[];
+  rejected_reason: string | null;
+  package_id: number | null;
+  package_name: string | null;
+  package_version: string | null;
+  is_full_deployment: boolean;
+}
+
+function platformExtras(d: DeploymentRecord): PlatformExtras {
+  const [name, version] = (d.package ?? "").split("@");
+  return {
+    id: d.id,
+    ref_type: d.ref_type,
+    ref_name: d.ref,
+    tags: d.ref_type === "tag" ? [d.ref] : [],
+    rejected_reason: d.rejected_reason,
+    package_id: d.package === null ? null : d.id,
+    package_name: d.package === null ? null : (name ?? d.package),
+    package_version: d.package === null ? null : (version ?? null),
+    is_full_deployment: d.force_full,
+  };
 }
 
 /** The 1.0 `*_nice` and `*_ago` fields (removed in 2.0); the `*_unix` fields stay alongside. */

@@ -56,12 +56,24 @@ export function validationError(
   return new HttpError(400, `Invalid field '${field}' in the ${where}: ${issue.message}`);
 }
 
-/** Parses a body (or query) with a zod object schema; failures become 400s naming the field. */
-export function parseWith<S extends z.ZodObject>(schema: S, value: unknown, where: string): z.infer<S> {
+/**
+ * Parses a body (or query) with a zod object schema; failures become 400s naming the field.
+ * With `strict: false`, members the schema does not know are dropped instead of refused.
+ */
+export function parseWith<S extends z.ZodObject>(
+  schema: S,
+  value: unknown,
+  where: string,
+  options: { strict: boolean } = { strict: true },
+): z.infer<S> {
   if (value === undefined || value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new HttpError(400, `The ${where} must be a JSON object`);
   }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw validationError(parsed.error, where, Object.keys(schema.shape), value);
+  const known = Object.keys(schema.shape);
+  const input = options.strict
+    ? value
+    : Object.fromEntries(Object.entries(value).filter(([k]) => known.includes(k)));
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw validationError(parsed.error, where, known, value);
   return parsed.data;
 }

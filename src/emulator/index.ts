@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import type { FastifyRequest } from "fastify";
 import { Documents } from "./documents";
+import { checkPublicUrl, linkBase } from "./links";
 import { Engine } from "./engine";
 import { Faults, RequestLog } from "./faults";
 import { SPEEDS, Scheduler, type Speed } from "./scheduler";
@@ -21,6 +23,13 @@ export interface EmulatorOptions {
   speed?: Speed;
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
+  /**
+   * Refuse request-body members the API does not define (400 naming them). Default false: they
+   * are ignored, as the platform does. Our own tests run strict so that junk we send is caught.
+   */
+  strict?: boolean;
+  /** The URL clients reach the emulator at (behind a proxy): links in documents start with it. */
+  publicUrl?: string;
 }
 
 export interface RunningEmulator {
@@ -30,7 +39,7 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
-const ALLOWED_OPTIONS = ["seed", "stateFile", "speed", "port"];
+const ALLOWED_OPTIONS = ["seed", "stateFile", "speed", "port", "strict", "publicUrl"];
 
 /** Starts the reference server on 127.0.0.1 and resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
@@ -46,15 +55,22 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`startEmulator: port must be an integer from 0 to 65535, got ${String(port)}`);
   }
+  let publicUrl: string | undefined;
+  try {
+    publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
+  } catch (err) {
+    throw new Error(`startEmulator: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
   const seed = loadSeed(options.seed);
   const store = new Store(seed, options.stateFile);
   const scheduler = new Scheduler(speed);
   const engine = new Engine(store, scheduler);
   const faults = new Faults();
   const log = new RequestLog();
-  // Links need the base URL, known once listening; the documents object reads it lazily.
+  // Links start as the client called the server; the listening address, known once listening,
+  // only when the request says nothing usable.
   let base = "";
-  const docs = new Documents(store, () => base);
+  const docs = (request: FastifyRequest) => new Documents(store, linkBase(request.headers, base, publicUrl));
   const app = buildServer({
     store,
     engine,
@@ -62,10 +78,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     faults,
     log,
     scheduler,
+    strict: options.strict === true,
     reset: () => {
       faults.clear();
       log.clear();
       engine.deployments.clearStalls();
+      engine.fetches.clearScripts();
       store.reset();
     },
   });

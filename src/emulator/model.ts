@@ -30,10 +30,29 @@ export const DeploymentRecord = z.object({
   approved: z.number().int(),
   started: z.number().int(),
   updated: z.number().int(),
-  /** Why a deployment failed (kept for the docs and the log; not on the wire). */
+  /** Why a deployment failed or will fail (scripted); shown in its log, not in its document. */
   failure: z.string().nullable(),
+  /** The log lines so far (endpoint `deploys/log/{id}`). */
+  log: z.array(z.string()).default([]),
+  /** How far the worker got while Deploying: 0 fetched, 1 built, 2 deployed. */
+  progress: z.number().int().default(0),
+  /** Why a person rejected it (the dashboard's reject). */
+  rejected_reason: z.string().nullable().default(null),
+  /** Options of the create body that change how the platform deploys. */
+  ignore_config_changes: z.boolean().default(false),
+  force_full: z.boolean().default(false),
 });
 export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
+
+/** The fields a new deployment starts with unless it says otherwise. */
+export const DEPLOYMENT_DEFAULTS = {
+  failure: null,
+  log: [],
+  progress: 0,
+  rejected_reason: null,
+  ignore_config_changes: false,
+  force_full: false,
+} satisfies Partial<DeploymentRecord>;
 
 export const SnapshotRecord = z.object({
   id: z.number().int(),
@@ -63,6 +82,10 @@ export const TransferRecord = z.object({
   /** The snapshot being written: the new one (create) or the backup (restore with backup). */
   pending_snapshot: z.number().int().nullable(),
   created: z.number().int(),
+  /** Why it failed or will fail (scripted); shown in its log. */
+  failure: z.string().nullable().default(null),
+  /** The log lines so far (endpoint `snapshots/transfer/{id}/log`). */
+  log: z.array(z.string()).default([]),
 });
 export type TransferRecord = z.infer<typeof TransferRecord>;
 
@@ -83,6 +106,10 @@ export const EnvironmentRecord = z.object({
   locked: z.boolean(),
   lock_message: z.string(),
   next_outcome: z.enum(["fail"]).nullable(),
+  /** The reason the next deployment fails with (next-outcome hook). */
+  next_reason: z.string().nullable().default(null),
+  /** When set, the next transfer on the environment fails with this reason (hook). */
+  next_transfer_failure: z.string().nullable().default(null),
   current_build: z.number().int().nullable(),
 });
 export type EnvironmentRecord = z.infer<typeof EnvironmentRecord>;

@@ -7,7 +7,8 @@ import type {
   SnapshotRecord,
   TransferRecord,
 } from "./model";
-import { envKey } from "./model";
+import { DEPLOYMENT_DEFAULTS, envKey } from "./model";
+import { logUpTo } from "./operations/log-lines";
 import type { Seed, SeedStack } from "./seed";
 
 /** The first id of each kind: a fresh world numbers its deployments from 100, and so on. */
@@ -65,7 +66,8 @@ function addEnvironments(world: World, s: SeedStack): void {
       const at = d.created_unix ?? t;
       const id = world.counters.deployment++;
       const finished = d.state !== "New" && d.state !== "Submitted";
-      world.deployments.set(id, {
+      const record: DeploymentRecord = {
+        ...DEPLOYMENT_DEFAULTS,
         id,
         stack: s.name,
         env: e.name,
@@ -84,8 +86,11 @@ function addEnvironments(world: World, s: SeedStack): void {
         approved: finished ? at : 0,
         started: finished ? at : 0,
         updated: at,
-        failure: null,
-      });
+        failure: d.state === "Failed" ? "failed (seed)" : null,
+        rejected_reason: d.state === "Rejected" ? "rejected in the dashboard" : null,
+      };
+      record.log = logUpTo(record, s.repository_url);
+      world.deployments.set(id, record);
       if (d.state === "Completed") current = id;
     }
     world.envs.set(envKey(s.name, e.name), {
@@ -96,6 +101,8 @@ function addEnvironments(world: World, s: SeedStack): void {
       locked: e.lock !== undefined,
       lock_message: e.lock?.message ?? "",
       next_outcome: null,
+      next_reason: null,
+      next_transfer_failure: null,
       current_build: current,
     });
   }

@@ -4,6 +4,8 @@ import { API_VERSIONS, type ApiVersion, MEDIA_TYPE } from "../api";
 import { type Deps, type RequestState, stateOf } from "./context";
 import { HttpError, errorDocument } from "./errors";
 import type { Fault } from "./faults";
+import { DOWNLOADS } from "./archive";
+import { registerDownloads } from "./routes/downloads";
 import { registerHooks } from "./routes/hooks";
 import { registerRecords } from "./routes/records";
 import { registerSvc } from "./routes/svc";
@@ -122,7 +124,10 @@ export function buildServer(deps: Deps): FastifyInstance {
     const entry = deps.log.start(request.method, request.url);
     const state: RequestState = { version: "2.0", caller: null, entry, after: null };
     request.emu = state;
+    // A download link is its own permission: no version or credentials are read there.
+    const open = path.startsWith(`${DOWNLOADS}/`);
     const admit = () => {
+      if (open) return done();
       try {
         state.version = versionFrom(request.headers["x-api-version"]);
         state.caller = authenticate(deps.store, request.headers.authorization, knownCallers);
@@ -242,6 +247,7 @@ export function buildServer(deps: Deps): FastifyInstance {
   registerSvc(app, deps);
   registerRecords(app, deps);
   registerHooks(app, deps);
+  registerDownloads(app, deps);
   return app;
 }
 

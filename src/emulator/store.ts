@@ -43,7 +43,8 @@ export class Store implements World {
   counters: Counters;
 
   private readonly file: StateFile | null = null;
-  private readonly seedHash: string = "";
+  /** A digest of the seed: stamps the state file, and keys download links (the seed holds tokens). */
+  readonly seedHash: string;
   private depth = 0;
 
   constructor(seed: Seed, stateFile?: string) {
@@ -55,9 +56,9 @@ export class Store implements World {
     });
     for (const r of seed.records) this.seedRecords.set(recordKey(r.class, r.id), r);
     this.counters = this.adopt(worldFromSeed(seed));
+    this.seedHash = createHash("sha256").update(JSON.stringify(seed)).digest("hex");
     if (stateFile === undefined) return;
 
-    this.seedHash = createHash("sha256").update(JSON.stringify(seed)).digest("hex");
     try {
       this.file = new StateFile(stateFile);
       const rows = this.file.rows();

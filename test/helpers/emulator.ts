@@ -46,8 +46,14 @@ export interface EmulatorHooks {
   fault(fault: FaultInput): Promise<string>;
   clearFaults(): Promise<void>;
   approve(stack: string, env: string, id: string | number): Promise<unknown>;
-  reject(stack: string, env: string, id: string | number): Promise<unknown>;
-  nextOutcome(stack: string, env: string, outcome?: "fail"): Promise<void>;
+  /** Rejects in the dashboard; `reason` becomes the deployment's `rejected_reason`. */
+  reject(stack: string, env: string, id: string | number, reason?: string): Promise<unknown>;
+  /** The next deployment that runs in the environment fails, with `reason` in its log. */
+  nextOutcome(stack: string, env: string, outcome?: "fail", reason?: string): Promise<void>;
+  /** The next transfer (snapshot or restore) on the environment fails, with `reason` in its log. */
+  nextTransferFailure(stack: string, env: string, reason?: string): Promise<void>;
+  /** The stack's next git fetch ends Failed. */
+  nextFetchFailure(stack: string): Promise<void>;
   /** The next deployment that runs in the environment stays Deploying for `ms`. */
   stallNext(stack: string, env: string, ms: number): Promise<void>;
   /** The environment's lock as the emulator holds it. */
@@ -86,9 +92,27 @@ export function emulatorHooks(url: string): EmulatorHooks {
     fault: async (fault) => ((await hook(url, "POST", "/faults", fault)) as { id: string }).id,
     clearFaults: async () => void (await hook(url, "DELETE", "/faults")),
     approve: (stack, e, id) => hook(url, "POST", `${env(stack, e)}/deploys/${id}/approve`),
-    reject: (stack, e, id) => hook(url, "POST", `${env(stack, e)}/deploys/${id}/reject`),
-    nextOutcome: async (stack, e, outcome = "fail") =>
-      void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, { outcome })),
+    reject: (stack, e, id, reason) =>
+      hook(
+        url,
+        "POST",
+        `${env(stack, e)}/deploys/${id}/reject`,
+        reason === undefined ? undefined : { reason },
+      ),
+    nextOutcome: async (stack, e, outcome = "fail", reason) =>
+      void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, {
+        outcome,
+        ...(reason === undefined ? {} : { reason }),
+      })),
+    nextTransferFailure: async (stack, e, reason) =>
+      void (await hook(url, "POST", `${env(stack, e)}/next-transfer-outcome`, {
+        outcome: "fail",
+        ...(reason === undefined ? {} : { reason }),
+      })),
+    nextFetchFailure: async (stack) =>
+      void (await hook(url, "POST", `/project/${encodeURIComponent(stack)}/next-fetch-outcome`, {
+        outcome: "fail",
+      })),
     handDeploy: (stack, e, sha) => hook(url, "POST", `${env(stack, e)}/hand-deploy`, { sha }),
     stallNext: async (stack, e, ms) =>
       void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, { outcome: "stall", ms })),
@@ -104,15 +128,25 @@ export function emulatorHooks(url: string): EmulatorHooks {
 }
 
 /**
- * Starts an emulator on 127.0.0.1 (free port) for one test file: test seed, `instant` speed.
- * Call `close()` in afterAll; `hooks.reset()` in beforeEach gives every test a fresh world.
+ * Starts an emulator on 127.0.0.1 (free port) for one test file: test seed, `instant` speed, and
+ * strict (unknown request-body members are refused, so junk our client sends is caught; pass
+ * `strict: false` for the platform's tolerance). Call `close()` in afterAll; `hooks.reset()` in
+ * beforeEach gives every test a fresh world.
  */
 export async function startTestEmulator(
-  opts: { seed?: SeedInput | string; speed?: Speed; stateFile?: string } = {},
+  opts: {
+    seed?: SeedInput | string;
+    speed?: Speed;
+    stateFile?: string;
+    strict?: boolean;
+    publicUrl?: string;
+  } = {},
 ): Promise<TestEmulator> {
   const emulator = await startEmulator({
     seed: opts.seed ?? TEST_SEED_PATH,
     speed: opts.speed ?? "instant",
+    strict: opts.strict ?? true,
+    ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
     ...(opts.stateFile === undefined ? {} : { stateFile: opts.stateFile }),
   });
   return { url: emulator.url, close: emulator.close, hooks: emulatorHooks(emulator.url) };
@@ -130,19 +164,24 @@ export interface EmulatorProcess {
 /**
  * Spawns `stackwright emulator ARGS` from the TypeScript sources (no build needed; about 3 s to
  * start) or, with `fromDist`, from the compiled `dist/` (`npm run build` first; under 1 s), and
- * waits (bounded) for its first stdout line, `listening on http://127.0.0.1:PORT`.
+ * waits (bounded) for its first stdout line, `listening on http://127.0.0.1:PORT`. It runs with
+ * `--strict` unless `strict: false`.
  */
 export async function spawnEmulator(
   args: string[],
   timeoutMs = 20_000,
-  opts: { fromDist?: boolean } = {},
+  opts: { fromDist?: boolean; strict?: boolean } = {},
 ): Promise<EmulatorProcess> {
   const { spawn } = await import("node:child_process");
   const entry =
     opts.fromDist === true
       ? [resolve(__dirname, "../../bin/stackwright.js"), "emulator"]
       : [resolve(__dirname, "run-ts.cjs"), resolve(__dirname, "emulator-main.ts")];
-  const child = spawn(process.execPath, [...entry, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  // Strict unless asked otherwise: our own clients must not send members the API does not define.
+  const strict = opts.strict === false || args.includes("--strict") ? [] : ["--strict"];
+  const child = spawn(process.execPath, [...entry, ...strict, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const exited = new Promise<number | string>((done) =>
     child.on("exit", (code, signal) => done(code ?? signal ?? "unknown")),
   );

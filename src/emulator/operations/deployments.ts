@@ -2,13 +2,17 @@ import { createHash } from "node:crypto";
 import type { CreateDeploymentRequest, DeploymentState } from "../../api";
 import { isDeploymentInProgress } from "../../api";
 import { HttpError } from "../errors";
-import { type DeploymentRecord, envKey } from "../model";
+import { DEPLOYMENT_DEFAULTS, type DeploymentRecord, envKey } from "../model";
 import type { Action } from "../permissions";
 import type { Scheduler } from "../scheduler";
 import { transition, type Transition } from "../state-machine";
 import type { Store } from "../store";
 import { nowUnix } from "../time";
 import { type Access, type Caller, type EnvContext, refuseLocked } from "./access";
+import { deploymentLog } from "./log-lines";
+
+/** What a scripted failure says when the hook gave no reason. */
+const SCRIPTED_FAILURE = "scripted failure (next-outcome hook)";
 
 /** Deployments: create, start, invalidate, delete, the dashboard's hooks and the worker. */
 export class Deployments {
@@ -42,6 +46,7 @@ export class Deployments {
       body.bypass_and_start === true ? "Queued" : bypass ? "Approved" : "Submitted";
     const saved = this.store.tx(() => {
       const d: DeploymentRecord = {
+        ...DEPLOYMENT_DEFAULTS,
         id: this.store.nextId("deployment"),
         stack,
         env,
@@ -60,8 +65,16 @@ export class Deployments {
         approved: bypass ? now : 0,
         started: state === "Queued" ? now : 0,
         updated: now,
-        failure: null,
+        ignore_config_changes: body.ignore_config_changes === true,
+        force_full: body.force_full === true,
       };
+      const next =
+        state === "Queued"
+          ? deploymentLog.queued(d)
+          : state === "Approved"
+            ? deploymentLog.approved()
+            : deploymentLog.waiting();
+      d.log = [deploymentLog.created(d), next];
       this.store.saveDeployment(d);
       return d;
     });
@@ -79,7 +92,9 @@ export class Deployments {
     this.refuseBusy(ctx, d.id);
     const now = nowUnix();
     const started = this.store.tx(() =>
-      this.move(d, "start", { started: now, changes: this.changes(ctx, d.sha, d.package) }),
+      this.move(d, "start", { started: now, changes: this.changes(ctx, d.sha, d.package) }, [
+        deploymentLog.queued(d),
+      ]),
     );
     this.schedule(started.id);
     return started;
@@ -94,18 +109,29 @@ export class Deployments {
   }
 
   /** A person approves or rejects in the dashboard (test hook): Submitted only. */
-  review(stack: string, env: string, id: number, verdict: "approve" | "reject"): DeploymentRecord {
+  review(
+    stack: string,
+    env: string,
+    id: number,
+    verdict: "approve" | "reject",
+    reason = "rejected in the dashboard",
+  ): DeploymentRecord {
     const d = this.in(this.access.envContext(stack, env), id);
     if (d.state !== "Submitted") {
       throw new HttpError(400, `Cannot ${verdict} deployment ${d.id}: it is ${d.state}, not Submitted`);
     }
     const now = nowUnix();
-    return this.store.tx(() => this.move(d, verdict, verdict === "approve" ? { approved: now } : {}));
+    return this.store.tx(() =>
+      verdict === "approve"
+        ? this.move(d, verdict, { approved: now }, [deploymentLog.approved()])
+        : this.move(d, verdict, { rejected_reason: reason }, [deploymentLog.rejected(reason)]),
+    );
   }
 
-  scriptNextOutcome(stack: string, env: string, outcome: "fail"): void {
+  /** The next deployment that runs in the environment fails with `reason` (test hook). */
+  scriptNextOutcome(stack: string, env: string, outcome: "fail", reason = SCRIPTED_FAILURE): void {
     const ctx = this.access.envContext(stack, env);
-    this.store.tx(() => this.store.saveEnv({ ...ctx.live, next_outcome: outcome }));
+    this.store.tx(() => this.store.saveEnv({ ...ctx.live, next_outcome: outcome, next_reason: reason }));
   }
 
   /** Forgets every scripted stall (the reset hook). */
@@ -134,6 +160,7 @@ export class Deployments {
     const now = nowUnix();
     return this.store.tx(() => {
       const d: DeploymentRecord = {
+        ...DEPLOYMENT_DEFAULTS,
         id: this.store.nextId("deployment"),
         stack,
         env,
@@ -152,8 +179,8 @@ export class Deployments {
         approved: now,
         started: now,
         updated: now,
-        failure: null,
       };
+      d.log = [deploymentLog.created(d), deploymentLog.byHand(d), deploymentLog.finished(d)];
       this.store.saveDeployment(d);
       this.store.saveEnv({ ...ctx.live, build_sha: sha, build_package: null, current_build: d.id });
       return d;
@@ -164,28 +191,36 @@ export class Deployments {
     this.scheduler.step(() => this.advance(id));
   }
 
-  /** One worker step: Queued → Deploying → Completed (or Failed when scripted). */
+  /**
+   * One worker step: Queued → Deploying (fetching), then building the sha, deploying it, and
+   * Completed, or Failed with the reason a hook scripted. Each step adds its line to the log.
+   */
   advance(id: number): void {
     const d = this.store.deployments.get(id);
     if (d === undefined) return;
     if (d.state === "Queued") {
       this.store.tx(() => {
         const ctx = this.access.envContext(d.stack, d.env);
-        const fail = ctx.live.next_outcome === "fail";
-        if (fail) this.store.saveEnv({ ...ctx.live, next_outcome: null });
-        this.move(d, "run", fail ? { failure: "scripted failure (next-outcome hook)" } : {});
+        const failure = ctx.live.next_outcome === "fail" ? (ctx.live.next_reason ?? SCRIPTED_FAILURE) : null;
+        if (failure !== null) this.store.saveEnv({ ...ctx.live, next_outcome: null, next_reason: null });
+        const repository = this.store.stacks.get(d.stack)?.repository_url ?? "";
+        this.move(d, "run", { failure, progress: 0 }, [deploymentLog.fetching(d, repository)]);
       });
       const stall = this.stalls.get(envKey(d.stack, d.env));
       this.stalls.delete(envKey(d.stack, d.env));
       if (stall === undefined) this.schedule(id);
       else this.scheduler.after(stall, () => this.advance(id));
+    } else if (d.state === "Deploying" && d.progress < 2) {
+      const line = d.progress === 0 ? deploymentLog.building(d) : deploymentLog.deploying(d);
+      this.store.tx(() => this.save(d, { progress: d.progress + 1 }, [line]));
+      this.schedule(id);
     } else if (d.state === "Deploying") {
       this.store.tx(() => {
         if (d.failure !== null) {
-          this.move(d, "fail");
+          this.move(d, "fail", {}, [deploymentLog.failed(d.failure)]);
           return;
         }
-        const done = this.move(d, "complete");
+        const done = this.move(d, "complete", {}, [deploymentLog.finished(d)]);
         const ctx = this.access.envContext(d.stack, d.env);
         this.store.saveEnv({
           ...ctx.live,
@@ -195,7 +230,7 @@ export class Deployments {
         });
       });
     } else if (d.state === "Aborting") {
-      this.store.tx(() => this.move(d, "fail", { failure: "aborted" }));
+      this.store.tx(() => this.move(d, "fail", { failure: "aborted" }, [deploymentLog.failed("aborted")]));
     }
   }
 
@@ -212,7 +247,9 @@ export class Deployments {
     if (d.locked && d.deployer !== caller.email.toLowerCase()) {
       throw new HttpError(403, `Deployment ${d.id} is locked by ${d.deployer}; only they may ${via} it`);
     }
-    return this.store.tx(() => this.move(d, via));
+    return this.store.tx(() =>
+      this.move(d, via, {}, via === "invalidate" ? [deploymentLog.invalidated()] : []),
+    );
   }
 
   private refuseBusy(ctx: EnvContext, except?: number): void {
@@ -226,14 +263,24 @@ export class Deployments {
     }
   }
 
+  /** Moves `d` by `via` (400 when the state machine refuses), adding `lines` to its log. */
   private move(
     d: DeploymentRecord,
     via: Transition,
-    extra: Partial<DeploymentRecord> = {},
+    extra: Partial<DeploymentRecord>,
+    lines: readonly string[],
   ): DeploymentRecord {
     const result = transition(d.state, via);
     if (!result.ok) throw new HttpError(400, `${result.message}: deployment ${d.id}`);
-    const next: DeploymentRecord = { ...d, ...extra, state: result.to, updated: nowUnix() };
+    return this.save(d, { ...extra, state: result.to }, lines);
+  }
+
+  private save(
+    d: DeploymentRecord,
+    extra: Partial<DeploymentRecord>,
+    lines: readonly string[],
+  ): DeploymentRecord {
+    const next: DeploymentRecord = { ...d, ...extra, log: [...d.log, ...lines], updated: nowUnix() };
     this.store.saveDeployment(next);
     return next;
   }

@@ -1,12 +1,16 @@
+import { HttpError } from "../errors";
 import type { FetchRecord } from "../model";
 import type { Scheduler } from "../scheduler";
 import type { Store } from "../store";
 import { nowUnix } from "../time";
 import { type Access, type Caller, inStack } from "./access";
-import { isFetchFinished } from "../../api";
+import { type FetchStatus, isFetchFinished } from "../../api";
 
 /** Git fetches: any member may ask the platform to fetch the stack's repository. */
 export class Fetches {
+  /** Stacks whose next fetch fails (test hook; not kept on disk). */
+  private readonly failNext = new Set<string>();
+
   constructor(
     private readonly store: Store,
     private readonly scheduler: Scheduler,
@@ -32,12 +36,27 @@ export class Fetches {
     this.scheduler.step(() => this.advance(id));
   }
 
-  /** One worker step: n/a → Started → Complete. */
+  /** The stack's next fetch ends Failed (test hook). */
+  scriptNextFailure(stack: string): void {
+    if (!this.store.stacks.has(stack)) throw new HttpError(404, `Stack '${stack}' not found`);
+    this.failNext.add(stack);
+  }
+
+  /** Forgets scripted failures (the reset hook). */
+  clearScripts(): void {
+    this.failNext.clear();
+  }
+
+  /** One worker step, in the platform's words: n/a → Queued → Running → Complete (or Failed). */
   advance(id: number): void {
     const f = this.store.fetches.get(id);
     if (f === undefined || isFetchFinished(f.status)) return;
-    const next = f.status === "n/a" ? "Started" : "Complete";
+    let next: FetchStatus = "Queued";
+    if (f.status === "Queued") next = "Running";
+    else if (f.status === "Running" || f.status === "Started") {
+      next = this.failNext.delete(f.stack) ? "Failed" : "Complete";
+    }
     this.store.tx(() => this.store.saveFetch({ ...f, status: next }));
-    if (next !== "Complete") this.schedule(id);
+    if (!isFetchFinished(next)) this.schedule(id);
   }
 }

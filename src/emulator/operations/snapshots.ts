@@ -6,6 +6,7 @@ import type { Scheduler } from "../scheduler";
 import type { Store } from "../store";
 import { nowUnix } from "../time";
 import { type Access, type Caller, type EnvContext, inStack, refuseLocked } from "./access";
+import { transferLog } from "./log-lines";
 
 const MODE_WORDS: Record<SnapshotMode, string> = {
   all: "database and assets",
@@ -103,26 +104,39 @@ export class Snapshots {
     this.scheduler.step(() => this.advance(id));
   }
 
-  /** One worker step: n/a → Started → Running → Finished. */
+  /**
+   * One worker step: n/a → Started → Running → Finished, or Failed with the reason a hook
+   * scripted (taken when the transfer starts). Each step adds its line to the log.
+   */
   advance(id: number): void {
     const t = this.store.transfers.get(id);
     if (t === undefined || isTransferFinished(t.status)) return;
     this.store.tx(() => {
       if (t.status === "n/a") {
-        this.store.saveTransfer({ ...t, status: "Started" });
+        const ctx = this.access.envContext(t.stack, t.env);
+        const failure = ctx.live.next_transfer_failure;
+        if (failure !== null) this.store.saveEnv({ ...ctx.live, next_transfer_failure: null });
+        this.save(t, { status: "Started", failure }, transferLog.started(t));
       } else if (t.status === "Started") {
         // A restore with a backup writes the backup first.
         if (t.direction === "restore") this.completeSnapshot(t.pending_snapshot);
-        this.store.saveTransfer({ ...t, status: "Running" });
+        this.save(t, { status: "Running" }, transferLog.running(t));
+      } else if (t.failure !== null) {
+        if (t.direction === "create") this.failSnapshot(t.pending_snapshot);
+        this.save(t, { status: "Failed" }, transferLog.failed(t.failure));
       } else if (t.direction === "create") {
-        this.completeSnapshot(t.pending_snapshot);
-        this.store.saveTransfer({ ...t, status: "Finished", snapshot: t.pending_snapshot });
+        const size = this.completeSnapshot(t.pending_snapshot);
+        this.save(t, { status: "Finished", snapshot: t.pending_snapshot }, transferLog.complete(t, size));
       } else {
-        this.store.saveTransfer({ ...t, status: "Finished" });
+        this.save(t, { status: "Finished" }, transferLog.complete(t, null));
       }
     });
     const after = this.store.transfers.get(id);
     if (after !== undefined && !isTransferFinished(after.status)) this.schedule(id);
+  }
+
+  private save(t: TransferRecord, extra: Partial<TransferRecord>, line: string): void {
+    this.store.saveTransfer({ ...t, ...extra, log: [...t.log, line] });
   }
 
   private refuseTransferRunning(ctx: EnvContext): void {
@@ -159,22 +173,40 @@ export class Snapshots {
     return s;
   }
 
-  private newTransfer(fields: Omit<TransferRecord, "id" | "status" | "created">): TransferRecord {
+  private newTransfer(
+    fields: Omit<TransferRecord, "id" | "status" | "created" | "failure" | "log">,
+  ): TransferRecord {
     const transfer: TransferRecord = {
       ...fields,
       id: this.store.nextId("transfer"),
       status: "n/a",
       created: nowUnix(),
+      failure: null,
+      log: [],
     };
+    transfer.log = [transferLog.queued(transfer, fields.snapshot)];
     this.store.saveTransfer(transfer);
     return transfer;
   }
 
-  private completeSnapshot(id: number | null): void {
-    if (id === null) return;
+  /** The next transfer on the environment fails with `reason` (test hook). */
+  scriptNextFailure(stack: string, env: string, reason: string): void {
+    const ctx = this.access.envContext(stack, env);
+    this.store.tx(() => this.store.saveEnv({ ...ctx.live, next_transfer_failure: reason }));
+  }
+
+  /** Marks the pending snapshot complete with its size; returns the size. */
+  private completeSnapshot(id: number | null): number | null {
+    if (id === null) return null;
     const s = this.store.snapshots.get(id);
-    if (s === undefined || s.status !== "pending") return;
+    if (s === undefined || s.status !== "pending") return null;
     const size = { all: 73_400_320, db: 5_242_880, assets: 68_157_440 }[s.mode] + (s.id % 997) * 1024;
     this.store.saveSnapshot({ ...s, status: "complete", size });
+    return size;
+  }
+
+  private failSnapshot(id: number | null): void {
+    const s = id === null ? undefined : this.store.snapshots.get(id);
+    if (s !== undefined && s.status === "pending") this.store.saveSnapshot({ ...s, status: "failed" });
   }
 }

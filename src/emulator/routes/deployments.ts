@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { CreateDeploymentRequest, DeploymentIdRequest, DeploymentListQuery } from "../../api";
-import { type Deps, callerOf, numericParam, send, versionOf } from "../context";
+import { type Deps, callerOf, parseBody, numericParam, send, versionOf } from "../context";
 import { parseWith } from "../errors";
 import { ENV, type EnvIdParams, type EnvParams } from "./paths";
 
@@ -34,7 +34,7 @@ export function registerDeployments(app: FastifyInstance, deps: Deps): void {
       )
       .filter((d) => matchesText(d.title, q.title) && matchesText(d.summary, q.summary))
       .sort((a, b) => b.id - a.id)
-      .map((d) => docs.deployment(d, { version, relationships: true }));
+      .map((d) => docs(request).deployment(d, { version, relationships: true }));
     return send(reply, 200, { data: list });
   });
 
@@ -43,9 +43,11 @@ export function registerDeployments(app: FastifyInstance, deps: Deps): void {
     const caller = callerOf(request);
     const { stack, env } = request.params;
     access.env(caller, stack, env);
-    const body = parseWith(CreateDeploymentRequest, request.body, "request body");
+    const body = parseBody(deps, request, CreateDeploymentRequest);
     const d = deployments.create(caller, stack, env, body);
-    return send(reply, 201, { data: docs.deployment(d, { version: versionOf(request), changes: true }) });
+    return send(reply, 201, {
+      data: docs(request).deployment(d, { version: versionOf(request), changes: true }),
+    });
   });
 
   // 12, 13
@@ -57,9 +59,11 @@ export function registerDeployments(app: FastifyInstance, deps: Deps): void {
       const caller = callerOf(request);
       const { stack, env } = request.params;
       access.env(caller, stack, env);
-      const body = parseWith(DeploymentIdRequest, request.body, "request body");
+      const body = parseBody(deps, request, DeploymentIdRequest);
       const d = move(caller, stack, env, body.id);
-      return send(reply, 200, { data: docs.deployment(d, { version: versionOf(request), changes: true }) });
+      return send(reply, 200, {
+        data: docs(request).deployment(d, { version: versionOf(request), changes: true }),
+      });
     });
   }
 
@@ -68,7 +72,15 @@ export function registerDeployments(app: FastifyInstance, deps: Deps): void {
     const { stack, env, id } = request.params;
     const ctx = access.env(callerOf(request), stack, env);
     const d = deployments.in(ctx, numericParam(id, "deployment_id"));
-    return send(reply, 200, { data: docs.deployment(d, { version: versionOf(request) }) });
+    return send(reply, 200, { data: docs(request).deployment(d, { version: versionOf(request) }) });
+  });
+
+  // The deployment's log (the platform has it; the spec does not list it).
+  app.get<EnvIdParams>(`${ENV}/deploys/log/:id`, (request, reply) => {
+    const { stack, env, id } = request.params;
+    const ctx = access.env(callerOf(request), stack, env);
+    const d = deployments.in(ctx, numericParam(id, "deployment_id"));
+    return send(reply, 200, docs(request).deploymentLog(d, versionOf(request)));
   });
 
   // 11

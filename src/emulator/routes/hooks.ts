@@ -11,8 +11,13 @@ const NextOutcome = z
   .strictObject({
     outcome: z.enum(["fail", "stall"]),
     ms: z.number().int().min(1).max(600_000).optional(),
+    /** What the failure says in the deployment's log. */
+    reason: z.string().min(1).max(500).optional(),
   })
   .superRefine((v, ctx) => {
+    if (v.reason !== undefined && v.outcome !== "fail") {
+      ctx.addIssue({ code: "custom", path: ["reason"], message: "is only allowed with outcome 'fail'" });
+    }
     if ((v.outcome === "stall") !== (v.ms !== undefined)) {
       ctx.addIssue({
         code: "custom",
@@ -25,6 +30,10 @@ const HandDeploy = z.strictObject({
   sha: z.string().regex(/^[0-9a-f]{40}$/, "expected a 40-character lowercase hex commit hash"),
 });
 const Empty = z.strictObject({});
+const Reason = z.string().min(1).max(500);
+const Reject = z.strictObject({ reason: Reason.optional() });
+const NextTransferOutcome = z.strictObject({ outcome: z.literal("fail"), reason: Reason.optional() });
+const NextFetchOutcome = z.strictObject({ outcome: z.literal("fail") });
 
 const HOOK_ENV = "/_emulator/project/:stack/environment/:env";
 
@@ -68,20 +77,38 @@ export function registerHooks(app: FastifyInstance, deps: Deps): void {
 
   for (const verdict of ["approve", "reject"] as const) {
     app.post<EnvIdParams>(`${HOOK_ENV}/deploys/:id/${verdict}`, (request, reply) => {
-      noBody(request.body);
+      let reason: string | undefined;
+      if (verdict === "approve") noBody(request.body);
+      else if (request.body !== undefined) reason = parseWith(Reject, request.body, "request body").reason;
       const { stack, env } = request.params;
-      const d = engine.deployments.review(stack, env, id(request.params.id).id, verdict);
-      return send(reply, 200, { data: docs.deployment(d, { version: "2.0" }) });
+      const d = engine.deployments.review(stack, env, id(request.params.id).id, verdict, reason);
+      return send(reply, 200, { data: docs(request).deployment(d, { version: "2.0" }) });
     });
   }
 
   app.post<EnvParams>(`${HOOK_ENV}/next-outcome`, (request, reply) => {
     const body = parseWith(NextOutcome, request.body, "request body");
-    if (body.outcome === "fail")
-      engine.deployments.scriptNextOutcome(request.params.stack, request.params.env, "fail");
-    else engine.deployments.stallNext(request.params.stack, request.params.env, body.ms ?? 1);
+    const { stack, env } = request.params;
+    if (body.outcome === "fail") engine.deployments.scriptNextOutcome(stack, env, "fail", body.reason);
+    else engine.deployments.stallNext(stack, env, body.ms ?? 1);
     return send(reply, 204);
   });
+
+  app.post<EnvParams>(`${HOOK_ENV}/next-transfer-outcome`, (request, reply) => {
+    const body = parseWith(NextTransferOutcome, request.body, "request body");
+    const reason = body.reason ?? "scripted failure (next-transfer-outcome hook)";
+    engine.snapshots.scriptNextFailure(request.params.stack, request.params.env, reason);
+    return send(reply, 204);
+  });
+
+  app.post<{ Params: { stack: string } }>(
+    "/_emulator/project/:stack/next-fetch-outcome",
+    (request, reply) => {
+      parseWith(NextFetchOutcome, request.body, "request body");
+      engine.fetches.scriptNextFailure(request.params.stack);
+      return send(reply, 204);
+    },
+  );
 
   // Read-only views for property tests: what the platform holds, with no API request logged.
   app.get<EnvParams>(`${HOOK_ENV}/lock`, (request, reply) => {
@@ -96,6 +123,6 @@ export function registerHooks(app: FastifyInstance, deps: Deps): void {
   app.post<EnvParams>(`${HOOK_ENV}/hand-deploy`, (request, reply) => {
     const body = parseWith(HandDeploy, request.body, "request body");
     const d = engine.deployments.handDeploy(request.params.stack, request.params.env, body.sha);
-    return send(reply, 201, { data: docs.deployment(d, { version: "2.0" }) });
+    return send(reply, 201, { data: docs(request).deployment(d, { version: "2.0" }) });
   });
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { ModuleListQuery } from "../../api";
 import { type Deps, callerOf, send } from "../context";
 import { HttpError, parseWith } from "../errors";
+import type { Documents } from "../documents";
 import { formatDateTime, nowUnix } from "../time";
 import { ENV, type EnvParams, STACK, type StackParams, serverMeta } from "./paths";
 
@@ -34,13 +35,13 @@ export function registerReads(app: FastifyInstance, deps: Deps): void {
   app.get("/svc/projects", (request, reply) => {
     const caller = callerOf(request);
     const visible = [...store.stacks.keys()].filter((s) => store.role(s, caller.email) !== undefined);
-    return send(reply, 200, { data: visible.map((s) => docs.stack(s, false)) });
+    return send(reply, 200, { data: visible.map((s) => docs(request).stack(s, false)) });
   });
 
   // 3
   app.get<StackParams>(STACK, (request, reply) => {
     access.stack(callerOf(request), request.params.stack);
-    return send(reply, 200, { data: docs.stack(request.params.stack, true) });
+    return send(reply, 200, { data: docs(request).stack(request.params.stack, true) });
   });
 
   // 5
@@ -48,33 +49,33 @@ export function registerReads(app: FastifyInstance, deps: Deps): void {
     const filters = moduleFilters(request.query);
     const { stack, env } = request.params;
     access.env(callerOf(request), stack, env);
-    return send(reply, 200, { data: docs.modules(stack, env, filters), meta: serverMeta() });
+    return send(reply, 200, { data: docs(request).modules(stack, env, filters), meta: serverMeta() });
   });
 
   // 22
   app.get<StackParams>(`${STACK}/team`, (request, reply) => {
     access.stack(callerOf(request), request.params.stack);
-    return send(reply, 200, { data: docs.team(request.params.stack) });
+    return send(reply, 200, { data: docs(request).team(request.params.stack) });
   });
 
   // 4, 23, 24, 26: one document about an environment the caller can see
-  const envDocuments: [path: string, document: (stack: string, env: string) => unknown][] = [
-    [ENV, (s, e) => ({ data: docs.environment(s, e) })],
-    [`${ENV}/domains`, (s, e) => ({ data: docs.domains(s, e) })],
-    [`${ENV}/configuration`, (s, e) => ({ data: docs.configuration(s, e) })],
-    [`${ENV}/whitelist`, (s, e) => ({ data: docs.whitelist(s, e), meta: serverMeta() })],
+  const envDocuments: [path: string, document: (docs: Documents, stack: string, env: string) => unknown][] = [
+    [ENV, (d, s, e) => ({ data: d.environment(s, e) })],
+    [`${ENV}/domains`, (d, s, e) => ({ data: d.domains(s, e) })],
+    [`${ENV}/configuration`, (d, s, e) => ({ data: d.configuration(s, e) })],
+    [`${ENV}/whitelist`, (d, s, e) => ({ data: d.whitelist(s, e), meta: serverMeta() })],
   ];
   for (const [path, document] of envDocuments) {
     app.get<EnvParams>(path, (request, reply) => {
       const { stack, env } = request.params;
       access.env(callerOf(request), stack, env);
-      return send(reply, 200, document(stack, env));
+      return send(reply, 200, document(docs(request), stack, env));
     });
   }
 
   // 25
   app.get("/svc/manifestreleases", (request, reply) => {
     callerOf(request);
-    return send(reply, 200, { data: docs.manifestReleases() });
+    return send(reply, 200, { data: docs(request).manifestReleases() });
   });
 }
