@@ -1,4 +1,4 @@
-import { DEFAULT_SEED_PATH, SPEEDS, type Speed, startEmulator } from "../emulator";
+import { DEFAULT_SEED_PATH, SPEEDS, type Speed, checkPublicUrl, startEmulator } from "../emulator";
 import type { FlagSpec } from "./args";
 import { defineCommand } from "./command";
 import { EXIT_CODES, UsageError } from "./exit-codes";
@@ -54,6 +54,17 @@ function speedOf(text: string | undefined): Speed {
   return known;
 }
 
+function publicUrlOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return checkPublicUrl(text);
+  } catch (err) {
+    throw new UsageError(
+      `stackwright emulator: --public-url: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
 /** `stackwright emulator`: runs the reference server until SIGINT or SIGTERM. */
 export const runEmulatorCommand = defineCommand({
   name: "emulator",
@@ -63,7 +74,7 @@ export const runEmulatorCommand = defineCommand({
     const port = portOf(flags.port);
     const speed = speedOf(flags.speed);
     const stateFile = flags["state-file"];
-    const publicUrl = flags["public-url"];
+    const publicUrl = publicUrlOf(flags["public-url"]);
     const emulator = await startEmulator({
       seed: flags.seed ?? DEFAULT_SEED_PATH,
       speed,

@@ -11,6 +11,7 @@ import { buildServer } from "./server";
 import { Store } from "./store";
 
 export { SPEEDS, type Speed } from "./scheduler";
+export { checkPublicUrl } from "./links";
 export { Seed, type SeedInput, loadSeed } from "./seed";
 
 /** Options of `startEmulator`. */
