@@ -12,10 +12,11 @@ import { combinedExitCode, EXIT_CODES, UsageError } from "./exit-codes";
 import { closingTable, fanOut, fleetSummary, parseConcurrency } from "./fleet/fan-out";
 import { legacyProblem } from "./fleet/migrate";
 import { planRun, type Plan } from "./fleet/plan";
-import type { Operation } from "./fleet/run-stack";
+import type { Operation, StackJob, StackOutcome } from "./fleet/run-stack";
 import { openTarget, openWorkspace, type Target } from "./fleet/target";
 import { say, warn } from "./output";
-import { preflight } from "./preflight";
+import { parsePerFileStackName } from "../config";
+import { preflightFleet } from "./preflight";
 import { handleInterrupts } from "./state/interrupt";
 import { lockFlags, lockPolicyOf } from "./state/target";
 import { defaultProjectDir } from "./workspace";
@@ -118,7 +119,7 @@ export async function runFleetCommand(
           });
           return { target, plan };
         })();
-  await preflightFleet(operation, target);
+  const hidden = await preflightTarget(operation, target, plan.jobs); // by Pulumi stack name
   say(
     `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
   );
@@ -129,7 +130,12 @@ export async function runFleetCommand(
   }
   const interrupts = handleInterrupts();
   try {
-    const outcomes = await fanOut(plan.jobs, concurrency, {
+    const visible = plan.jobs.filter((job) => !hidden.has(job.stackName));
+    const refused = plan.jobs.flatMap((job) => {
+      const line = hidden.get(job.stackName);
+      return line === undefined ? [] : [refusedOutcome(job, line)];
+    });
+    const ran = await fanOut(visible, concurrency, {
       target,
       operation,
       refresh: flags.refresh === true,
@@ -137,6 +143,7 @@ export async function runFleetCommand(
       lockPolicy,
       signal: interrupts.signal,
     });
+    const outcomes = [...refused, ...ran];
     for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
     if (outcomes.length > 0) say(`\n${closingTable(outcomes)}`);
     else say("no API stack selected: nothing to do");
@@ -153,17 +160,44 @@ export async function runFleetCommand(
 }
 
 /**
- * Settings, API and credentials, once per run and before any engine starts (preflight.ts). Access
- * to each API stack is left to its own run, so that one site the user cannot see fails alone.
+ * Settings, API and credentials, once per run and before any engine starts (preflight.ts): a
+ * wrong setting stops the run with one line (exit 2). A selected API stack the user cannot see
+ * gets its own line and fails alone, without starting its engine; the others run.
  */
-async function preflightFleet(operation: Operation, target: Target): Promise<void> {
+async function preflightTarget(
+  operation: Operation,
+  target: Target,
+  jobs: readonly StackJob[],
+): Promise<ReadonlyMap<string, string>> {
   const env = { ...process.env, ...target.env };
-  if (env["STACKWRIGHT_PREFLIGHT"] === "off") return;
+  if (env["STACKWRIGHT_PREFLIGHT"] === "off") return new Map();
   const settings =
     target.configFile !== undefined && target.stacks.has(target.name)
       ? await target.workspace.getAllConfig(target.name)
       : {};
-  await preflight({ command: operation, stacks: [], config: (key) => settings[key]?.value, env });
+  // By API stack; with --stack, the API stack its per-file name says (none for another program's stack).
+  const apiStacks = new Map<string, string>();
+  for (const job of jobs) {
+    const apiStack = parsePerFileStackName(job.stackName)?.apiStack;
+    if (!job.destroy && apiStack !== undefined) apiStacks.set(job.stackName, apiStack);
+  }
+  const { hidden } = await preflightFleet({
+    command: operation,
+    stacks: [...new Set(apiStacks.values())].map((name) => ({ name, file: "" })),
+    config: (key) => settings[key]?.value,
+    env,
+  });
+  const refused = new Map<string, string>();
+  for (const [stackName, apiStack] of apiStacks) {
+    const line = hidden.get(apiStack);
+    if (line !== undefined) refused.set(stackName, line);
+  }
+  return refused;
+}
+
+/** The outcome of a stack refused by the preflight: exit 2, no engine started. */
+function refusedOutcome(job: StackJob, line: string): StackOutcome {
+  return { job, exitCode: EXIT_CODES.usage, changes: {}, durationMs: 0, events: [], failure: line };
 }
 
 const ARGS = ["API_STACK..."] as const;

@@ -109,15 +109,55 @@ async function checkAccess(
   token: ResolvedSetting,
   fail: (what: string) => never,
 ): Promise<void> {
-  if (stacks.length === 0) return;
+  const hidden = await hiddenStacks(client, stacks);
+  if (hidden.length > 0) fail(noAccessLine(hidden, email, token));
+}
+
+/** The stacks of `stacks` the client's user cannot see (one list request; none when `stacks` is empty). */
+async function hiddenStacks(
+  client: StackwrightClient,
+  stacks: PreflightInput["stacks"],
+): Promise<PreflightInput["stacks"]> {
+  if (stacks.length === 0) return [];
   const visible = new Set((await client.stacks.list()).map((stack) => stack.id));
-  const hidden = stacks.filter((stack) => !visible.has(stack.name));
-  if (hidden.length === 0) return;
-  const named = hidden.map((stack) => `'${stack.name}' (${stack.file})`).join(", ");
-  fail(
+  return stacks.filter((stack) => !visible.has(stack.name));
+}
+
+function noAccessLine(
+  hidden: PreflightInput["stacks"],
+  email: ResolvedSetting,
+  token: ResolvedSetting,
+): string {
+  const named = hidden
+    .map((stack) => `'${stack.name}'${stack.file === "" ? "" : ` (${stack.file})`}`)
+    .join(", ");
+  return (
     `${email.value} has no access to stack ${named}; ask an owner of the stack to add this user to its team, ` +
-      `or use the credentials of a user who has access (${email.from}, ${token.from})`,
+    `or use the credentials of a user who has access (${email.from}, ${token.from})`
   );
+}
+
+/**
+ * The preflight of a run over several stacks: settings and credentials as {@link preflight} (one
+ * line and exit 2 for the first problem), then which of `stacks` the user cannot see, each with
+ * its own line, so that those stacks fail alone, before their engine starts, and the others run.
+ */
+export async function preflightFleet(
+  input: PreflightInput,
+): Promise<{ whoami: string; hidden: ReadonlyMap<string, string> }> {
+  const { client, whoami } = await checkedClient({ ...input, stacks: [] });
+  try {
+    const settings = resolveCredentials(input.config, input.env);
+    const hidden = new Map<string, string>();
+    const { email, token } = settings;
+    if (email === undefined || token === undefined) return { whoami, hidden };
+    for (const stack of await hiddenStacks(client, input.stacks)) {
+      hidden.set(stack.name, `stackwright ${input.command}: ${noAccessLine([stack], email, token)}`);
+    }
+    return { whoami, hidden };
+  } finally {
+    await client.close();
+  }
 }
 
 /** One line for a failed identity or stack-list call. */

@@ -108,6 +108,20 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(2);
     }, 240_000);
 
+    it("refuses a stack the user cannot see in one line, without starting its engine", () => {
+      const { status, out } = run(["preview", "--project", project.dir], {
+        ...env,
+        STACKWRIGHT_EMAIL: "outsider@example.com",
+        STACKWRIGHT_API_TOKEN: "outsider-token",
+      });
+      expect(out).toContain(
+        "stackwright preview: outsider@example.com has no access to stack 'acme-web'; ask an owner of the stack",
+      );
+      expect(out).not.toMatch(/Previewing|pulumi:pulumi:Stack|    at /);
+      expect(out).not.toContain("outsider-token");
+      expect(status).toBe(2);
+    }, 240_000);
+
     it("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
       const summary = path.join(project.dir, "summary.md");
       const { status, out } = run(["preview", "--project", project.dir, "--summary", summary], env);
