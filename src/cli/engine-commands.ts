@@ -7,14 +7,24 @@ import * as fs from "node:fs";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 import type { FlagSpec, ParsedFlags } from "./args";
 import { defineCommand } from "./command";
-import { EXIT_CODES, UsageError } from "./exit-codes";
+import { CliError, EXIT_CODES, UsageError } from "./exit-codes";
 import { say } from "./output";
 import type { PreviewJson } from "./preview-json";
 import { engineErrorFilter } from "./state/engine-output";
 import { handleInterrupts, InterruptedError } from "./state/interrupt";
 import { withStackLock } from "./state/lock-guard";
 import { lockFlags, lockPolicyOf, lockTargetOf } from "./state/target";
-import { renderSummary } from "./summary";
+import { factsFromEvents, factsSummary } from "./facts-summary";
+import { plannedChanges, renderSummary } from "./summary";
+import { WINDOW_OVERRIDE_VARIABLE } from "../config";
+import {
+  type WindowGate,
+  openWindowGate,
+  overrideNotice,
+  refusalReport,
+  windowRefusals,
+  windowSummary,
+} from "./window-gate";
 import { preflightEngineRun } from "./engine-preflight";
 import { defaultProjectDir, openStack } from "./workspace";
 
@@ -24,14 +34,23 @@ const commonFlags = {
   parallel: { type: "string", help: "resource operations run at once (default: the engine's)" },
 } satisfies FlagSpec;
 
+const windowFlags = {
+  "override-window": {
+    type: "string",
+    help: "REASON: make changes while change windows are closed (on call); recorded in the deployment summary",
+  },
+} satisfies FlagSpec;
+
 const previewFlags = {
   ...commonFlags,
+  ...windowFlags,
   refresh: { type: "boolean", help: "read the live state of every resource first" },
   summary: { type: "string", help: "also write the pull-request Markdown summary to this file" },
 } satisfies FlagSpec;
 
 const upFlags = {
   ...commonFlags,
+  ...windowFlags,
   refresh: { type: "boolean", help: "read the live state of every resource first" },
   ...lockFlags,
 } satisfies FlagSpec;
@@ -102,13 +121,40 @@ async function engineRun(
   const parallel = parallelOf(flags.parallel);
   const stack = await stackFromFlags(flags);
   await preflightEngineRun(stack, flags.project ?? defaultProjectDir(), command);
+  const gate = await openWindowGate(
+    flags.project ?? defaultProjectDir(),
+    stack.name,
+    flags["override-window"],
+  );
+  // The program records the reason in the summary of each deployment it makes where windows are closed.
+  if (gate.override !== undefined) stack.workspace.envVars[WINDOW_OVERRIDE_VARIABLE] = gate.override;
   const options = {
     onOutput: stream,
     onError: streamErrors.write,
     ...(flags.refresh === true ? { refresh: true } : {}),
     ...(parallel === undefined ? {} : { parallel }),
   };
-  return { stack, options };
+  return { stack, options, gate };
+}
+
+/** Refusals of the plan in `events` by the change windows (none when overridden or all open). */
+function refusalsOf(events: readonly EngineEvent[], gate: WindowGate): string[] {
+  if (gate.override !== undefined || gate.closed.length === 0) return [];
+  return windowRefusals(plannedChanges(previewFromEvents(events)).changes, gate.closed);
+}
+
+/**
+ * Before `up` writes anything while some windows are closed: a preview says whether this run
+ * would change those environments. Returns the refusals (none: go on).
+ */
+async function refusalsBeforeUp(stack: Stack, options: Parameters<Stack["preview"]>[0], gate: WindowGate) {
+  if (gate.override !== undefined || gate.closed.length === 0) return [];
+  const names = gate.closed.map((c) => `${c.stack}/${c.environment}`).join(", ");
+  say(`change windows are closed for ${names}: previewing before any change\n`);
+  const events: EngineEvent[] = [];
+  const { onOutput: _quiet, ...quiet } = options ?? {};
+  await stack.preview({ ...quiet, onEvent: (e) => events.push(e) });
+  return refusalsOf(events, gate);
 }
 
 export const previewCommand = defineCommand({
@@ -116,18 +162,21 @@ export const previewCommand = defineCommand({
   summary: "Shows what `up` would change, without changing anything.",
   flags: previewFlags,
   async run({ flags }) {
-    const { stack, options } = await engineRun("preview", flags);
+    const { stack, options, gate } = await engineRun("preview", flags);
     const events: EngineEvent[] = [];
     const result = await stack.preview({ ...options, onEvent: (e) => events.push(e) });
+    const refusals = refusalsOf(events, gate);
+    const notice = overrideNotice(gate);
     if (flags.summary !== undefined) {
       const preview = previewFromEvents(events);
       preview.changeSummary = { ...result.changeSummary } as Record<string, number>;
-      fs.writeFileSync(
-        flags.summary,
-        renderSummary(preview, { title: `Stackwright preview: ${stack.name}` }),
-      );
+      const markdown = renderSummary(preview, { title: `Stackwright preview: ${stack.name}` });
+      const facts = factsSummary(factsFromEvents(events));
+      fs.writeFileSync(flags.summary, `${markdown}${windowSummary(refusals, notice)}${facts}`);
       say(`\nsummary written to ${flags.summary}`);
     }
+    if (notice !== undefined) say(`\n${notice}`);
+    if (refusals.length > 0) throw new CliError("failed", refusalReport(refusals));
     return EXIT_CODES.ok;
   },
 });
@@ -139,7 +188,11 @@ export const upCommand = defineCommand({
   async run({ flags }) {
     const interrupts = handleInterrupts();
     try {
-      const { stack, options } = await engineRun("up", flags);
+      const { stack, options, gate } = await engineRun("up", flags);
+      const refusals = await refusalsBeforeUp(stack, options, gate);
+      if (refusals.length > 0) throw new CliError("failed", refusalReport(refusals));
+      const notice = overrideNotice(gate);
+      if (notice !== undefined) say(`${notice}\n`);
       const target = lockTargetOf(flags.project ?? defaultProjectDir(), stack.name);
       // The engine prints the outputs at the end of its own report.
       await withStackLock(target, lockPolicyOf(flags), async () => {
