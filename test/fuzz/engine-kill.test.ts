@@ -22,7 +22,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type FaultInput, type TestEmulator } from "../helpers/emulator";
 import { openStack } from "../../src/cli/workspace";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
-import { descendants, killTree, startStackwright, waitFor } from "../helpers/stackwright-process";
+import {
+  descendants,
+  killProcessesIn,
+  killTree,
+  startStackwright,
+  waitFor,
+} from "../helpers/stackwright-process";
 import { applyChanges, changeArb, EMPTY, ENV, STACK, type Desired } from "./desired";
 import { count, fuzz, runs } from "./harness";
 import { platform, tokenLeaks, type Platform } from "./platform";
@@ -196,7 +202,8 @@ function providerPids(root: number): number[] {
 let caseNo = 0;
 async function runKillCase(c: KillCase, counts: Record<string, number>): Promise<void> {
   await emulator.hooks.reset();
-  const stackName = `kill-${caseNo++}`;
+  // A per-file stack name (target.API stack): the program builds the file its stack names.
+  const stackName = `kill-${caseNo++}.${STACK}`;
   fs.writeFileSync(path.join(project.dir, "stacks-config", `${STACK}.yaml`), stackFile(c.desired));
   await scriptPoint(c);
   const args = ["up", "--project", project.dir, "--stack", stackName];
@@ -223,10 +230,15 @@ async function runKillCase(c: KillCase, counts: Record<string, number>): Promise
     killTree(first.pid);
   }
   await first.exited;
+  // A killed (or ended) run's engine and plugins are reparented once its CLI is gone: wait for them.
+  await killProcessesIn(project.dir);
   count(counts, c.providerOnly && killed ? "provider kills" : "tree kills");
   await emulator.hooks.clearFaults();
 
-  const second = startStackwright(project.dir, args, env);
+  // The rerun waits (bounded) for a holder that is still dying; a dead holder's lock is recovered.
+  // (Found here: a killed engine left as a zombie answered kill(pid, 0), so its lock looked live;
+  // pidIsAlive now counts a zombie as gone.)
+  const second = startStackwright(project.dir, [...args, "--lock-wait", "60s"], env);
   const code = await second.exited;
   expect(code, `the rerun failed:\n${second.output()}`).toBe(0);
   if (second.output().includes("removed a stale lock")) count(counts, "stale locks recovered");

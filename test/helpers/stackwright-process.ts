@@ -3,6 +3,7 @@
  * signal them or kill them: output collected as it comes, and a bounded wait for a text in it.
  */
 import { execFileSync, spawn } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 
 export interface StackwrightProcess {
@@ -90,4 +91,45 @@ export function killTree(pid: number): void {
       // Already gone.
     }
   }
+}
+
+/** Pids of the processes (other than this one) whose working directory lies inside `dir`. */
+export function processesIn(dir: string): number[] {
+  const root = fs.realpathSync(dir);
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+      const state = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+      if (state !== "Z" && (cwd === root || cwd.startsWith(`${root}/`))) pids.push(pid);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+/**
+ * SIGKILLs every process still working inside `dir` (an engine, language host or provider plugin
+ * left by a killed or ended run) and waits, with a bound, until none is left: a rerun must not meet
+ * a lock whose holder is still dying.
+ */
+export async function killProcessesIn(dir: string, timeoutMs = 20_000): Promise<void> {
+  await waitFor(
+    () => {
+      const left = processesIn(dir);
+      for (const pid of left) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+      return left.length === 0;
+    },
+    `the processes of the killed run in ${dir} to end`,
+    timeoutMs,
+  );
 }

@@ -5,6 +5,7 @@
  * when the update ends. A process killed with SIGKILL leaves its file behind, and every later run
  * fails on it. This module says who holds a lock and whether its owner is provably gone.
  */
+import * as fs from "node:fs";
 import * as os from "node:os";
 import { z } from "zod";
 import type { StateStore } from "./store";
@@ -119,14 +120,28 @@ export function judgeLock(lock: StackLock, judge: LockJudge): Verdict {
       };
 }
 
-/** True when a process with this pid runs here (a pid we may not signal still runs). */
+/**
+ * True when a process with this pid runs here (a pid we may not signal still runs). A zombie (a
+ * killed engine that nobody has reaped yet, common under a container's init) runs nothing and
+ * holds nothing: it counts as gone.
+ */
 export function pidIsAlive(pid: number): boolean {
   if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return err instanceof Error && "code" in err && err.code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+/** True when Linux's /proc says the process is a zombie; false where /proc cannot tell. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
   }
 }
 
