@@ -117,7 +117,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(out).toContain(
         "stackwright preview: outsider@example.com has no access to stack 'acme-web'; ask an owner of the stack",
       );
-      expect(out).not.toMatch(/Previewing|pulumi:pulumi:Stack|    at /);
+      expect(out).not.toMatch(/Previewing|pulumi:pulumi:Stack| {4}at /);
       expect(out).not.toContain("outsider-token");
       expect(status).toBe(2);
     }, 240_000);
