@@ -43,7 +43,7 @@ function asMap(value: unknown): RawMap | undefined {
 }
 
 function checkName(path: PathSegment[], what: string, name: string, findings: Finding[]): void {
-  // The YAML pass already refuses `__proto__` as any key, with its own message.
+  // The YAML pass already refuses `__proto__` as a key anywhere, with its own message.
   if (name === "__proto__") return;
   const problem = nameProblem(name);
   if (problem !== undefined)

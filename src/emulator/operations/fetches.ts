@@ -6,7 +6,7 @@ import { nowUnix } from "../time";
 import { type Access, type Caller, inStack } from "./access";
 import { type FetchStatus, isFetchFinished } from "../../api";
 
-/** Git fetches: any member may ask the platform to fetch the stack's repository. */
+/** Git fetches: every member may ask the platform to fetch the stack's repository. */
 export class Fetches {
   /** Stacks whose next fetch fails (test hook; not kept on disk). */
   private readonly failNext = new Set<string>();
