@@ -38,7 +38,7 @@ describe("shards of the selected API stacks", () => {
   });
 
   it("gives the same answer on every machine: a fixed hash of the name", () => {
-    // FNV-1a 32-bit reference values: any change here moves stacks between CI runners.
+    // FNV-1a 32-bit reference values: a change here moves stacks between CI runners.
     expect(stableHash("")).toBe(0x811c9dc5);
     expect(stableHash("a")).toBe(0xe40c292c);
     expect(shardOf("acme-web", 4)).toBe((stableHash("acme-web") % 4) + 1);
