@@ -200,38 +200,33 @@ function refusedOutcome(job: StackJob, line: string): StackOutcome {
   return { job, exitCode: EXIT_CODES.usage, changes: {}, durationMs: 0, events: [], failure: line };
 }
 
-const ARGS = ["API_STACK..."] as const;
+/** A command that runs `operation` over the selected API stacks (fleet/). */
+function fleetCommand(operation: Operation, summary: string) {
+  return defineCommand({
+    name: operation,
+    args: ["API_STACK..."] as const,
+    summary,
+    flags: specs[operation],
+    run: ({ flags, positional }) => runFleetCommand(operation, flags, positional),
+  });
+}
 
-export const previewCommand = defineCommand({
-  name: "preview",
-  args: ARGS,
-  summary:
-    "Shows what `up` would change in each selected API stack (default: all), without changing anything.",
-  flags: specs.preview,
-  run: ({ flags, positional }) => runFleetCommand("preview", flags, positional),
-});
+export const previewCommand = fleetCommand(
+  "preview",
+  "Shows what `up` would change in each selected API stack (default: all), without changing anything.",
+);
 
-export const upCommand = defineCommand({
-  name: "up",
-  args: ARGS,
-  summary: "Makes the platform match stacks-config/ for each selected API stack (default: all).",
-  flags: specs.up,
-  run: ({ flags, positional }) => runFleetCommand("up", flags, positional),
-});
+export const upCommand = fleetCommand(
+  "up",
+  "Makes the platform match stacks-config/ for each selected API stack (default: all).",
+);
 
-export const refreshCommand = defineCommand({
-  name: "refresh",
-  args: ARGS,
-  summary: "Reads the live state of every resource of each selected API stack into its Pulumi state.",
-  flags: specs.refresh,
-  run: ({ flags, positional }) => runFleetCommand("refresh", flags, positional),
-});
+export const refreshCommand = fleetCommand(
+  "refresh",
+  "Reads the live state of every resource of each selected API stack into its Pulumi state.",
+);
 
-export const destroyCommand = defineCommand({
-  name: "destroy",
-  args: ARGS,
-  summary:
-    "Deletes what the named API stacks manage on the platform (retires deployments, removes locks and snapshots it made). Names are required.",
-  flags: specs.destroy,
-  run: ({ flags, positional }) => runFleetCommand("destroy", flags, positional),
-});
+export const destroyCommand = fleetCommand(
+  "destroy",
+  "Deletes what the named API stacks manage on the platform (retires deployments, removes locks and snapshots it made). Names are required.",
+);
