@@ -9,15 +9,12 @@
 # Python package index through pip; nothing else is downloaded.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tool=s3-server
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 requirements="$root/scripts/s3-server/requirements.txt"
 link_path="$root/.tools/s3-server"
 
-say() { printf 's3-server: %s\n' "$*" >&2; }
-die() {
-  printf 's3-server: error: %s\n' "$*" >&2
-  exit 1
-}
 
 python=${STACKWRIGHT_PYTHON:-python3}
 command -v "$python" >/dev/null 2>&1 ||
@@ -27,7 +24,6 @@ py_version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
   die "$python is Python $py_version; moto needs 3.9 or later (set STACKWRIGHT_PYTHON)."
 
 key=$( (cat "$requirements" && echo "$py_version") | sha256sum | cut -c1-16)
-cache_root=${STACKWRIGHT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwright}
 venv="$cache_root/s3-server-$key"
 
 mkdir -p "$root/.tools"

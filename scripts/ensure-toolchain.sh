@@ -12,15 +12,12 @@
 # No prebuilt CLI is downloaded from anywhere: none can be, on our machines.
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tool=toolchain
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build_dir="$root/scripts/pulumi-build"
 tools_bin="$root/.tools/bin"
 
-say() { printf 'toolchain: %s\n' "$*" >&2; }
-die() {
-  printf 'toolchain: error: %s\n' "$*" >&2
-  exit 1
-}
 
 [ -f "$root/node_modules/@pulumi/pulumi/package.json" ] ||
   die "node_modules is missing @pulumi/pulumi: run 'npm ci' in $root first."
@@ -61,7 +58,6 @@ fi
 
 # 2. The cache.
 src_hash=$(cd "$build_dir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
-cache_root=${STACKWRIGHT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stackwright}
 cache="$cache_root/pulumi-v$version-$src_hash"
 if [ -x "$cache/bin/pulumi" ] && [ -x "$cache/bin/pulumi-language-nodejs" ] && [ -f "$cache/complete" ]; then
   link "$cache/bin/pulumi" pulumi
