@@ -15,7 +15,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 requirements="$root/scripts/s3-server/requirements.txt"
 link_path="$root/.tools/s3-server"
 
-
 python=${STACKWRIGHT_PYTHON:-python3}
 command -v "$python" >/dev/null 2>&1 ||
   die "no '$python' on PATH: the S3 state tests need Python 3.9 or later (set STACKWRIGHT_PYTHON to use another interpreter)."
