@@ -14,11 +14,13 @@ import { legacyProblem } from "./fleet/migrate";
 import { planRun, type Plan } from "./fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "./fleet/run-stack";
 import { openTarget, openWorkspace, type Target } from "./fleet/target";
+import { factsOfOutcomes, factsSummary } from "./facts-summary";
 import { say, warn } from "./output";
-import { parsePerFileStackName } from "../config";
+import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../config";
 import { preflightFleet } from "./preflight";
 import { handleInterrupts } from "./state/interrupt";
 import { lockFlags, lockPolicyOf } from "./state/target";
+import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "./window-gate";
 import { defaultProjectDir } from "./workspace";
 
 const selectionFlags = {
@@ -52,15 +54,22 @@ const refreshFlag = {
   refresh: { type: "boolean", help: "read the live state of every resource first" },
 } satisfies FlagSpec;
 
+const windowFlag = {
+  "override-window": {
+    type: "string",
+    help: "REASON: make changes where change windows are closed (on call); recorded in the deployment's summary",
+  },
+} satisfies FlagSpec;
+
 const specs = {
-  preview: { ...selectionFlags, ...refreshFlag, ...deletedFlag },
-  up: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...lockFlags },
+  preview: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...windowFlag },
+  up: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...lockFlags, ...windowFlag },
   refresh: { ...selectionFlags, ...lockFlags },
-  destroy: { ...selectionFlags, ...lockFlags },
+  destroy: { ...selectionFlags, ...lockFlags, ...windowFlag },
 } as const;
 
 type AnyFlags = ParsedFlags<typeof selectionFlags> &
-  Partial<ParsedFlags<typeof refreshFlag & typeof deletedFlag & typeof lockFlags>>;
+  Partial<ParsedFlags<typeof refreshFlag & typeof deletedFlag & typeof lockFlags & typeof windowFlag>>;
 
 function parallelOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -103,6 +112,7 @@ export async function runFleetCommand(
   const concurrency = parseConcurrency(flags.concurrency);
   const parallel = parallelOf(flags.parallel);
   const lockPolicy = lockPolicyOf(flags);
+  const override = overrideReason(flags["override-window"]);
   const { target, plan } =
     flags.stack !== undefined
       ? await explicitPlan(flags, names)
@@ -120,6 +130,9 @@ export async function runFleetCommand(
           return { target, plan };
         })();
   const hidden = await preflightTarget(operation, target, plan.jobs); // by Pulumi stack name
+  const windows = await openWindowGate(target.projectDir, override);
+  // The program records the reason in the summary of each deployment it makes where windows are closed.
+  if (override !== undefined) target.workspace.envVars[WINDOW_OVERRIDE_VARIABLE] = override;
   say(
     `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
   );
@@ -142,6 +155,7 @@ export async function runFleetCommand(
       ...(parallel === undefined ? {} : { parallel }),
       lockPolicy,
       signal: interrupts.signal,
+      windows,
     });
     const outcomes = [...refused, ...ran];
     for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
@@ -149,7 +163,11 @@ export async function runFleetCommand(
     else say("no API stack selected: nothing to do");
     if (flags.summary !== undefined) {
       const title = `Stackwright ${operation}: ${target.name}`;
-      fs.writeFileSync(flags.summary, fleetSummary(title, outcomes, plan.kept));
+      const overrides = ran.flatMap((o) => overrideNotice(windows, o.job.stackName) ?? []);
+      fs.writeFileSync(
+        flags.summary,
+        `${fleetSummary(title, outcomes, plan.kept)}${windowSummary(overrides)}${factsSummary(factsOfOutcomes(ran))}`,
+      );
       say(`summary written to ${flags.summary}`);
     }
     const signal = interrupts.received();

@@ -24,9 +24,12 @@ export interface CheckFailure {
   readonly actual: string;
 }
 
-/** The one-line text of a failure (after its position): `expected ...; the platform answered ...`. */
+/**
+ * The one-line text of a failure (after its position): `expected ...; the platform answered ...`.
+ * The severity is said by whoever shows it (an error stops the run, a warning is logged as one).
+ */
 export function failureMessage(failure: CheckFailure): string {
-  return `${failure.severity === "warning" ? "warning: " : ""}expected ${failure.expected}; the platform answered ${failure.actual}`;
+  return `expected ${failure.expected}; the platform answered ${failure.actual}`;
 }
 
 /** The kind of an environment check (the schema guarantees exactly one). */

@@ -47,7 +47,7 @@ export function formatErrorLine(error: ConfigError): string {
  * Formats errors for a terminal: each as `file:line:col: path: message`, then the offending source
  * line and a caret under the column. Tabs before the column are kept so the caret stays aligned.
  */
-export function formatConfigErrors(errors: readonly ConfigError[]): string {
+export function formatConfigErrors(errors: readonly ConfigError[], what = "in stacks config"): string {
   const blocks = errors.map((error) => {
     const lines = [formatErrorLine(error)];
     if (error.lineText !== "") {
@@ -59,7 +59,7 @@ export function formatConfigErrors(errors: readonly ConfigError[]): string {
     return lines.join("\n");
   });
   const count = errors.length === 1 ? "1 error" : `${errors.length} errors`;
-  return errors.length === 0 ? "" : `${blocks.join("\n")}\n${count} in stacks config\n`;
+  return errors.length === 0 ? "" : `${blocks.join("\n")}\n${count} ${what}\n`;
 }
 
 const brand = Symbol.for("stackwright.ConfigValidationError");

@@ -78,5 +78,8 @@ export {
   refusalText,
   windowVerdict,
   windowsOf,
+  windowClock,
+  WINDOW_CLOCK_VARIABLE,
+  WINDOW_OVERRIDE_VARIABLE,
 } from "./windows";
 export type { NextOpen, WindowVerdict } from "./windows";

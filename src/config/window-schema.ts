@@ -17,6 +17,7 @@ export const WINDOW_DURATION_PATTERN = "^(?=\\d)(\\d+d)?(\\d+h)?(\\d+m)?$";
 export const WINDOW_DURATION_BOUNDS = { minSeconds: 60, maxSeconds: 366 * 86400 } as const;
 
 const durationRegex = new RegExp(WINDOW_DURATION_PATTERN);
+const UNIT_SECONDS: Readonly<Record<string, number>> = { d: 86400, h: 3600, m: 60 };
 
 /** `14d` → 1209600 (seconds), or a message that completes "<path> ...". */
 export function parseWindowDuration(
@@ -29,18 +30,15 @@ export function parseWindowDuration(
       message: `must be a duration such as 7h, 14d or 1h30m (days d, hours h, minutes m, in that order); got '${text}'`,
     };
   }
-  const [, days, hours, minutes] = match;
-  const seconds = part(days) * 86400 + part(hours) * 3600 + part(minutes) * 60;
+  let seconds = 0;
+  for (const [, count, unit] of text.matchAll(/(\d+)([dhm])/g))
+    seconds += Number(count) * (UNIT_SECONDS[unit ?? ""] ?? 0);
   if (seconds === 0)
     return { ok: false, message: `must not be zero: a window that lasts no time never opens; got '${text}'` };
   if (seconds < WINDOW_DURATION_BOUNDS.minSeconds || seconds > WINDOW_DURATION_BOUNDS.maxSeconds) {
     return { ok: false, message: `must be between 1m and 366d; got '${text}'` };
   }
   return { ok: true, seconds };
-}
-
-function part(text: string | undefined): number {
-  return text === undefined ? 0 : Number.parseInt(text.slice(0, -1), 10);
 }
 
 /** Options every window's cron is read with: five fields, minutes to weekdays, as crontab(5). */

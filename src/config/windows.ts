@@ -185,3 +185,24 @@ export function windowsOf(
 ): WindowConfig[] {
   return [...stack.windows, ...environment.windows];
 }
+
+/**
+ * Test hook: `STACKWRIGHT_NOW` (an ISO 8601 instant) replaces the machine's clock for change
+ * windows, in the CLI and in the program alike, so tests pin an instant. Unset in real use.
+ */
+export const WINDOW_CLOCK_VARIABLE = "STACKWRIGHT_NOW";
+/** Carries `--override-window`'s reason from the CLI to the program, which records it. */
+export const WINDOW_OVERRIDE_VARIABLE = "STACKWRIGHT_WINDOW_OVERRIDE";
+
+/** The instant windows are judged at: {@link WINDOW_CLOCK_VARIABLE} when set, else now. */
+export function windowClock(env: Readonly<Record<string, string | undefined>>): Date {
+  const pinned = env[WINDOW_CLOCK_VARIABLE];
+  if (pinned === undefined || pinned === "") return new Date();
+  const at = new Date(pinned);
+  if (Number.isNaN(at.getTime())) {
+    throw new Error(
+      `${WINDOW_CLOCK_VARIABLE} must be an ISO 8601 instant such as 2026-11-24T09:00:00Z, not '${pinned}'`,
+    );
+  }
+  return at;
+}

@@ -16,6 +16,7 @@ import {
   type SnapshotArgs,
   type SnapshotRestoreArgs,
 } from "../../providers";
+import { summaryWithOverride, windowOverrideNote } from "./windows";
 
 /** What a person wants to read about an environment after a run. */
 export interface EnvironmentOutputs {
@@ -117,6 +118,8 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
             {
               ...where,
               ...passOn<DeploymentArgs>()(d, "timeout"),
+              // With --override-window where windows are closed, the reason is recorded here.
+              summary: summaryWithOverride(d.summary, windowOverrideNote(stack, config)),
               timeout_seconds: d.timeout,
               environment_lock: config.lock?.message,
             },

@@ -3,12 +3,16 @@
  * StackComponent. The Pulumi stack's name says which: `<target>.<api stack>` (src/config/
  * stack-names.ts), so `stackwright up`, `npm start` and plain `pulumi up -s dev.acme-web` all run
  * one file. Run by the engine in its own Node process. A bad config stops the run before any
- * resource is declared, with every error listed.
+ * resource is declared, with every error listed; so does a failing error-check of the file
+ * (checks read the platform first, see checks.ts).
  */
 import "../sqlite-warning";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { formatConfigErrors, loadDesiredStateSync, parsePerFileStackName } from "../config";
+import { formatConfigErrors, loadDesiredStateSync, parsePerFileStackName, type StackConfig } from "../config";
+import { enforceChecks } from "./checks";
+import { userError } from "./run-error";
+import { stackFactOutputs } from "./facts";
 import { StackComponent } from "./stack-component";
 import type { EnvironmentOutputs } from "./environment-component";
 
@@ -19,9 +23,13 @@ const configDir = path.resolve(
   settings.get("configDir") ?? "stacks-config",
 );
 const loaded = loadDesiredStateSync(configDir);
+/** Files named from the project root in messages (`stacks-config/acme-web.yaml:3:5`), as in a review. */
+const shownFile = (file: string) => path.relative(pulumi.runtime.getRootDirectory(), file) || file;
 if (!loaded.ok) {
-  // RunError: the engine shows the message alone, without a stack trace.
-  throw new pulumi.RunError(`stacks-config is not valid:\n${formatConfigErrors(loaded.errors)}`);
+  // A RunError: the engine shows the message alone, without a stack trace.
+  throw userError(
+    `stacks-config is not valid:\n${formatConfigErrors(loaded.errors.map((e) => ({ ...e, file: shownFile(e.file) })))}`,
+  );
 }
 
 const known = loaded.state.stacks.map((s) => s.stack).join(", ");
@@ -29,7 +37,7 @@ const stackName = pulumi.getStack();
 const perFile = parsePerFileStackName(stackName);
 if (perFile === undefined) {
   // A stack that would hold every file would create every site's resources a second time.
-  throw new pulumi.RunError(
+  throw userError(
     `Pulumi stack '${stackName}' is not a per-file stack: run one named <target>.<API stack>, ` +
       `e.g. ${stackName}.${loaded.state.stacks[0]?.stack ?? "acme-web"} (API stacks: ${known}).`,
   );
@@ -37,15 +45,33 @@ if (perFile === undefined) {
 const selected = loaded.state.stacks.find((s) => s.stack === perFile.apiStack);
 if (selected === undefined) {
   // Declaring nothing would delete everything the stack manages: refuse instead.
-  throw new pulumi.RunError(
+  throw userError(
     `No file in ${configDir} declares API stack '${perFile.apiStack}' (API stacks: ${known}). ` +
       `To remove what stack '${stackName}' manages, run 'stackwright destroy ${perFile.apiStack} --target ${perFile.target}'.`,
   );
 }
 
-const declared: Record<string, Record<string, EnvironmentOutputs>> = {
-  [selected.stack]: new StackComponent(selected).environments,
-};
+const state = loaded.state;
+const file: StackConfig = selected;
 
-/** Per stack and environment: the deployment (id, state, sha, link), the lock, snapshots and restores. */
-export const stacks = declared;
+/**
+ * Checks first, then the resources: a failing error-check throws before anything is declared,
+ * so neither preview nor up makes a change. The outputs are `stacks` (per environment: the
+ * deployment, the lock, snapshots and restores) and, when the file's `outputs:` ask for any,
+ * `facts` (the platform's facts per environment and for the stack).
+ */
+async function main() {
+  await enforceChecks(state, file, shownFile);
+  const environments = new StackComponent(file).environments;
+  const facts = stackFactOutputs(file, (name) => {
+    const sha = environments[name]?.deployment?.sha;
+    const d = file.environments[name]?.deployment;
+    return sha === undefined || d === undefined
+      ? undefined
+      : { sha, ref: d.ref ? `${d.ref_type} ${d.ref}` : d.ref_type };
+  });
+  const stacks: Record<string, Record<string, EnvironmentOutputs>> = { [file.stack]: environments };
+  return facts === undefined ? { stacks } : { stacks, facts: { [file.stack]: facts } };
+}
+
+export = main;

@@ -34,12 +34,16 @@ describe("the stackwright command on the example stacks-config", () => {
     const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
     expect(out).toContain("against the embedded emulator");
     expect(out).toMatch(/done: \d+ create/);
+    // The example's `outputs:` show the platform's facts (checks passed before any change).
+    expect(out).toMatch(/url\s*: "https:\/\/www\.acme\.example\.com"/);
+    expect(out).toMatch(/manifest_release: \{\s+label\s+: "2026\.11\.2"/);
     expect(status).toBe(0);
   }, 240_000);
 
   it("changes nothing when the main job runs again", () => {
     const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
     expect(out).toContain("no changes: the platform already matches stacks-config/");
+    expect(out).toMatch(/manifest_release: \{\s+label\s+: "2026\.11\.2"/);
     expect(status).toBe(0);
   }, 240_000);
 

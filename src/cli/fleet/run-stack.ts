@@ -1,14 +1,16 @@
 /**
  * One engine run of one per-file stack: THE place where the engine runs for a stack, so that
  * everything that wraps a run is one call here: the lock guard (state/lock-guard.ts, for the
- * operations that take the lock) today, a fingerprint shortcut before `engine()` tomorrow. It
- * never throws: a failure becomes the stack's outcome, so one stack never stops the others.
+ * operations that take the lock) and the change-window gate (../window-gate.ts) today, a
+ * fingerprint shortcut before `engine()` tomorrow. It never throws: a failure becomes the
+ * stack's outcome, so one stack never stops the others.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { exitCodeOf, describeError, EXIT_CODES } from "../exit-codes";
 import { engineErrorFilter } from "../state/engine-output";
 import { withStackLock, type LockPolicy } from "../state/lock-guard";
 import { lockTargetOf } from "../state/target";
+import { gatedEngineRun, quietPlan, type WindowGate } from "../window-gate";
 import { withPerFileStack, type Target } from "./target";
 
 export type Operation = "preview" | "up" | "refresh" | "destroy";
@@ -39,6 +41,8 @@ export interface RunOptions {
   readonly parallel?: number;
   readonly lockPolicy: LockPolicy;
   readonly signal: AbortSignal;
+  /** Change windows closed at the run's instant, judged per stack (none: no gate). */
+  readonly windows?: WindowGate;
   /** Where the engine's progress goes (prefixed by the fan-out when stacks run at once). */
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
@@ -93,12 +97,25 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
         if (op === "refresh") return changesOf((await stack.refresh(engineOptions)).summary.resourceChanges);
         return changesOf((await stack.destroy(engineOptions)).summary.resourceChanges);
       };
+      // Refuses the run when it would change an environment whose change windows are closed.
+      const gated = () =>
+        gatedEngineRun(
+          {
+            gate: options.windows,
+            stackName: job.stackName,
+            operation: options.operation === "preview" ? "preview" : op,
+            events,
+            plan: () => quietPlan(stack, op === "destroy", { ...engineOptions, ...refresh }),
+            say: options.stdout,
+          },
+          engine,
+        );
       return options.operation === "preview"
-        ? engine()
+        ? gated()
         : withStackLock(
             lockTargetOf(target.projectDir, job.stackName, target.env),
             options.lockPolicy,
-            engine,
+            gated,
           );
     });
     return outcome(EXIT_CODES.ok, changes);

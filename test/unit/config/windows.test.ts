@@ -271,7 +271,7 @@ describe("window properties", () => {
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 30 },
     );
   });
 });
