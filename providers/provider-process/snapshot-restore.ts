@@ -20,6 +20,7 @@ import {
   UNKNOWN,
 } from "./common";
 import { ApiError, ErrorCode } from "../../src/client";
+import { startWhenFree } from "./busy-environment";
 import { InitError, wrap } from "./errors";
 import { followTransfer, type LogFollower } from "./log-follower";
 import { oneShot } from "./one-shot";
@@ -80,14 +81,16 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
     let transferId: string | undefined;
     let log: LogFollower | undefined;
     try {
-      const transfer = await client.snapshots.restore(inputs.stack, inputs.snapshot_id, {
-        environment: inputs.environment,
-        mode: inputs.mode,
-        ...(inputs.skip_build === undefined ? {} : { skip_build: inputs.skip_build }),
-        ...(inputs.backup_existing_data === undefined
-          ? {}
-          : { backup_existing_data: inputs.backup_existing_data }),
-      });
+      const transfer = await startWhenFree({ client, stack: inputs.stack, where, boundMs: bound }, () =>
+        client.snapshots.restore(inputs.stack, inputs.snapshot_id, {
+          environment: inputs.environment,
+          mode: inputs.mode,
+          ...(inputs.skip_build === undefined ? {} : { skip_build: inputs.skip_build }),
+          ...(inputs.backup_existing_data === undefined
+            ? {}
+            : { backup_existing_data: inputs.backup_existing_data }),
+        }),
+      );
       transferId = transfer.id;
       progress(`restore of snapshot ${inputs.snapshot_id} into ${where} started (transfer ${transfer.id})`);
       log = followTransfer(

@@ -22,6 +22,7 @@ import {
   type Props,
 } from "./common";
 import { InitError, wrap } from "./errors";
+import { startWhenFree } from "./busy-environment";
 import { followTransfer, type LogFollower } from "./log-follower";
 import { withClient } from "./settings";
 
@@ -90,17 +91,19 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
         progress(`found snapshot ${earlier.id} of ${where} taken by an interrupted run; adopting it`);
         snapshotId = earlier.id;
       } else {
-        const made = await client.snapshots.create(
-          inputs.stack,
-          {
-            environment: inputs.environment,
-            mode: inputs.mode,
-            ...(inputs.include_resampled === undefined
-              ? {}
-              : { include_resampled: inputs.include_resampled }),
-            notes: withMarker(inputs.notes, marker),
-          },
-          { marker },
+        const made = await startWhenFree({ client, stack: inputs.stack, where, boundMs: bound }, () =>
+          client.snapshots.create(
+            inputs.stack,
+            {
+              environment: inputs.environment,
+              mode: inputs.mode,
+              ...(inputs.include_resampled === undefined
+                ? {}
+                : { include_resampled: inputs.include_resampled }),
+              notes: withMarker(inputs.notes, marker),
+            },
+            { marker },
+          ),
         );
         if (made.kind === "adopted") {
           snapshotId = made.snapshot.id;
