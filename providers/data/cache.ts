@@ -2,33 +2,56 @@
  * What the data sources share: credentials in the program process and a per-run memo, so each
  * distinct call makes one request however many resources read it.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { createClient, type StackwrightClient } from "../../src/client";
+import {
+  canonicalJson,
+  DATA_READS_DIR_ENV,
+  dataReadsFileName,
+  readDigest,
+  type DataRead,
+  type DataReadsReport,
+} from "../../src/api";
+import { createClient, type DataReadName, type StackwrightClient } from "../../src/client";
+
+export { DATA_READERS } from "../../src/client";
 import { requireSettings, resolveSettings, type ApiSettings } from "../shared/credentials";
 
-// One program run is one process: this map lives exactly as long as the run.
+// One program run is one process: these maps live exactly as long as the run.
 const memo = new Map<string, Promise<unknown>>();
+/** Every call answered in this run, by cache key, with the digest of its answer. */
+const answered = new Map<string, DataRead>();
 
 /** Forgets every memoised answer (tests; a long-lived process between runs). */
 export function resetDataCache(): void {
   memo.clear();
+  answered.clear();
 }
 
 /** Stable text of the arguments: keys sorted, undefined dropped. */
 export function cacheKey(name: string, args: unknown): string {
-  const canon = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(canon);
-    if (v !== null && typeof v === "object") {
-      return Object.fromEntries(
-        Object.entries(v)
-          .filter(([, x]) => x !== undefined)
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-          .map(([k, x]) => [k, canon(x)]),
-      );
-    }
-    return v;
-  };
-  return `${name}:${JSON.stringify(canon(args))}`;
+  return `${name}:${canonicalJson(args)}`;
+}
+
+/** What this run has read so far: each distinct call once, with the digest of its answer. */
+export function readsSoFar(): DataRead[] {
+  return [...answered.values()];
+}
+
+/**
+ * When the CLI asks for it ({@link DATA_READS_DIR_ENV}), writes this run's reads for `stack` when
+ * the process exits: the fingerprint shortcut compares them with the platform later. A run that
+ * fails before it exits normally writes a partial report, which the CLI never records, since it
+ * records only after a successful run.
+ */
+export function reportReadsAtExit(stack: string, env: NodeJS.ProcessEnv = process.env): void {
+  const dir = env[DATA_READS_DIR_ENV];
+  if (dir === undefined || dir === "") return;
+  process.once("exit", () => {
+    const report: DataReadsReport = { stack, reads: readsSoFar() };
+    fs.writeFileSync(path.join(dir, dataReadsFileName(stack)), JSON.stringify(report));
+  });
 }
 
 /** Credentials for the program process: `STACKWRIGHT_*` variables, then stack config. */
@@ -62,8 +85,8 @@ export function readFailure(name: string, args: unknown, error: unknown): pulumi
  * promise. A failed call is forgotten so that a later call may try again.
  */
 export function memoised<T>(
-  name: string,
-  args: unknown,
+  name: DataReadName,
+  args: object,
   fn: (client: StackwrightClient) => Promise<T>,
 ): Promise<T> {
   const key = cacheKey(name, args);
@@ -80,6 +103,13 @@ export function memoised<T>(
     }
   })();
   memo.set(key, run);
-  run.catch(() => memo.delete(key));
+  run.then(
+    (answer) => {
+      const recorded: unknown = JSON.parse(canonicalJson(args));
+      const plain = typeof recorded === "object" && recorded !== null ? recorded : {};
+      answered.set(key, { name, args: Object.fromEntries(Object.entries(plain)), digest: readDigest(answer) });
+    },
+    () => memo.delete(key),
+  );
   return run;
 }

@@ -1,7 +1,7 @@
 /** `getDeployments`: deployments of an environment with every filter of endpoint 8. */
 import * as pulumi from "@pulumi/pulumi";
 import type { Deployment, DeploymentListQueryInput } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 import type { EnvironmentArgs } from "./environment";
 
 /** Arguments of {@link getDeployments}: the environment and the filters of endpoint 8. */
@@ -12,7 +12,7 @@ export interface DeploymentsArgs extends EnvironmentArgs {
 /** Deployments (memoised per run and arguments). */
 export function fetchDeployments(args: DeploymentsArgs): Promise<Deployment[]> {
   return memoised("deployments", args, (c) =>
-    c.deployments.list(args.stack, args.environment, args.filters ?? {}),
+    DATA_READERS.deployments.read(c, args),
   );
 }
 

@@ -1,7 +1,7 @@
 /** `getEnvironment`: one environment, with its live `build_sha` (endpoint 4). */
 import * as pulumi from "@pulumi/pulumi";
 import type { Environment } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 
 /** Arguments naming an environment. */
 export interface EnvironmentArgs {
@@ -11,7 +11,7 @@ export interface EnvironmentArgs {
 
 /** The environment (memoised per run and arguments). */
 export function fetchEnvironment(args: EnvironmentArgs): Promise<Environment> {
-  return memoised("environment", args, (c) => c.environments.get(args.stack, args.environment));
+  return memoised("environment", args, (c) => DATA_READERS.environment.read(c, args));
 }
 
 /** {@link fetchEnvironment} as an Output. */

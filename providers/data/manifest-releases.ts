@@ -1,11 +1,11 @@
 /** `getManifestReleases`: infrastructure manifest releases (endpoint 25). */
 import * as pulumi from "@pulumi/pulumi";
 import type { ManifestRelease } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 
 /** Manifest releases (memoised per run). */
 export function fetchManifestReleases(): Promise<ManifestRelease[]> {
-  return memoised("manifestReleases", {}, (c) => c.info.manifestReleases());
+  return memoised("manifestReleases", {}, (c) => DATA_READERS.manifestReleases.read(c, {}));
 }
 
 /** {@link fetchManifestReleases} as an Output. */

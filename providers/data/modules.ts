@@ -1,7 +1,7 @@
 /** `getModules`: installed modules of an environment, optionally filtered by name (endpoint 5). */
 import * as pulumi from "@pulumi/pulumi";
 import type { InstalledModule } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 import type { EnvironmentArgs } from "./environment";
 
 /** Arguments of {@link getModules}. */
@@ -13,7 +13,7 @@ export interface ModulesArgs extends EnvironmentArgs {
 /** Installed modules (memoised per run and arguments). */
 export function fetchModules(args: ModulesArgs): Promise<InstalledModule[]> {
   return memoised("modules", args, (c) =>
-    c.environments.modules(args.stack, args.environment, { filters: args.filters }),
+    DATA_READERS.modules.read(c, { ...args, filters: args.filters === undefined ? undefined : [...args.filters] }),
   );
 }
 

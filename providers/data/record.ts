@@ -1,7 +1,7 @@
 /** `getRecord`: one record of the generic record server (`GET /api/v1/{class}/{id}`). */
 import * as pulumi from "@pulumi/pulumi";
 import type { RecordDocument } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 
 /** Arguments of {@link getRecord}. */
 export interface RecordArgs {
@@ -11,9 +11,8 @@ export interface RecordArgs {
 
 /** The record (memoised per run and arguments). */
 export function fetchRecord(args: RecordArgs): Promise<RecordDocument> {
-  return memoised("record", { class_name: args.class_name, record_id: String(args.record_id) }, (c) =>
-    c.records.get(args.class_name, args.record_id),
-  );
+  const key = { class_name: args.class_name, record_id: String(args.record_id) };
+  return memoised("record", key, (c) => DATA_READERS.record.read(c, key));
 }
 
 /** {@link fetchRecord} as an Output. */

@@ -1,12 +1,12 @@
 /** `getSnapshots`: snapshots of a stack (endpoint 14). */
 import * as pulumi from "@pulumi/pulumi";
 import type { SnapshotListItem } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 import type { StackArgs } from "./stacks";
 
 /** Snapshots in list form, including pending ones (memoised per run and stack). */
 export function fetchSnapshots(args: StackArgs): Promise<SnapshotListItem[]> {
-  return memoised("snapshots", args, (c) => c.snapshots.list(args.stack));
+  return memoised("snapshots", args, (c) => DATA_READERS.snapshots.read(c, args));
 }
 
 /** {@link fetchSnapshots} as an Output. */

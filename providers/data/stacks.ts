@@ -1,11 +1,11 @@
 /** `getStacks`, `getStack`: stacks the caller may view (endpoints 2 and 3). */
 import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 
 /** Every stack the caller may view (memoised per run). */
 export function fetchStacks(): Promise<Stack[]> {
-  return memoised("stacks", {}, (c) => c.stacks.list());
+  return memoised("stacks", {}, (c) => DATA_READERS.stacks.read(c, {}));
 }
 
 /** {@link fetchStacks} as an Output. */
@@ -20,7 +20,7 @@ export interface StackArgs {
 
 /** One stack (memoised per run and stack). */
 export function fetchStack(args: StackArgs): Promise<Stack> {
-  return memoised("stack", args, (c) => c.stacks.get(args.stack));
+  return memoised("stack", args, (c) => DATA_READERS.stack.read(c, args));
 }
 
 /** {@link fetchStack} as an Output. */

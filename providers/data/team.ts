@@ -1,12 +1,12 @@
 /** `getTeam`: the members of a stack (endpoint 22). */
 import * as pulumi from "@pulumi/pulumi";
 import type { TeamMember } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 import type { StackArgs } from "./stacks";
 
 /** Team members of the stack (memoised per run and stack). */
 export function fetchTeam(args: StackArgs): Promise<TeamMember[]> {
-  return memoised("team", args, (c) => c.stacks.team(args.stack));
+  return memoised("team", args, (c) => DATA_READERS.team.read(c, args));
 }
 
 /** {@link fetchTeam} as an Output. */

@@ -1,12 +1,12 @@
 /** `getWhitelist`: the IP whitelist of an environment (endpoint 26). */
 import * as pulumi from "@pulumi/pulumi";
 import type { Whitelist } from "../../src/api";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 import type { EnvironmentArgs } from "./environment";
 
 /** The whitelist (memoised per run and arguments). */
 export function fetchWhitelist(args: EnvironmentArgs): Promise<Whitelist> {
-  return memoised("whitelist", args, (c) => c.environments.whitelist(args.stack, args.environment));
+  return memoised("whitelist", args, (c) => DATA_READERS.whitelist.read(c, args));
 }
 
 /** {@link fetchWhitelist} as an Output. */

@@ -1,11 +1,11 @@
 /** `getWhoAmI`: the caller's login (`GET /svc/meta`). */
 import * as pulumi from "@pulumi/pulumi";
 import type { WhoAmI } from "../../src/client";
-import { memoised } from "./cache";
+import { DATA_READERS, memoised } from "./cache";
 
 /** The caller's login and the server clock (memoised per run). */
 export function fetchWhoAmI(): Promise<WhoAmI> {
-  return memoised("whoami", {}, (c) => c.info.whoami());
+  return memoised("whoami", {}, (c) => DATA_READERS.whoami.read(c, {}));
 }
 
 /** {@link fetchWhoAmI} as an Output. */

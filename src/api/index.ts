@@ -24,3 +24,4 @@ export * from "./configuration";
 export * from "./manifest-release";
 export * from "./whitelist";
 export * from "./record";
+export * from "./data-reads";

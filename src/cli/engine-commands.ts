@@ -13,6 +13,7 @@ import { closingTable, fanOut, fleetSummary, parseConcurrency } from "./fleet/fa
 import { legacyProblem } from "./fleet/migrate";
 import { planRun, type Plan } from "./fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "./fleet/run-stack";
+import { makeReadsDir, openShortcut } from "./fleet/shortcut";
 import { openTarget, openWorkspace, type Target } from "./fleet/target";
 import { factsOfOutcomes, factsSummary } from "./facts-summary";
 import { say, warn } from "./output";
@@ -61,15 +62,24 @@ const windowFlag = {
   },
 } satisfies FlagSpec;
 
+const fullFlag = {
+  full: {
+    type: "boolean",
+    help: "run the engine for every stack, also those confirmed unchanged since their last no-change run",
+  },
+} satisfies FlagSpec;
+
 const specs = {
   preview: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...windowFlag },
-  up: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...lockFlags, ...windowFlag },
+  up: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...lockFlags, ...windowFlag, ...fullFlag },
   refresh: { ...selectionFlags, ...lockFlags },
   destroy: { ...selectionFlags, ...lockFlags, ...windowFlag },
 } as const;
 
 type AnyFlags = ParsedFlags<typeof selectionFlags> &
-  Partial<ParsedFlags<typeof refreshFlag & typeof deletedFlag & typeof lockFlags & typeof windowFlag>>;
+  Partial<
+    ParsedFlags<typeof refreshFlag & typeof deletedFlag & typeof lockFlags & typeof windowFlag & typeof fullFlag>
+  >;
 
 function parallelOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -113,11 +123,20 @@ export async function runFleetCommand(
   const parallel = parallelOf(flags.parallel);
   const lockPolicy = lockPolicyOf(flags);
   const override = overrideReason(flags["override-window"]);
+  // The fingerprint shortcut (fleet/shortcut.ts): per-file stacks, `up` without --full or --refresh.
+  const reads =
+    operation === "up" && flags.stack === undefined && flags.full !== true && flags.refresh !== true
+      ? makeReadsDir()
+      : undefined;
   const { target, plan } =
     flags.stack !== undefined
       ? await explicitPlan(flags, names)
       : await (async () => {
-          const target = await openTarget(flags.project ?? defaultProjectDir(), flags.target ?? "dev");
+          const target = await openTarget(
+            flags.project ?? defaultProjectDir(),
+            flags.target ?? "dev",
+            reads?.env ?? {},
+          );
           const legacy = legacyProblem(target);
           if (legacy !== undefined) throw new UsageError(legacy);
           const plan = await planRun(target, {
@@ -129,10 +148,19 @@ export async function runFleetCommand(
           });
           return { target, plan };
         })();
-  const hidden = await preflightTarget(operation, target, plan.jobs); // by Pulumi stack name
+  const settings = once(() => targetSettings(target));
+  const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override);
   // The program records the reason in the summary of each deployment it makes where windows are closed.
   if (override !== undefined) target.workspace.envVars[WINDOW_OVERRIDE_VARIABLE] = override;
+  const shortcut =
+    reads === undefined
+      ? undefined
+      : openShortcut(
+          { ...target, env: { ...target.env, ...target.workspace.envVars }, pulumiVersion: target.workspace.pulumiVersion },
+          reads.dir,
+          settings,
+        );
   say(
     `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
   );
@@ -156,6 +184,7 @@ export async function runFleetCommand(
       lockPolicy,
       signal: interrupts.signal,
       windows,
+      ...(shortcut === undefined ? {} : { shortcut }),
     });
     const outcomes = [...refused, ...ran];
     for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
@@ -174,7 +203,22 @@ export async function runFleetCommand(
     return signal !== undefined ? EXIT_CODES.interrupted : combinedExitCode(outcomes.map((o) => o.exitCode));
   } finally {
     interrupts.dispose();
+    await shortcut?.close();
   }
+}
+
+/** The target's settings (secrets decrypted), read once, when first needed. */
+async function targetSettings(target: Target): Promise<(key: string) => string | undefined> {
+  const settings =
+    target.configFile !== undefined && target.stacks.has(target.name)
+      ? await target.workspace.getAllConfig(target.name)
+      : {};
+  return (key) => settings[key]?.value;
+}
+
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
 }
 
 /**
@@ -186,13 +230,10 @@ async function preflightTarget(
   operation: Operation,
   target: Target,
   jobs: readonly StackJob[],
+  settings: () => Promise<(key: string) => string | undefined>,
 ): Promise<ReadonlyMap<string, string>> {
   const env = { ...process.env, ...target.env };
   if (env["STACKWRIGHT_PREFLIGHT"] === "off") return new Map();
-  const settings =
-    target.configFile !== undefined && target.stacks.has(target.name)
-      ? await target.workspace.getAllConfig(target.name)
-      : {};
   // By API stack; with --stack, the API stack its per-file name says (none for another program's stack).
   const apiStacks = new Map<string, string>();
   for (const job of jobs) {
@@ -202,7 +243,7 @@ async function preflightTarget(
   const { hidden } = await preflightFleet({
     command: operation,
     stacks: [...new Set(apiStacks.values())].map((name) => ({ name, file: "" })),
-    config: (key) => settings[key]?.value,
+    config: await settings(),
     env,
   });
   const refused = new Map<string, string>();

@@ -58,3 +58,4 @@ export {
   type WaitPhase,
   type WaitProgress,
 } from "./waiters";
+export { DATA_READERS, readRecorded, type DataReader, type DataReadName } from "./data-readers";

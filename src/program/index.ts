@@ -13,6 +13,7 @@ import { formatConfigErrors, loadDesiredStateSync, parsePerFileStackName, type S
 import { enforceChecks } from "./checks";
 import { userError } from "./run-error";
 import { stackFactOutputs } from "./facts";
+import { reportReadsAtExit } from "../../providers";
 import { StackComponent } from "./stack-component";
 import type { EnvironmentOutputs } from "./environment-component";
 
@@ -34,6 +35,8 @@ if (!loaded.ok) {
 
 const known = loaded.state.stacks.map((s) => s.stack).join(", ");
 const stackName = pulumi.getStack();
+// The data sources this run reads, for the CLI's fingerprint shortcut (docs/state.md).
+reportReadsAtExit(stackName);
 const perFile = parsePerFileStackName(stackName);
 if (perFile === undefined) {
   // A stack that would hold every file would create every site's resources a second time.

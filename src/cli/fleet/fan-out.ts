@@ -59,8 +59,9 @@ function resultOf(outcome: StackOutcome): string {
   return "failed";
 }
 
-function changesText(changes: Readonly<Record<string, number>>): string {
-  const parts = Object.entries(changes).map(([op, n]) => `${n} ${op}`);
+function changesText(outcome: StackOutcome): string {
+  if (outcome.confirmed === true) return "no change (confirmed)";
+  const parts = Object.entries(outcome.changes).map(([op, n]) => `${n} ${op}`);
   return parts.length === 0 ? "none" : parts.join(", ");
 }
 
@@ -71,7 +72,7 @@ export function closingTable(outcomes: readonly StackOutcome[]): string {
     outcomes.map((o) => [
       o.job.stackName,
       resultOf(o),
-      changesText(o.changes),
+      changesText(o),
       `${(o.durationMs / 1000).toFixed(1)} s`,
     ]),
   );
@@ -93,6 +94,7 @@ export function fleetSummary(
     }
   }
   const failed = outcomes.filter((o) => o.exitCode !== EXIT_CODES.ok);
+  const confirmed = outcomes.filter((o) => o.confirmed === true).map((o) => `\`${o.job.stackName}\``);
   const notes = [
     ...failed.map(
       (o) => `- **${o.job.stackName}** ${resultOf(o)}${o.failure === undefined ? "" : `: ${o.failure}`}`,
@@ -101,6 +103,10 @@ export function fleetSummary(
       (s) => `- **${s}**: its file was deleted; its resources stay until a run with \`--destroy-deleted\``,
     ),
   ];
-  const body = renderSummary(merged, { title });
+  const rendered = renderSummary(merged, { title });
+  const body =
+    confirmed.length === 0
+      ? rendered
+      : `${rendered.trimEnd()}\n\nNo change, confirmed without the engine (same inputs, state and live reads as at their last no-change run): ${confirmed.join(", ")}\n`;
   return notes.length === 0 ? body : `${body.trimEnd()}\n\n#### Needs attention\n\n${notes.join("\n")}\n`;
 }

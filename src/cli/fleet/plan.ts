@@ -74,11 +74,15 @@ export async function planRun(target: Target, input: PlanInput): Promise<Plan> {
     deleted = inShard(deleted, shard);
     description += `, shard ${shard.index}/${shard.count}`;
   }
-  const job = (s: Selected, destroy: boolean): StackJob => ({
-    apiStack: s.apiStack,
-    stackName: stackNameOf(target, s.apiStack),
-    destroy,
-  });
+  const job = (s: Selected, destroy: boolean): StackJob => {
+    const file = destroy ? undefined : files[s.apiStack];
+    return {
+      apiStack: s.apiStack,
+      stackName: stackNameOf(target, s.apiStack),
+      destroy,
+      ...(file === undefined ? {} : { file }),
+    };
+  };
   // Only stacks that exist in the backend have anything to destroy.
   const doomed = deleted.filter((s) => target.stacks.has(stackNameOf(target, s.apiStack)));
   const jobs = [

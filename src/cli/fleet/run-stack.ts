@@ -1,16 +1,19 @@
 /**
  * One engine run of one per-file stack: THE place where the engine runs for a stack, so that
- * everything that wraps a run is one call here: the lock guard (state/lock-guard.ts, for the
- * operations that take the lock) and the change-window gate (../window-gate.ts) today, a
- * fingerprint shortcut before `engine()` tomorrow. It never throws: a failure becomes the
- * stack's outcome, so one stack never stops the others.
+ * everything that wraps a run is one call here: the fingerprint shortcut (shortcut.ts) before
+ * anything starts, then the lock guard (state/lock-guard.ts, for the operations that take the
+ * lock) and the change-window gate (../window-gate.ts) around `engine()`. It never throws: a
+ * failure becomes the stack's outcome, so one stack never stops the others.
  */
+import * as fs from "node:fs";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { exitCodeOf, describeError, EXIT_CODES } from "../exit-codes";
+import { removeConfirmation } from "../state/confirmations";
 import { engineErrorFilter } from "../state/engine-output";
-import { withStackLock, type LockPolicy } from "../state/lock-guard";
+import { withStackLock, type LockPolicy, type LockTarget } from "../state/lock-guard";
 import { lockTargetOf } from "../state/target";
 import { gatedEngineRun, quietPlan, type WindowGate } from "../window-gate";
+import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
 import { withPerFileStack, type Target } from "./target";
 
 export type Operation = "preview" | "up" | "refresh" | "destroy";
@@ -20,6 +23,8 @@ export interface StackJob {
   readonly apiStack: string;
   readonly stackName: string;
   readonly destroy: boolean;
+  /** The API stack's file in stacks-config/ (none for `--stack` or a deleted file). */
+  readonly file?: string;
 }
 
 export interface StackOutcome {
@@ -32,6 +37,8 @@ export interface StackOutcome {
   readonly events: readonly EngineEvent[];
   /** Why it failed, in one line (undefined when it did not, or the engine's report says it). */
   readonly failure?: string;
+  /** Confirmed without starting the engine (shortcut.ts): nothing to change, nothing written. */
+  readonly confirmed?: true;
 }
 
 export interface RunOptions {
@@ -43,6 +50,8 @@ export interface RunOptions {
   readonly signal: AbortSignal;
   /** Change windows closed at the run's instant, judged per stack (none: no gate). */
   readonly windows?: WindowGate;
+  /** The fingerprint shortcut, for an `up` without `--full` or `--refresh`. */
+  readonly shortcut?: Shortcut;
   /** Where the engine's progress goes (prefixed by the fan-out when stacks run at once). */
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
@@ -54,6 +63,15 @@ function changesOf(
   return Object.fromEntries(
     Object.entries(summary ?? {}).filter((e): e is [string, number] => e[0] !== "same" && (e[1] ?? 0) > 0),
   );
+}
+
+/**
+ * Before an engine run that may change the stack: its confirmation record goes first (so a run
+ * killed from here on leaves none), and so does an old report of the program's reads.
+ */
+async function beforeEngine(where: LockTarget, shortcut: Shortcut | undefined): Promise<void> {
+  await removeConfirmation(where.store, where.project, where.stack);
+  if (shortcut !== undefined) fs.rmSync(readsFile(shortcut, where.stack), { force: true });
 }
 
 /** Runs `options.operation` on the job's stack and reports how it went. */
@@ -71,6 +89,19 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
   });
   try {
     const { target } = options;
+    const where =
+      options.operation === "preview" ? undefined : lockTargetOf(target.projectDir, job.stackName, target.env);
+    const shortcut = options.operation === "up" && !job.destroy ? options.shortcut : undefined;
+    const inputs = shortcut?.inputs(job.stackName, job.file);
+    if (shortcut !== undefined && inputs !== undefined && where !== undefined && target.stacks.has(job.stackName)) {
+      // Reads only; any failure to prove runs the engine.
+      const verdict = await confirmWithoutEngine(where, inputs, shortcut).catch(
+        (err: unknown): Verdict => ({ confirmed: false, reason: `cannot read: ${err instanceof Error ? err.message : String(err)}`, record: true }),
+      );
+      if (verdict.confirmed) return { ...outcome(EXIT_CODES.ok, {}), confirmed: true };
+      // Why a stack confirmed before needs its engine now (nothing to say without a record).
+      if (verdict.record) options.stdout(`engine needed: ${verdict.reason}\n`);
+    }
     const changes = await withPerFileStack(target, job.stackName, async (stack) => {
       const engineOptions = {
         ...(target.configFile === undefined ? {} : { configFile: target.configFile }),
@@ -85,6 +116,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
       // The engine run. Everything that wraps it goes around this one function.
       const engine = async (): Promise<Record<string, number>> => {
         options.signal.throwIfAborted();
+        if (where !== undefined) await beforeEngine(where, shortcut);
         if (options.operation === "preview") {
           if (op === "destroy") {
             const result = await stack.destroy({ ...engineOptions, previewOnly: true });
@@ -92,8 +124,15 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           }
           return changesOf((await stack.preview({ ...engineOptions, ...refresh })).changeSummary);
         }
-        if (op === "up")
-          return changesOf((await stack.up({ ...engineOptions, ...refresh })).summary.resourceChanges);
+        if (op === "up") {
+          const made = changesOf((await stack.up({ ...engineOptions, ...refresh })).summary.resourceChanges);
+          if (where !== undefined && shortcut !== undefined && inputs !== undefined) {
+            await recordNoChangeRun(where, inputs, shortcut, { changes: made, events }).catch((err: unknown) =>
+              options.stderr(`stackwright: ${job.stackName}: no confirmation recorded (${describeError("up", err)})\n`),
+            );
+          }
+          return made;
+        }
         if (op === "refresh") return changesOf((await stack.refresh(engineOptions)).summary.resourceChanges);
         return changesOf((await stack.destroy(engineOptions)).summary.resourceChanges);
       };
@@ -112,11 +151,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
         );
       return options.operation === "preview"
         ? gated()
-        : withStackLock(
-            lockTargetOf(target.projectDir, job.stackName, target.env),
-            options.lockPolicy,
-            gated,
-          );
+        : withStackLock(where ?? lockTargetOf(target.projectDir, job.stackName, target.env), options.lockPolicy, gated);
     });
     return outcome(EXIT_CODES.ok, changes);
   } catch (err) {

@@ -13,6 +13,7 @@ import {
   GetObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
+  PutObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
 
@@ -22,13 +23,17 @@ export interface StoredObject {
   readonly key: string;
 }
 
-/** The part of the backend this package needs: list, read and delete objects by key. */
+/** The part of the backend this package needs: list, read, write and delete objects by key. */
 export interface StateStore {
   /** The backend, for messages (no credentials: none are ever in the URL we accept). */
   readonly description: string;
   list(prefix: string): Promise<StoredObject[]>;
   /** The object's text, or undefined when it does not exist (any more). */
   read(key: string): Promise<string | undefined>;
+  /** The object's bytes, or undefined when it does not exist (any more). */
+  readBytes(key: string): Promise<Uint8Array | undefined>;
+  /** Writes the object whole (a reader sees the old or the new text, never a part). */
+  write(key: string, text: string): Promise<void>;
   /** Deletes the object; deleting one that is already gone is not an error. */
   remove(key: string): Promise<void>;
 }
@@ -70,12 +75,24 @@ function fileStore(root: string): StateStore {
       return names.map((name) => ({ key: `${base}${name}` }));
     },
     async read(key) {
+      const bytes = await this.readBytes(key);
+      return bytes === undefined ? undefined : Buffer.from(bytes).toString("utf8");
+    },
+    async readBytes(key) {
       try {
-        return await fs.promises.readFile(abs(key), "utf8");
+        return await fs.promises.readFile(abs(key));
       } catch (err) {
         if (isCode(err, "ENOENT")) return undefined;
         throw err;
       }
+    },
+    async write(key, text) {
+      // Renamed into place, so that a reader (or a killed writer) never leaves half a file.
+      const file = abs(key);
+      await fs.promises.mkdir(path.dirname(file), { recursive: true });
+      const temporary = `${file}.${process.pid}.tmp`;
+      await fs.promises.writeFile(temporary, text);
+      await fs.promises.rename(temporary, file);
     },
     async remove(key) {
       await fs.promises.rm(abs(key), { force: true });
@@ -157,13 +174,23 @@ function s3Store(url: string): StateStore {
       return out;
     },
     async read(key) {
+      const bytes = await this.readBytes(key);
+      return bytes === undefined ? undefined : Buffer.from(bytes).toString("utf8");
+    },
+    async readBytes(key) {
       try {
         const res = await client.send(new GetObjectCommand({ Bucket: s.bucket, Key: full(key) }));
-        return res.Body === undefined ? "" : await res.Body.transformToString("utf8");
+        return res.Body === undefined ? new Uint8Array() : await res.Body.transformToByteArray();
       } catch (err) {
         if (err instanceof NoSuchKey) return undefined;
         throw err;
       }
+    },
+    async write(key, text) {
+      // A PUT replaces the object whole.
+      await client.send(
+        new PutObjectCommand({ Bucket: s.bucket, Key: full(key), Body: text, ContentType: "application/json" }),
+      );
     },
     async remove(key) {
       await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: full(key) }));

@@ -1,0 +1,126 @@
+/**
+ * The inputs of one engine run of a per-file stack, as digests: everything that can change what
+ * the engine would do, other than the checkpoint and the platform (those are compared by
+ * shortcut.ts). Any part that cannot be read makes a digest no record will ever match.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { DATA_READS_DIR_ENV } from "../../api";
+import type { InputDigests } from "../state/confirmations";
+
+/** Environment variables that do not reach what the program declares (per-run plumbing). */
+const IGNORED_VARIABLES = new Set([DATA_READS_DIR_ENV]);
+
+function sha256(...parts: ReadonlyArray<string | Uint8Array>): string {
+  const hash = createHash("sha256");
+  for (const part of parts) {
+    // Length-prefixed, so that no two lists of parts hash alike.
+    const bytes = typeof part === "string" ? Buffer.from(part, "utf8") : part;
+    hash.update(`${bytes.length}:`);
+    hash.update(bytes);
+  }
+  return hash.digest("hex");
+}
+
+/**
+ * The file's bytes; "(missing)" when there is none; a value that matches nothing when it cannot
+ * be read (so that a record never matches what could not be read).
+ */
+function bytesOf(file: string | undefined): Uint8Array | string {
+  if (file === undefined) return "(none)";
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    return err instanceof Error && "code" in err && err.code === "ENOENT" ? "(missing)" : `(unreadable ${randomUUID()})`;
+  }
+}
+
+/** Every file under `dir`, by relative path and bytes, in a stable order. */
+function treeDigest(dir: string): string {
+  const hash = createHash("sha256");
+  const walk = (rel: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
+    } catch {
+      hash.update(`(missing ${rel})`);
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const child = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) {
+        const bytes = fs.readFileSync(path.join(dir, child));
+        hash.update(`${child}\0${bytes.length}\0`);
+        hash.update(bytes);
+      }
+    }
+  };
+  walk("");
+  return hash.digest("hex");
+}
+
+const toolDigests = new Map<string, string>();
+
+/**
+ * The tool: our package (version and lock), the built program the engine runs (dist/), the
+ * Pulumi SDK it loads and the Pulumi CLI. Computed once per project directory and process.
+ */
+export function toolDigest(projectDir: string, pulumiVersion: string): string {
+  const key = `${projectDir}\0${pulumiVersion}`;
+  let digest = toolDigests.get(key);
+  if (digest === undefined) {
+    digest = sha256(
+      bytesOf(path.join(projectDir, "package.json")),
+      bytesOf(path.join(projectDir, "package-lock.json")),
+      bytesOf(path.join(projectDir, "Pulumi.yaml")),
+      bytesOf(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json")),
+      treeDigest(path.join(projectDir, "dist")),
+      pulumiVersion,
+    );
+    toolDigests.set(key, digest);
+  }
+  return digest;
+}
+
+/**
+ * The target's settings: its settings file (the token in it is encrypted; only the digest of the
+ * file is kept) and every `STACKWRIGHT_*` variable the program sees, each value hashed.
+ */
+export function settingsDigest(
+  configFile: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  const variables = Object.entries(env)
+    .filter((e): e is [string, string] => e[0].startsWith("STACKWRIGHT_") && e[1] !== undefined)
+    .filter(([name]) => !IGNORED_VARIABLES.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => `${name}=${sha256(value)}`);
+  return sha256(bytesOf(configFile), ...variables);
+}
+
+/** What one run of one stack is given. */
+export interface RunInputs {
+  /** The API stack's file in stacks-config/. */
+  readonly stackFile: string | undefined;
+  readonly configFile: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly projectDir: string;
+  readonly pulumiVersion: string;
+  /** The Pulumi stack, the operation and its flags that change the result. */
+  readonly flags: Readonly<Record<string, string | boolean>>;
+}
+
+export function inputDigests(inputs: RunInputs): InputDigests {
+  return {
+    file: sha256(bytesOf(inputs.stackFile)),
+    settings: settingsDigest(inputs.configFile, inputs.env),
+    tool: toolDigest(inputs.projectDir, inputs.pulumiVersion),
+    flags: sha256(
+      ...Object.entries(inputs.flags)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => `${k}=${String(v)}`),
+    ),
+  };
+}

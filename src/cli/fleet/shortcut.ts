@@ -1,0 +1,195 @@
+/**
+ * The fingerprint shortcut (docs/state.md, "Confirmed without the engine"): an `up` of a stack
+ * whose last engine run found nothing to do is confirmed without starting the engine when it can
+ * prove that the engine would find nothing again: the same inputs (fingerprint.ts), the same
+ * checkpoint (no engine ran on the stack since, and none holds its lock), and the same answers
+ * from every data source that run read. Anything that differs or cannot be read runs the engine.
+ *
+ * The record is written only after an engine run that changed nothing, warned about nothing and
+ * left no pending operation, and is removed before any engine run of the stack starts: a run
+ * killed at any point leaves no record, or the one before it, which its own checkpoint then
+ * contradicts.
+ */
+import type { EngineEvent } from "@pulumi/pulumi/automation";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as os from "node:os";
+import { DATA_READS_DIR_ENV, DataReadsReport, dataReadsFileName, readDigest } from "../../api";
+import { createClient, readRecorded, resolveCredentials, type StackwrightClient } from "../../client";
+import {
+  InputDigests,
+  checkpointIdentity,
+  readConfirmation,
+  removeConfirmation,
+  stackIsLocked,
+  writeConfirmation,
+} from "../state/confirmations";
+import type { LockTarget } from "../state/lock-guard";
+import { inputDigests } from "./fingerprint";
+
+/** What the shortcut needs for one run of the CLI. */
+export interface Shortcut {
+  /** The digests of a stack's inputs for this run. */
+  inputs(stackName: string, stackFile: string | undefined): InputDigests;
+  /** The API client of the target's settings (one per run, opened on first use). */
+  client(): Promise<StackwrightClient>;
+  /** Where the program reports its reads (DATA_READS_DIR_ENV of the engine's environment). */
+  readonly readsDir: string;
+}
+
+/** A directory for the program's reports, and the variable that tells the program about it. */
+export function makeReadsDir(): { dir: string; env: Record<string, string> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-reads-"));
+  // Also when the run stops before its shortcut is opened (a usage error, say).
+  process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  return { dir, env: { [DATA_READS_DIR_ENV]: dir } };
+}
+
+/** The target as the shortcut sees it (fleet/target.ts's Target has all of it). */
+export interface ShortcutTarget {
+  readonly name: string;
+  readonly projectDir: string;
+  readonly configFile: string | undefined;
+  readonly env: Readonly<Record<string, string>>;
+  readonly pulumiVersion: string;
+}
+
+/**
+ * The shortcut of one `up` run: `settings` gives the target's decrypted settings when the API
+ * is first read (the credentials resolve as the preflight's and the program's do). `close`
+ * closes the client and removes the reports.
+ */
+export function openShortcut(
+  target: ShortcutTarget,
+  readsDir: string,
+  settings: () => Promise<(key: string) => string | undefined>,
+): Shortcut & { close(): Promise<void> } {
+  const env = { ...process.env, ...target.env };
+  let opened: Promise<StackwrightClient> | undefined;
+  const client = () =>
+    (opened ??= settings().then((config) => {
+      const { baseUrl, email, token } = resolveCredentials(config, env);
+      if (baseUrl === undefined || email === undefined || token === undefined) {
+        throw new Error("no API settings");
+      }
+      return createClient({ baseUrl: baseUrl.value, email: email.value, token: token.value });
+    }));
+  return {
+    readsDir,
+    client,
+    inputs: (stackName, stackFile) =>
+      inputDigests({
+        stackFile,
+        configFile: target.configFile,
+        env,
+        projectDir: target.projectDir,
+        pulumiVersion: target.pulumiVersion,
+        flags: { stack: stackName, target: target.name, operation: "up" },
+      }),
+    async close() {
+      fs.rmSync(readsDir, { recursive: true, force: true });
+      if (opened !== undefined) await (await opened.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** Confirmed, or why not (and whether a record existed to compare with). */
+export type Verdict = { confirmed: true } | { confirmed: false; reason: string; record?: true };
+
+const differs = (reason: string): Verdict => ({ confirmed: false, reason, record: true });
+
+/** Decides whether the stack's `up` can be confirmed without the engine. Reads only. */
+export async function confirmWithoutEngine(
+  where: LockTarget,
+  now: InputDigests,
+  shortcut: Shortcut,
+): Promise<Verdict> {
+  const { store, project, stack } = where;
+  const record = await readConfirmation(store, project, stack);
+  if (record === undefined) return { confirmed: false, reason: "no record of a no-change run" };
+  const changed = InputDigests.keyof().options.filter((k) => now[k] !== record.inputs[k]);
+  if (changed.length > 0) return differs(`inputs changed: ${changed.join(", ")}`);
+  if (await stackIsLocked(store, project, stack)) return differs("the stack is locked");
+  const checkpoint = await checkpointIdentity(store, project, stack);
+  if (checkpoint === undefined || checkpoint.digest !== record.checkpoint) {
+    return differs("the state changed since (another engine run)");
+  }
+  // All at once: each is one GET, and the record holds each distinct call once.
+  if (record.reads.length === 0) return { confirmed: true };
+  const client = await shortcut.client();
+  const answers = await Promise.all(
+    record.reads.map(async (read) => {
+      const answer = readRecorded(client, read.name, read.args);
+      if (answer === undefined) return `${read.name} cannot be read again`;
+      try {
+        return readDigest(await answer) === read.digest ? undefined : `${read.name} ${describeArgs(read.args)} changed`;
+      } catch {
+        return `${read.name} ${describeArgs(read.args)} could not be read`;
+      }
+    }),
+  );
+  const live = answers.find((a) => a !== undefined);
+  return live === undefined ? { confirmed: true } : differs(`live read: ${live}`);
+}
+
+function describeArgs(args: Readonly<Record<string, unknown>>): string {
+  return Object.values(args)
+    .filter((v) => typeof v === "string")
+    .join("/");
+}
+
+/** The program's report of its reads in this run (removed first, so an old one is never taken). */
+export function readsFile(shortcut: Shortcut, stack: string): string {
+  return path.join(shortcut.readsDir, dataReadsFileName(stack));
+}
+
+/** True when the engine's events show nothing but `same` steps and no warning or error. */
+export function provedNoChange(changes: Readonly<Record<string, number>>, events: readonly EngineEvent[]): boolean {
+  if (Object.keys(changes).length > 0) return false;
+  return !events.some((e) => {
+    const severity = e.diagnosticEvent?.severity;
+    return severity === "warning" || severity === "error";
+  });
+}
+
+/**
+ * After a successful `up` (inside its lock): records what it proved when it changed nothing. A
+ * run that changed something proves nothing about the next one (its own changes moved what the
+ * next run reads), so the next run is a full one and records.
+ */
+export async function recordNoChangeRun(
+  where: LockTarget,
+  /** The inputs as they were when the run started. */
+  inputs: InputDigests,
+  shortcut: Shortcut,
+  run: { changes: Readonly<Record<string, number>>; events: readonly EngineEvent[] },
+): Promise<boolean> {
+  if (!provedNoChange(run.changes, run.events)) return false;
+  const { store, project, stack } = where;
+  // Another run that took the lock since ours ended would change the checkpoint under the record.
+  if (await stackIsLocked(store, project, stack)) return false;
+  let report: DataReadsReport;
+  try {
+    const parsed = DataReadsReport.safeParse(JSON.parse(fs.readFileSync(readsFile(shortcut, stack), "utf8")));
+    if (!parsed.success || parsed.data.stack !== stack) return false;
+    report = parsed.data;
+  } catch {
+    return false; // not our program, or it did not report: nothing is proven
+  }
+  const checkpoint = await checkpointIdentity(store, project, stack);
+  if (checkpoint === undefined || checkpoint.pendingOperations > 0) return false;
+  await writeConfirmation(store, project, {
+    version: 1,
+    stack,
+    inputs,
+    checkpoint: checkpoint.digest,
+    reads: report.reads,
+    provedAt: new Date().toISOString(),
+  });
+  // Written after reading the checkpoint: if it moved in between, the record goes again.
+  if ((await checkpointIdentity(store, project, stack))?.digest !== checkpoint.digest) {
+    await removeConfirmation(store, project, stack);
+    return false;
+  }
+  return true;
+}
