@@ -107,7 +107,11 @@ export function memoised<T>(
     (answer) => {
       const recorded: unknown = JSON.parse(canonicalJson(args));
       const plain = typeof recorded === "object" && recorded !== null ? recorded : {};
-      answered.set(key, { name, args: Object.fromEntries(Object.entries(plain)), digest: readDigest(answer) });
+      answered.set(key, {
+        name,
+        args: Object.fromEntries(Object.entries(plain)),
+        digest: readDigest(answer),
+      });
     },
     () => memo.delete(key),
   );

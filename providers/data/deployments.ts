@@ -11,9 +11,7 @@ export interface DeploymentsArgs extends EnvironmentArgs {
 
 /** Deployments (memoised per run and arguments). */
 export function fetchDeployments(args: DeploymentsArgs): Promise<Deployment[]> {
-  return memoised("deployments", args, (c) =>
-    DATA_READERS.deployments.read(c, args),
-  );
+  return memoised("deployments", args, (c) => DATA_READERS.deployments.read(c, args));
 }
 
 /** {@link fetchDeployments} as an Output. */

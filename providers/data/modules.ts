@@ -13,7 +13,10 @@ export interface ModulesArgs extends EnvironmentArgs {
 /** Installed modules (memoised per run and arguments). */
 export function fetchModules(args: ModulesArgs): Promise<InstalledModule[]> {
   return memoised("modules", args, (c) =>
-    DATA_READERS.modules.read(c, { ...args, filters: args.filters === undefined ? undefined : [...args.filters] }),
+    DATA_READERS.modules.read(c, {
+      ...args,
+      filters: args.filters === undefined ? undefined : [...args.filters],
+    }),
   );
 }
 

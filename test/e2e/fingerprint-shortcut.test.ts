@@ -33,8 +33,7 @@ describe("an up confirmed without the engine", () => {
   let hooks: EmulatorHooks;
   let env: Record<string, string>;
   const stackFile = () => path.join(project.dir, "stacks-config", "acme-web.yaml");
-  const record = () =>
-    path.join(project.stateDir, ...confirmationKey("stackwright", STACK).split("/"));
+  const record = () => path.join(project.stateDir, ...confirmationKey("stackwright", STACK).split("/"));
   const checkpoint = () => fs.readFileSync(project.stateFile(STACK));
 
   const run = (args: string[], bin = "stackwright") => {
@@ -42,19 +41,28 @@ describe("an up confirmed without the engine", () => {
       bin === "stackwright"
         ? [path.join(project.dir, "bin", "stackwright.js"), ...args]
         : [path.join(project.dir, ".tools", "bin", "pulumi"), ...args];
-    const result = spawnSync(bin === "stackwright" ? process.execPath : command[0] ?? "", bin === "stackwright" ? command : command.slice(1), {
-      cwd: project.dir,
-      env: { ...project.env, ...env },
-      encoding: "utf8",
-      timeout: 240_000,
-    });
+    const result = spawnSync(
+      bin === "stackwright" ? process.execPath : (command[0] ?? ""),
+      bin === "stackwright" ? command : command.slice(1),
+      {
+        cwd: project.dir,
+        env: { ...project.env, ...env },
+        encoding: "utf8",
+        timeout: 240_000,
+      },
+    );
     return { status: result.status, out: `${result.stdout}${result.stderr}` };
   };
   const clearRequests = () => hooks.clearRequests().catch(() => hooks.clearRequests());
   const requests = async () =>
     (await hooks.requests().catch(() => hooks.requests())).filter((r) => !r.path.startsWith("/_emulator"));
-  const writes = async () => (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
-  const row = (out: string) => out.match(/^dev\.acme-web\s+(\S+)\s+(.+?)\s{2,}[\d.]+ s$/m)?.slice(1, 3).join(" | ");
+  const writes = async () =>
+    (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+  const row = (out: string) =>
+    out
+      .match(/^dev\.acme-web\s+(\S+)\s+(.+?)\s{2,}[\d.]+ s$/m)
+      ?.slice(1, 3)
+      .join(" | ");
 
   beforeAll(async () => {
     emulator = await spawnEmulator(["--port", "0", "--speed", "instant"], 60_000, { fromDist: true });
@@ -92,7 +100,9 @@ describe("an up confirmed without the engine", () => {
     const third = run(["up", "--summary", path.join(project.dir, "up.md")]);
     expect(third.status, third.out).toBe(0);
     expect(row(third.out), third.out).toBe("ok | no change (confirmed)");
-    expect(fs.readFileSync(path.join(project.dir, "up.md"), "utf8")).toContain("confirmed without the engine");
+    expect(fs.readFileSync(path.join(project.dir, "up.md"), "utf8")).toContain(
+      "confirmed without the engine",
+    );
     expect(await writes()).toEqual([]);
     // The engine rewrites the checkpoint on every update; it did not run.
     expect(checkpoint().equals(before)).toBe(true);
@@ -103,7 +113,11 @@ describe("an up confirmed without the engine", () => {
 
   it("runs the engine when any field of the file changes, for every key of the config schema", async () => {
     const target = await openTarget(project.dir, "dev", { ...env, ...makeReadsDir().env });
-    const shortcut = openShortcut({ ...target, pulumiVersion: target.workspace.pulumiVersion }, "", async () => () => undefined);
+    const shortcut = openShortcut(
+      { ...target, pulumiVersion: target.workspace.pulumiVersion },
+      "",
+      async () => () => undefined,
+    );
     const where = lockTargetOf(project.dir, STACK, target.env);
     const verdict = () => confirmWithoutEngine(where, shortcut.inputs(STACK, stackFile()), shortcut);
     try {
@@ -145,7 +159,10 @@ describe("an up confirmed without the engine", () => {
   }, 480_000);
 
   it("runs the engine after a plain pulumi up of the stack, which changed the checkpoint", () => {
-    const plain = run(["up", "--yes", "--skip-preview", "-s", STACK, "--config-file", "Pulumi.dev.yaml"], "pulumi");
+    const plain = run(
+      ["up", "--yes", "--skip-preview", "-s", STACK, "--config-file", "Pulumi.dev.yaml"],
+      "pulumi",
+    );
     expect(plain.status, plain.out).toBe(0);
     const next = run(["up"]);
     expect(next.status, next.out).toBe(0);

@@ -50,7 +50,8 @@ export function schemaLeafEdits(schema: Schema, document: unknown): LeafEdit[] {
       if (isSchema(additional)) {
         // A map (environments, snapshots, ...): its entries as the document has them, or a new one.
         const keys = isSchema(current) ? Object.keys(current) : [];
-        for (const key of keys.length > 0 ? keys : ["added"]) walk(additional, [...path, key], field(current, key));
+        for (const key of keys.length > 0 ? keys : ["added"])
+          walk(additional, [...path, key], field(current, key));
       }
       return;
     }

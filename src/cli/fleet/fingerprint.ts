@@ -32,7 +32,9 @@ function bytesOf(file: string | undefined): Uint8Array | string {
   try {
     return fs.readFileSync(file);
   } catch (err) {
-    return err instanceof Error && "code" in err && err.code === "ENOENT" ? "(missing)" : `(unreadable ${randomUUID()})`;
+    return err instanceof Error && "code" in err && err.code === "ENOENT"
+      ? "(missing)"
+      : `(unreadable ${randomUUID()})`;
   }
 }
 

@@ -90,13 +90,24 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
   try {
     const { target } = options;
     const where =
-      options.operation === "preview" ? undefined : lockTargetOf(target.projectDir, job.stackName, target.env);
+      options.operation === "preview"
+        ? undefined
+        : lockTargetOf(target.projectDir, job.stackName, target.env);
     const shortcut = options.operation === "up" && !job.destroy ? options.shortcut : undefined;
     const inputs = shortcut?.inputs(job.stackName, job.file);
-    if (shortcut !== undefined && inputs !== undefined && where !== undefined && target.stacks.has(job.stackName)) {
+    if (
+      shortcut !== undefined &&
+      inputs !== undefined &&
+      where !== undefined &&
+      target.stacks.has(job.stackName)
+    ) {
       // Reads only; any failure to prove runs the engine.
       const verdict = await confirmWithoutEngine(where, inputs, shortcut).catch(
-        (err: unknown): Verdict => ({ confirmed: false, reason: `cannot read: ${err instanceof Error ? err.message : String(err)}`, record: true }),
+        (err: unknown): Verdict => ({
+          confirmed: false,
+          reason: `cannot read: ${err instanceof Error ? err.message : String(err)}`,
+          record: true,
+        }),
       );
       if (verdict.confirmed) return { ...outcome(EXIT_CODES.ok, {}), confirmed: true };
       // Why a stack confirmed before needs its engine now (nothing to say without a record).
@@ -127,8 +138,11 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
         if (op === "up") {
           const made = changesOf((await stack.up({ ...engineOptions, ...refresh })).summary.resourceChanges);
           if (where !== undefined && shortcut !== undefined && inputs !== undefined) {
-            await recordNoChangeRun(where, inputs, shortcut, { changes: made, events }).catch((err: unknown) =>
-              options.stderr(`stackwright: ${job.stackName}: no confirmation recorded (${describeError("up", err)})\n`),
+            await recordNoChangeRun(where, inputs, shortcut, { changes: made, events }).catch(
+              (err: unknown) =>
+                options.stderr(
+                  `stackwright: ${job.stackName}: no confirmation recorded (${describeError("up", err)})\n`,
+                ),
             );
           }
           return made;

@@ -122,7 +122,9 @@ export async function confirmWithoutEngine(
       const answer = readRecorded(client, read.name, read.args);
       if (answer === undefined) return `${read.name} cannot be read again`;
       try {
-        return readDigest(await answer) === read.digest ? undefined : `${read.name} ${describeArgs(read.args)} changed`;
+        return readDigest(await answer) === read.digest
+          ? undefined
+          : `${read.name} ${describeArgs(read.args)} changed`;
       } catch {
         return `${read.name} ${describeArgs(read.args)} could not be read`;
       }
@@ -144,7 +146,10 @@ export function readsFile(shortcut: Shortcut, stack: string): string {
 }
 
 /** True when the engine's events show nothing but `same` steps and no warning or error. */
-export function provedNoChange(changes: Readonly<Record<string, number>>, events: readonly EngineEvent[]): boolean {
+export function provedNoChange(
+  changes: Readonly<Record<string, number>>,
+  events: readonly EngineEvent[],
+): boolean {
   if (Object.keys(changes).length > 0) return false;
   return !events.some((e) => {
     const severity = e.diagnosticEvent?.severity;

@@ -107,7 +107,11 @@ export async function readConfirmation(
   }
 }
 
-export async function writeConfirmation(store: StateStore, project: string, record: Confirmation): Promise<void> {
+export async function writeConfirmation(
+  store: StateStore,
+  project: string,
+  record: Confirmation,
+): Promise<void> {
   await store.write(confirmationKey(project, record.stack), `${JSON.stringify(record, null, 2)}\n`);
 }
 

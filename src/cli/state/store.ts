@@ -189,7 +189,12 @@ function s3Store(url: string): StateStore {
     async write(key, text) {
       // A PUT replaces the object whole.
       await client.send(
-        new PutObjectCommand({ Bucket: s.bucket, Key: full(key), Body: text, ContentType: "application/json" }),
+        new PutObjectCommand({
+          Bucket: s.bucket,
+          Key: full(key),
+          Body: text,
+          ContentType: "application/json",
+        }),
       );
     },
     async remove(key) {

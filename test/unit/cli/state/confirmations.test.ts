@@ -24,7 +24,12 @@ import { openStateStore, type StateStore } from "../../../../src/cli/state/store
 const PROJECT = "stackwright";
 const STACK = "dev.acme-web";
 const digest = (c: string) => c.repeat(64);
-const INPUTS: InputDigests = { file: digest("a"), settings: digest("b"), tool: digest("c"), flags: digest("d") };
+const INPUTS: InputDigests = {
+  file: digest("a"),
+  settings: digest("b"),
+  tool: digest("c"),
+  flags: digest("d"),
+};
 
 describe("the inputs of a run as digests", () => {
   let dir: string;
@@ -60,10 +65,12 @@ describe("the inputs of a run as digests", () => {
 
   it("ignore variables outside STACKWRIGHT_* and the per-run reports directory", () => {
     const settings = settingsDigest(base.configFile, base.env);
-    expect(settingsDigest(base.configFile, { ...base.env, PATH: "/usr/bin", [DATA_READS_DIR_ENV]: "/tmp/x" })).toBe(
+    expect(
+      settingsDigest(base.configFile, { ...base.env, PATH: "/usr/bin", [DATA_READS_DIR_ENV]: "/tmp/x" }),
+    ).toBe(settings);
+    expect(settingsDigest(base.configFile, { ...base.env, STACKWRIGHT_NOW: "2026-01-01" })).not.toBe(
       settings,
     );
-    expect(settingsDigest(base.configFile, { ...base.env, STACKWRIGHT_NOW: "2026-01-01" })).not.toBe(settings);
   });
 
   it("treat a missing file as the same missing file each time", () => {
@@ -95,7 +102,10 @@ describe("the confirmation record in the backend", () => {
     fs.mkdirSync(path.dirname(checkpointFile()), { recursive: true });
     fs.writeFileSync(
       checkpointFile(),
-      JSON.stringify({ version: 3, checkpoint: { latest: { manifest: { time }, pending_operations: pending } } }),
+      JSON.stringify({
+        version: 3,
+        checkpoint: { latest: { manifest: { time }, pending_operations: pending } },
+      }),
     );
   };
   const shortcut = (reads: unknown = []): Shortcut => {
@@ -126,14 +136,18 @@ describe("the confirmation record in the backend", () => {
 
   it("is not written after a run that changed something, warned, or left operations pending", async () => {
     writeCheckpoint();
-    expect(await recordNoChangeRun(where(), INPUTS, shortcut(), { changes: { update: 1 }, events: [] })).toBe(false);
+    expect(await recordNoChangeRun(where(), INPUTS, shortcut(), { changes: { update: 1 }, events: [] })).toBe(
+      false,
+    );
     const warned: EngineEvent = {
       sequence: 1,
       timestamp: 0,
       diagnosticEvent: { message: "Drift on acme-web/uat", color: "never", severity: "warning" },
     };
     expect(provedNoChange({}, [warned])).toBe(false);
-    expect(await recordNoChangeRun(where(), INPUTS, shortcut(), { changes: {}, events: [warned] })).toBe(false);
+    expect(await recordNoChangeRun(where(), INPUTS, shortcut(), { changes: {}, events: [warned] })).toBe(
+      false,
+    );
     writeCheckpoint([{ type: "creating" }]);
     expect(await recordNoChangeRun(where(), INPUTS, shortcut(), noChange)).toBe(false);
     expect(fs.existsSync(path.join(root, ...confirmationKey(PROJECT, STACK).split("/")))).toBe(false);
@@ -141,7 +155,11 @@ describe("the confirmation record in the backend", () => {
 
   it("is not written when the program did not report its reads (another program, a crash)", async () => {
     writeCheckpoint();
-    const silent: Shortcut = { readsDir, inputs: () => INPUTS, client: () => Promise.reject(new Error("none")) };
+    const silent: Shortcut = {
+      readsDir,
+      inputs: () => INPUTS,
+      client: () => Promise.reject(new Error("none")),
+    };
     expect(await recordNoChangeRun(where(), INPUTS, silent, noChange)).toBe(false);
   });
 
@@ -154,7 +172,9 @@ describe("the confirmation record in the backend", () => {
     const lockDir = path.join(root, ".pulumi", "locks", "organization", PROJECT, STACK);
     fs.mkdirSync(lockDir, { recursive: true });
     fs.writeFileSync(path.join(lockDir, "x.json"), "{}");
-    expect(await confirmWithoutEngine(where(), INPUTS, shortcut())).toMatchObject({ reason: "the stack is locked" });
+    expect(await confirmWithoutEngine(where(), INPUTS, shortcut())).toMatchObject({
+      reason: "the stack is locked",
+    });
     fs.rmSync(lockDir, { recursive: true });
     writeCheckpoint([], "t2"); // any engine run rewrites the checkpoint
     expect(await confirmWithoutEngine(where(), INPUTS, shortcut())).toMatchObject({
@@ -164,17 +184,26 @@ describe("the confirmation record in the backend", () => {
 
   it("runs the engine when a recorded read cannot be made again", async () => {
     writeCheckpoint();
-    const read = { name: "environment", args: { stack: "acme-web", environment: "uat" }, digest: digest("f") };
+    const read = {
+      name: "environment",
+      args: { stack: "acme-web", environment: "uat" },
+      digest: digest("f"),
+    };
     await recordNoChangeRun(where(), INPUTS, shortcut([read]), noChange);
     expect((await readConfirmation(store, PROJECT, STACK))?.reads).toEqual([read]);
-    await expect(confirmWithoutEngine(where(), INPUTS, shortcut([read]))).rejects.toThrow("no API in this test");
+    await expect(confirmWithoutEngine(where(), INPUTS, shortcut([read]))).rejects.toThrow(
+      "no API in this test",
+    );
   });
 
   it("ignores a record of another stack or in another shape", async () => {
     writeCheckpoint();
     await recordNoChangeRun(where(), INPUTS, shortcut(), noChange);
     const key = path.join(root, ...confirmationKey(PROJECT, STACK).split("/"));
-    fs.writeFileSync(key, fs.readFileSync(key, "utf8").replace(`"stack": "${STACK}"`, `"stack": "dev.other"`));
+    fs.writeFileSync(
+      key,
+      fs.readFileSync(key, "utf8").replace(`"stack": "${STACK}"`, `"stack": "dev.other"`),
+    );
     expect(await readConfirmation(store, PROJECT, STACK)).toBeUndefined();
     fs.writeFileSync(key, "{ not json");
     expect(await confirmWithoutEngine(where(), INPUTS, shortcut())).toMatchObject({ confirmed: false });
