@@ -78,7 +78,9 @@ const specs = {
 
 type AnyFlags = ParsedFlags<typeof selectionFlags> &
   Partial<
-    ParsedFlags<typeof refreshFlag & typeof deletedFlag & typeof lockFlags & typeof windowFlag & typeof fullFlag>
+    ParsedFlags<
+      typeof refreshFlag & typeof deletedFlag & typeof lockFlags & typeof windowFlag & typeof fullFlag
+    >
   >;
 
 function parallelOf(value: string | undefined): number | undefined {
@@ -123,11 +125,10 @@ export async function runFleetCommand(
   const parallel = parallelOf(flags.parallel);
   const lockPolicy = lockPolicyOf(flags);
   const override = overrideReason(flags["override-window"]);
-  // The fingerprint shortcut (fleet/shortcut.ts): per-file stacks, `up` without --full or --refresh.
+  // The fingerprint shortcut (fleet/shortcut.ts): per-file stacks, `up` without --refresh; with
+  // --full every engine runs, and a run that changes nothing still records its proof.
   const reads =
-    operation === "up" && flags.stack === undefined && flags.full !== true && flags.refresh !== true
-      ? makeReadsDir()
-      : undefined;
+    operation === "up" && flags.stack === undefined && flags.refresh !== true ? makeReadsDir() : undefined;
   const { target, plan } =
     flags.stack !== undefined
       ? await explicitPlan(flags, names)
@@ -157,7 +158,12 @@ export async function runFleetCommand(
     reads === undefined
       ? undefined
       : openShortcut(
-          { ...target, env: { ...target.env, ...target.workspace.envVars }, pulumiVersion: target.workspace.pulumiVersion },
+          {
+            ...target,
+            env: { ...target.env, ...target.workspace.envVars },
+            pulumiVersion: target.workspace.pulumiVersion,
+          },
+          flags.full !== true,
           reads.dir,
           settings,
         );

@@ -115,6 +115,7 @@ describe("an up confirmed without the engine", () => {
     const target = await openTarget(project.dir, "dev", { ...env, ...makeReadsDir().env });
     const shortcut = openShortcut(
       { ...target, pulumiVersion: target.workspace.pulumiVersion },
+      true,
       "",
       async () => () => undefined,
     );
@@ -174,7 +175,7 @@ describe("an up confirmed without the engine", () => {
     await hooks.handDeploy("acme-web", "uat", "2b7e151628aed2a6abf7158809cf4f3c762e7160");
     const next = run(["up"]);
     expect(next.status, next.out).toBe(0);
-    expect(next.out).toContain("engine needed: live read: environment acme-web/uat changed");
+    expect(next.out).toContain("engine needed: live read: environment of acme-web/uat changed");
     expect(next.out).toContain("Drift on acme-web/uat");
     expect(row(next.out)).toBe("ok | none");
     // A run that warned proves nothing: the next one warns again.

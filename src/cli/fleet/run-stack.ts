@@ -50,7 +50,7 @@ export interface RunOptions {
   readonly signal: AbortSignal;
   /** Change windows closed at the run's instant, judged per stack (none: no gate). */
   readonly windows?: WindowGate;
-  /** The fingerprint shortcut, for an `up` without `--full` or `--refresh`. */
+  /** The fingerprint shortcut, for an `up` without `--refresh` (records only, with `--full`). */
   readonly shortcut?: Shortcut;
   /** Where the engine's progress goes (prefixed by the fan-out when stacks run at once). */
   readonly stdout: (text: string) => void;
@@ -96,7 +96,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
     const shortcut = options.operation === "up" && !job.destroy ? options.shortcut : undefined;
     const inputs = shortcut?.inputs(job.stackName, job.file);
     if (
-      shortcut !== undefined &&
+      shortcut?.confirm === true &&
       inputs !== undefined &&
       where !== undefined &&
       target.stacks.has(job.stackName)
@@ -165,7 +165,11 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
         );
       return options.operation === "preview"
         ? gated()
-        : withStackLock(where ?? lockTargetOf(target.projectDir, job.stackName, target.env), options.lockPolicy, gated);
+        : withStackLock(
+            where ?? lockTargetOf(target.projectDir, job.stackName, target.env),
+            options.lockPolicy,
+            gated,
+          );
     });
     return outcome(EXIT_CODES.ok, changes);
   } catch (err) {

@@ -29,6 +29,8 @@ import { inputDigests } from "./fingerprint";
 
 /** What the shortcut needs for one run of the CLI. */
 export interface Shortcut {
+  /** False with `--full`: every stack runs its engine (and a no-change run still records). */
+  readonly confirm: boolean;
   /** The digests of a stack's inputs for this run. */
   inputs(stackName: string, stackFile: string | undefined): InputDigests;
   /** The API client of the target's settings (one per run, opened on first use). */
@@ -61,6 +63,7 @@ export interface ShortcutTarget {
  */
 export function openShortcut(
   target: ShortcutTarget,
+  confirm: boolean,
   readsDir: string,
   settings: () => Promise<(key: string) => string | undefined>,
 ): Shortcut & { close(): Promise<void> } {
@@ -75,6 +78,7 @@ export function openShortcut(
       return createClient({ baseUrl: baseUrl.value, email: email.value, token: token.value });
     }));
   return {
+    confirm,
     readsDir,
     client,
     inputs: (stackName, stackFile) =>
@@ -124,9 +128,9 @@ export async function confirmWithoutEngine(
       try {
         return readDigest(await answer) === read.digest
           ? undefined
-          : `${read.name} ${describeArgs(read.args)} changed`;
+          : `${describeRead(read.name, read.args)} changed`;
       } catch {
-        return `${read.name} ${describeArgs(read.args)} could not be read`;
+        return `${describeRead(read.name, read.args)} could not be read`;
       }
     }),
   );
@@ -134,10 +138,9 @@ export async function confirmWithoutEngine(
   return live === undefined ? { confirmed: true } : differs(`live read: ${live}`);
 }
 
-function describeArgs(args: Readonly<Record<string, unknown>>): string {
-  return Object.values(args)
-    .filter((v) => typeof v === "string")
-    .join("/");
+function describeRead(name: string, args: Readonly<Record<string, unknown>>): string {
+  const where = [args["stack"], args["environment"]].filter((v) => typeof v === "string").join("/");
+  return where === "" ? name : `${name} of ${where}`;
 }
 
 /** The program's report of its reads in this run (removed first, so an old one is never taken). */

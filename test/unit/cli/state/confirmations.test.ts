@@ -111,6 +111,7 @@ describe("the confirmation record in the backend", () => {
   const shortcut = (reads: unknown = []): Shortcut => {
     fs.writeFileSync(path.join(readsDir, dataReadsFileName(STACK)), JSON.stringify({ stack: STACK, reads }));
     return {
+      confirm: true,
       readsDir,
       inputs: () => INPUTS,
       client: () => Promise.reject(new Error("no API in this test")),
@@ -156,6 +157,7 @@ describe("the confirmation record in the backend", () => {
   it("is not written when the program did not report its reads (another program, a crash)", async () => {
     writeCheckpoint();
     const silent: Shortcut = {
+      confirm: true,
       readsDir,
       inputs: () => INPUTS,
       client: () => Promise.reject(new Error("none")),
