@@ -36,7 +36,13 @@ export type {
 } from "./schema";
 export { validateSources, validateStackFile } from "./validate";
 export type { DesiredState, FileResult, LoadResult, StackSource } from "./validate";
-export { isStackFileName, loadDesiredState, loadDesiredStateOrThrow, loadDesiredStateSync } from "./load";
+export {
+  isStackFileName,
+  loadDesiredState,
+  loadDesiredStateOrThrow,
+  loadDesiredStateSync,
+  loadStackSync,
+} from "./load";
 export { parsePerFileStackName, perFileStackName, targetProblem } from "./stack-names";
 export { resolveRestoreSnapshot } from "./restore-reference";
 export type { RestoreSnapshotReference } from "./restore-reference";

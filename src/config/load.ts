@@ -57,6 +57,38 @@ export function loadDesiredStateSync(dir: string): LoadResult {
 }
 
 /**
+ * The desired state of one API stack, for the program of its per-file stack: every file is read,
+ * but only the one that declares `apiStack` is parsed and validated, so a run's cost does not
+ * grow with the fleet. The declaring file is found by its top-level `stack:` line; when any file
+ * has none that can be read that way (or two declare the stack), every file is loaded as by
+ * {@link loadDesiredStateSync}, which reports what is wrong. The CLI validates every file before
+ * it starts any stack; `apiStack` undefined loads all.
+ */
+export function loadStackSync(dir: string, apiStack: string | undefined): LoadResult {
+  if (apiStack === undefined) return loadDesiredStateSync(dir);
+  let names: string[];
+  try {
+    names = stackFileNames(readdirSync(dir, { withFileTypes: true }));
+  } catch {
+    return loadDesiredStateSync(dir);
+  }
+  const declaring: StackSource[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      return loadDesiredStateSync(dir);
+    }
+    const declared = [...text.matchAll(/^stack:[ \t]*(["']?)([^"'\s#]+)\1[ \t]*(?:#.*)?$/gm)];
+    if (declared.length !== 1) return loadDesiredStateSync(dir);
+    if (declared[0]?.[2] === apiStack) declaring.push({ file, text });
+  }
+  return declaring.length === 1 ? validateSources(declaring) : loadDesiredStateSync(dir);
+}
+
+/**
  * Loads the desired state or throws a {@link ConfigValidationError} whose message lists every
  * error with its source line (for the program, where a bad config must stop the run).
  */

@@ -9,7 +9,7 @@
 import "../sqlite-warning";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { formatConfigErrors, loadDesiredStateSync, parsePerFileStackName, type StackConfig } from "../config";
+import { formatConfigErrors, loadStackSync, parsePerFileStackName, type StackConfig } from "../config";
 import { enforceChecks } from "./checks";
 import { userError } from "./run-error";
 import { stackFactOutputs } from "./facts";
@@ -23,7 +23,8 @@ const configDir = path.resolve(
   pulumi.runtime.getRootDirectory(),
   settings.get("configDir") ?? "stacks-config",
 );
-const loaded = loadDesiredStateSync(configDir);
+// Only this stack's file is parsed (the CLI validated all of them): the cost stays per file.
+const loaded = loadStackSync(configDir, parsePerFileStackName(pulumi.getStack())?.apiStack);
 /** Files named from the project root in messages (`stacks-config/acme-web.yaml:3:5`), as in a review. */
 const shownFile = (file: string) => path.relative(pulumi.runtime.getRootDirectory(), file) || file;
 if (!loaded.ok) {
