@@ -75,6 +75,16 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
   /** Everything the lock of a locked environment waits for: deployment, snapshots, restores. */
   private readonly work: pulumi.Resource[] = [];
   private releaseLock: (work: pulumi.Resource[]) => void = () => {};
+  /**
+   * The environment's latest snapshot or restore: the platform runs one transfer per environment
+   * at a time (a second answers 409), so each waits for the one declared before it.
+   */
+  private lastTransfer: pulumi.Resource | undefined = undefined;
+
+  /** What a new transfer on this environment waits for (`dependsOn` entries). */
+  private previousTransfer(): pulumi.Resource[] {
+    return this.lastTransfer === undefined ? [] : [this.lastTransfer];
+  }
 
   constructor(
     private readonly stack: StackConfig,
@@ -132,10 +142,12 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
         `${name}/${logical}`,
         { ...where, ...passOn<SnapshotArgs>()(s, "retain") },
         {
-          ...afterUnlock,
+          ...child,
+          dependsOn: [...(config.lock === undefined ? [lock] : []), ...this.previousTransfer()],
           retainOnDelete: s.retain,
         },
       );
+      this.lastTransfer = snapshot;
       snapshots.set(logical, snapshot);
       this.work.push(snapshot);
       taken[logical] = snapshot.snapshot_id;
@@ -180,15 +192,18 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
           snapshot_id: snapshot === undefined ? (ref.kind === "id" ? ref.id : "") : snapshot.snapshot_id,
         },
         // After this environment's deployment: restoring data under a build about to change
-        // would be undone by the deployment's own build step. After the unlock, if any.
+        // would be undone by the deployment's own build step. After the unlock, if any, and
+        // after the environment's previous transfer.
         {
           parent: this,
           dependsOn: [
             ...(this.deployment === undefined ? [] : [this.deployment]),
             ...(this.locked ? [] : [this.lock]),
+            ...this.previousTransfer(),
           ],
         },
       );
+      this.lastTransfer = restore;
       this.work.push(restore);
       this.summary.restores[logical] = restore.status;
     }

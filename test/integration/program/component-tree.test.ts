@@ -14,11 +14,13 @@ environments:
     deployment: { ref_type: branch, ref: main, title: Nightly, timeout: 10m }
     snapshots:
       nightly: { mode: db, notes: before release, retain: true }
+      weekly: { mode: db }
   prod:
     lock: { message: Change freeze }
     deployment: { ref_type: promote_from_uat, approval: bypass }
     restores:
       from-uat: { snapshot: nightly, mode: db, confirm: prod }
+      from-weekly: { snapshot: weekly, mode: db, confirm: prod }
 records:
   - { class: Page, id: 12, method: publish }
 `;
@@ -100,7 +102,9 @@ describe("the program's component tree", () => {
         "Deployment:acme-web/uat",
         "Deployment:acme-web/prod",
         "Snapshot:acme-web/uat/nightly",
+        "Snapshot:acme-web/uat/weekly",
         "SnapshotRestore:acme-web/prod/from-uat",
+        "SnapshotRestore:acme-web/prod/from-weekly",
         "RecordAction:acme-web/Page/12/publish",
       ].sort(),
     );
@@ -131,10 +135,27 @@ describe("the program's component tree", () => {
     expect(restore).toContain("Snapshot:acme-web/uat/nightly");
   });
 
+  // Found by the engine-kill fuzz (seed 198206969): two restores into one environment started at
+  // once, and the platform refused the second (409, one transfer per environment at a time).
+  it("runs an environment's snapshots and restores one after another, in the order declared", () => {
+    expect(byName("Snapshot:acme-web/uat/nightly").dependsOn).not.toContain("Snapshot:acme-web/uat/weekly");
+    expect(byName("Snapshot:acme-web/uat/weekly").dependsOn).toContain("Snapshot:acme-web/uat/nightly");
+    expect(byName("SnapshotRestore:acme-web/prod/from-uat").dependsOn).not.toContain(
+      "SnapshotRestore:acme-web/prod/from-weekly",
+    );
+    expect(byName("SnapshotRestore:acme-web/prod/from-weekly").dependsOn).toContain(
+      "SnapshotRestore:acme-web/prod/from-uat",
+    );
+  });
+
   it("locks a locked environment last, after its deployment and restores", () => {
     const lock = byName("EnvironmentLock:acme-web/prod");
     expect(lock.inputs).toMatchObject({ locked: true, message: "Change freeze" });
-    expect(lock.dependsOn).toEqual(["Deployment:acme-web/prod", "SnapshotRestore:acme-web/prod/from-uat"]);
+    expect(lock.dependsOn).toEqual([
+      "Deployment:acme-web/prod",
+      "SnapshotRestore:acme-web/prod/from-uat",
+      "SnapshotRestore:acme-web/prod/from-weekly",
+    ]);
     expect(byName("Deployment:acme-web/prod").dependsOn).not.toContain("EnvironmentLock:acme-web/prod");
   });
 
