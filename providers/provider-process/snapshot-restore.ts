@@ -19,15 +19,13 @@ import {
   type Props,
   UNKNOWN,
 } from "./common";
+import { UNKNOWN_OUTCOME_ID, UNKNOWN_OUTCOME_OUTPUTS } from "../../src/api";
 import { ApiError, ErrorCode } from "../../src/client";
 import { startWhenFree } from "./busy-environment";
 import { InitError, wrap } from "./errors";
 import { followTransfer, type LogFollower } from "./log-follower";
 import { oneShot } from "./one-shot";
 import { withClient } from "./settings";
-
-/** The id recorded for a restore whose request may or may not have reached the platform. */
-export const UNKNOWN_TRANSFER = "unknown";
 
 /** Inputs of a SnapshotRestore (the contract's). */
 export const SnapshotRestoreInputs = snapshotRestoreContract.inputs;
@@ -120,8 +118,8 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
         throw new InitError(
           `${message}. The restore may have started: Stackwright will not run it again by itself. ` +
             "Check the environment's data; to restore again, change `trigger`.",
-          UNKNOWN_TRANSFER,
-          withProvider({ ...base, transfer_id: UNKNOWN_TRANSFER, status: "unknown" }, props),
+          UNKNOWN_OUTCOME_ID,
+          withProvider({ ...base, ...UNKNOWN_OUTCOME_OUTPUTS.SnapshotRestore }, props),
         );
       }
       if (transferId !== undefined) {

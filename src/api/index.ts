@@ -25,3 +25,4 @@ export * from "./manifest-release";
 export * from "./whitelist";
 export * from "./record";
 export * from "./data-reads";
+export * from "./never-repeated";

@@ -90,6 +90,56 @@ export async function fuzz<T>(
   );
 }
 
+/**
+ * Like {@link fuzz}, for properties whose cases take seconds of mostly waiting (engines started
+ * and killed): the cases drawn from the run's seed are spread over `lanes` (each an isolated
+ * set of fixtures: an emulator and a project), which run at once, one case at a time each. No
+ * shrinking; the first failing case is reported as drawn, with the seed that reproduces the run.
+ */
+export async function fuzzInLanes<T, L>(
+  name: string,
+  arbitrary: fc.Arbitrary<T>,
+  lanes: readonly L[],
+  body: (value: T, lane: L, counts: Counts) => Promise<void>,
+  options: Omit<FuzzOptions, "shrink">,
+): Promise<Counts> {
+  const counts: Counts = {};
+  const cases = fc.sample(arbitrary, { seed: FUZZ_SEED, numRuns: options.bounded * FUZZ_SCALE });
+  let next = 0;
+  const failures: { index: number; value: T; error: unknown }[] = [];
+  await Promise.all(
+    lanes.map(async (lane) => {
+      while (failures.length === 0 && next < cases.length) {
+        const index = next++;
+        const value = cases[index] as T;
+        count(counts, "cases");
+        const done = counts["cases"] ?? 0;
+        if (cases.length >= 100 && done % Math.floor(cases.length / 10) === 0) {
+          console.log(`[fuzz] ${name}: ${done} of ${cases.length} cases, seed ${FUZZ_SEED}`);
+        }
+        try {
+          await body(value, lane, counts);
+        } catch (error) {
+          failures.push({ index, value, error });
+        }
+      }
+    }),
+  );
+  const summary = Object.entries(counts)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(", ");
+  console.log(`[fuzz] ${name}: seed ${FUZZ_SEED}, ${summary}`);
+  const first = failures[0];
+  if (first === undefined) return counts;
+  const cause = first.error instanceof Error ? first.error.message : String(first.error);
+  throw new Error(
+    `Property "${name}" failed at case ${first.index + 1} of ${cases.length}.\n` +
+      `Reproduce: FUZZ_SEED=${FUZZ_SEED} npx vitest run ${options.file}\n` +
+      `Failing case:\n${JSON.stringify(first.value, null, 2)}\n` +
+      `Cause: ${cause}`,
+  );
+}
+
 /** The cases `npm test` runs times FUZZ_SCALE (for tests that size their timeout). */
 export function runs(bounded: number): number {
   return bounded * FUZZ_SCALE;

@@ -11,6 +11,7 @@ import { exitCodeOf, describeError, EXIT_CODES } from "../exit-codes";
 import { removeConfirmation } from "../state/confirmations";
 import { engineErrorFilter } from "../state/engine-output";
 import { withStackLock, type LockPolicy, type LockTarget } from "../state/lock-guard";
+import { settlePendingCreates } from "../state/pending-creates";
 import { lockTargetOf } from "../state/target";
 import { gatedEngineRun, quietPlan, type WindowGate } from "../window-gate";
 import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
@@ -136,6 +137,10 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           return changesOf((await stack.preview({ ...engineOptions, ...refresh })).changeSummary);
         }
         if (op === "up") {
+          // A restore a killed run left in flight is recorded, never run again (state/pending-creates.ts).
+          if (where !== undefined) {
+            await settlePendingCreates(stack, where, (line) => options.stderr(`${line}\n`));
+          }
           const made = changesOf((await stack.up({ ...engineOptions, ...refresh })).summary.resourceChanges);
           if (where !== undefined && shortcut !== undefined && inputs !== undefined) {
             await recordNoChangeRun(where, inputs, shortcut, { changes: made, events }).catch(

@@ -1,0 +1,147 @@
+/**
+ * Creates that a killed run left in flight, settled before the next `up` so that a restore (or a
+ * record method) never runs twice.
+ *
+ * The engine writes a pending operation (`creating`) into the checkpoint before it asks the
+ * provider to create a resource, and records the resource when the answer comes. A run killed in
+ * between leaves the pending operation behind, and the next `up` only warns about it: the resource
+ * is not in the state, so the program's declaration of it is a create again. For a deployment or a
+ * snapshot that is harmless (the provider finds the first one by its marker); a restore and a
+ * record method carry no marker, so the platform would run them a second time. Pulumi's own
+ * repair for a pending create is to edit the state by hand (export, edit, import) or to `refresh
+ * --import-pending-creates URN ID` with an id one knows; Stackwright does the first by itself for
+ * those types only: each such pending create becomes a recorded resource with id `unknown` and an
+ * unknown outcome (src/api/never-repeated.ts, the record the provider makes when an answer is
+ * lost), and says so. Whether it ran cannot be known (the API cannot list restores), so it is
+ * never run again by itself; a new `trigger` runs it again.
+ */
+import type { Stack } from "@pulumi/pulumi/automation";
+import { z } from "zod";
+import {
+  isNeverRepeated,
+  UNKNOWN_OUTCOME_ID,
+  UNKNOWN_OUTCOME_OUTPUTS,
+  type NeverRepeatedType,
+} from "../../api";
+import type { LockTarget } from "./lock-guard";
+import { readLocks } from "./locks";
+
+const TYPE_PREFIX = "pulumi-nodejs:dynamic/stackwright:";
+
+const Resource = z.looseObject({
+  urn: z.string(),
+  type: z.string(),
+  inputs: z.record(z.string(), z.unknown()).optional(),
+});
+const PendingOperation = z.looseObject({ type: z.string(), resource: Resource });
+/** The part of a deployment (`checkpoint.latest`, or an exported stack) this module reads. */
+const Deployment = z.looseObject({
+  resources: z.array(z.looseObject({})).nullish(),
+  pending_operations: z.array(PendingOperation).nullish(),
+});
+const Checkpoint = z.looseObject({ checkpoint: z.looseObject({ latest: Deployment.nullish() }) });
+
+type PendingOperation = z.infer<typeof PendingOperation>;
+
+/** A pending create recorded with an unknown outcome. */
+export interface SettledCreate {
+  readonly urn: string;
+  readonly type: NeverRepeatedType;
+  /** The resource's name, e.g. `acme-web/uat/from-a`. */
+  readonly name: string;
+}
+
+/** The type name (`SnapshotRestore`) of a never-repeated pending create, else undefined. */
+function neverRepeatedCreate(op: PendingOperation): NeverRepeatedType | undefined {
+  if (op.type !== "creating" || !op.resource.type.startsWith(TYPE_PREFIX)) return undefined;
+  const name = op.resource.type.slice(TYPE_PREFIX.length);
+  return isNeverRepeated(name) ? name : undefined;
+}
+
+/** The pending creates of never-repeated types in a deployment (checkpoint or export). */
+export function pendingNeverRepeated(deployment: unknown): PendingOperation[] {
+  const parsed = Deployment.safeParse(deployment);
+  if (!parsed.success) return [];
+  return (parsed.data.pending_operations ?? []).filter((op) => neverRepeatedCreate(op) !== undefined);
+}
+
+/**
+ * The deployment with each never-repeated pending create recorded as a resource of unknown
+ * outcome (appended: everything it depends on was recorded before it was created, and nothing
+ * recorded can depend on it), and those pending operations removed. Other pending operations stay.
+ */
+export function settleDeployment(deployment: unknown): {
+  deployment: Record<string, unknown>;
+  settled: SettledCreate[];
+} {
+  const parsed = Deployment.parse(deployment);
+  const settled: SettledCreate[] = [];
+  const recorded: Record<string, unknown>[] = [];
+  const left: PendingOperation[] = [];
+  for (const op of parsed.pending_operations ?? []) {
+    const type = neverRepeatedCreate(op);
+    if (type === undefined) {
+      left.push(op);
+      continue;
+    }
+    const inputs = op.resource.inputs ?? {};
+    recorded.push({
+      ...op.resource,
+      id: UNKNOWN_OUTCOME_ID,
+      inputs,
+      outputs: { ...inputs, ...UNKNOWN_OUTCOME_OUTPUTS[type] },
+    });
+    settled.push({
+      urn: op.resource.urn,
+      type,
+      name: op.resource.urn.slice(op.resource.urn.lastIndexOf("::") + 2),
+    });
+  }
+  return {
+    deployment: {
+      ...parsed,
+      resources: [...(parsed.resources ?? []), ...recorded],
+      pending_operations: left,
+    },
+    settled,
+  };
+}
+
+/**
+ * Settles the stack's never-repeated pending creates, if any (one read of the checkpoint when
+ * there are none). Runs only while no lock is held: a live run's pending creates are in flight,
+ * not abandoned (and `pulumi stack import` takes the lock itself, so a run that starts meanwhile
+ * makes it fail as a concurrent update). Returns what it settled.
+ */
+export async function settlePendingCreates(
+  stack: Stack,
+  target: LockTarget,
+  log: (line: string) => void,
+): Promise<SettledCreate[]> {
+  // The DIY backend's checkpoint of a project-scoped stack (a gzipped one is left to the engine).
+  const text = await target.store.read(`.pulumi/stacks/${target.project}/${target.stack}.json`);
+  if (text === undefined) return [];
+  const checkpoint = Checkpoint.safeParse(parseJson(text));
+  if (!checkpoint.success || pendingNeverRepeated(checkpoint.data.checkpoint.latest).length === 0) return [];
+  if ((await readLocks(target.store, target.project, target.stack)).length > 0) return [];
+  const exported = await stack.exportStack();
+  const { deployment, settled } = settleDeployment(exported.deployment);
+  if (settled.length === 0) return [];
+  await stack.importStack({ version: exported.version, deployment });
+  for (const { type, name } of settled) {
+    log(
+      `stackwright: ${target.stack}: the ${type} ${name} was in flight when an earlier run stopped, ` +
+        "so it may have run: recorded with an unknown outcome and not run again. " +
+        "Check the environment; to run it again, change its `trigger`.",
+    );
+  }
+  return settled;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { pendingNeverRepeated, settleDeployment } from "../../../../src/cli/state/pending-creates";
+
+const ENV_URN = "urn:pulumi:dev.acme-web::stackwright::stackwright:index:Stack$stackwright:index:Environment";
+const restoreUrn = `${ENV_URN}$pulumi-nodejs:dynamic/stackwright:SnapshotRestore::acme-web/uat/from-a`;
+const snapshotUrn = `${ENV_URN}$pulumi-nodejs:dynamic/stackwright:Snapshot::acme-web/uat/nightly`;
+const restoreInputs = {
+  __provider: "exports.handler = __f0;",
+  stack: "acme-web",
+  environment: "uat",
+  snapshot_id: "13",
+  mode: "db",
+  confirm: "uat",
+  trigger: "t0",
+};
+
+/** A checkpoint as the engine leaves it when `up` is killed while creating a restore and a snapshot. */
+function killedDeployment() {
+  return {
+    manifest: { time: "2026-11-23T12:00:00Z" },
+    resources: [{ urn: snapshotUrn.replace("nightly", "weekly"), id: "12", type: "x", outputs: {} }],
+    pending_operations: [
+      {
+        type: "creating",
+        resource: {
+          urn: restoreUrn,
+          custom: true,
+          type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore",
+          inputs: restoreInputs,
+          dependencies: [snapshotUrn],
+        },
+      },
+      {
+        type: "creating",
+        resource: { urn: snapshotUrn, custom: true, type: "pulumi-nodejs:dynamic/stackwright:Snapshot" },
+      },
+      {
+        type: "updating",
+        resource: {
+          urn: restoreUrn.replace("from-a", "from-b"),
+          type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore",
+        },
+      },
+    ],
+  };
+}
+
+describe("a create that a killed run left in flight", () => {
+  it("is found only for the types that must never run twice, and only while creating", () => {
+    expect(pendingNeverRepeated(killedDeployment()).map((op) => op.resource.urn)).toEqual([restoreUrn]);
+    expect(pendingNeverRepeated({ resources: [] })).toEqual([]);
+    expect(pendingNeverRepeated("not a deployment")).toEqual([]);
+  });
+
+  it("becomes a recorded restore with an unknown outcome, so the next run does not restore again", () => {
+    const { deployment, settled } = settleDeployment(killedDeployment());
+    expect(settled).toEqual([{ urn: restoreUrn, type: "SnapshotRestore", name: "acme-web/uat/from-a" }]);
+    const resources = deployment["resources"] as Record<string, unknown>[];
+    expect(resources.at(-1)).toMatchObject({
+      urn: restoreUrn,
+      id: "unknown",
+      custom: true,
+      dependencies: [snapshotUrn],
+      inputs: restoreInputs,
+      outputs: { ...restoreInputs, transfer_id: "unknown", status: "unknown" },
+    });
+  });
+
+  it("leaves every other pending operation and the rest of the deployment as they were", () => {
+    const before = killedDeployment();
+    const { deployment } = settleDeployment(before);
+    expect(deployment["manifest"]).toEqual(before.manifest);
+    expect(deployment["resources"]).toHaveLength(2);
+    expect(deployment["pending_operations"]).toEqual(before.pending_operations.slice(1));
+  });
+
+  it("records a record method the same way, with an unknown result", () => {
+    const urn =
+      "urn:pulumi:dev.acme-web::stackwright::pulumi-nodejs:dynamic/stackwright:RecordAction::acme-web/Page/12/publish";
+    const inputs = { class_name: "Page", record_id: "12", method: "publish" };
+    const { deployment } = settleDeployment({
+      resources: [],
+      pending_operations: [
+        {
+          type: "creating",
+          resource: { urn, type: "pulumi-nodejs:dynamic/stackwright:RecordAction", inputs },
+        },
+      ],
+    });
+    expect(deployment["resources"]).toEqual([
+      {
+        urn,
+        type: "pulumi-nodejs:dynamic/stackwright:RecordAction",
+        id: "unknown",
+        inputs,
+        outputs: { ...inputs, result: "unknown" },
+      },
+    ]);
+    expect(deployment["pending_operations"]).toEqual([]);
+  });
+});
