@@ -3,12 +3,6 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The engine-kill fuzz found a rare failure at its 19th case in CI (seed 198206969) that is not
-    // understood yet: it runs in `npm run fuzz` (FUZZ_SCALE set) until that is fixed.
-    exclude:
-      process.env["FUZZ_SCALE"] === undefined
-        ? ["test/fuzz/engine-kill.test.ts", "**/node_modules/**"]
-        : ["**/node_modules/**"],
     // Makes the run's records directory for the client helper; its teardown fails the run if any
     // recorded error or log line holds a token (see test/global-setup.ts).
     globalSetup: ["test/global-setup.ts"],
