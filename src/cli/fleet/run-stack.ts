@@ -11,7 +11,7 @@ import { exitCodeOf, describeError, EXIT_CODES } from "../exit-codes";
 import { removeConfirmation } from "../state/confirmations";
 import { engineErrorFilter } from "../state/engine-output";
 import { withStackLock, type LockPolicy, type LockTarget } from "../state/lock-guard";
-import { settlePendingCreates } from "../state/pending-creates";
+import { recordCrashedCreates, settlePendingCreates } from "../state/pending-creates";
 import { lockTargetOf } from "../state/target";
 import { gatedEngineRun, quietPlan, type WindowGate } from "../window-gate";
 import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
@@ -137,11 +137,19 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           return changesOf((await stack.preview({ ...engineOptions, ...refresh })).changeSummary);
         }
         if (op === "up") {
-          // A restore a killed run left in flight is recorded, never run again (state/pending-creates.ts).
-          if (where !== undefined) {
-            await settlePendingCreates(stack, where, (line) => options.stderr(`${line}\n`));
+          // A restore left in flight by a killed run, or by a provider process that died in this
+          // one, is recorded with an unknown outcome, never run again (state/pending-creates.ts).
+          const note = (line: string) => options.stderr(`${line}\n`);
+          if (where !== undefined) await settlePendingCreates(stack, where, note);
+          let made: Record<string, number>;
+          try {
+            made = changesOf((await stack.up({ ...engineOptions, ...refresh })).summary.resourceChanges);
+          } catch (err) {
+            await recordCrashedCreates(stack, job.stackName, events, note).catch((cause: unknown) =>
+              note(`stackwright: ${job.stackName}: could not record a create in flight: ${String(cause)}`),
+            );
+            throw err;
           }
-          const made = changesOf((await stack.up({ ...engineOptions, ...refresh })).summary.resourceChanges);
           if (where !== undefined && shortcut !== undefined && inputs !== undefined) {
             await recordNoChangeRun(where, inputs, shortcut, { changes: made, events }).catch(
               (err: unknown) =>

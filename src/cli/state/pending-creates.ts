@@ -14,8 +14,13 @@
  * unknown outcome (src/api/never-repeated.ts, the record the provider makes when an answer is
  * lost), and says so. Whether it ran cannot be known (the API cannot list restores), so it is
  * never run again by itself; a new `trigger` runs it again.
+ *
+ * The provider process dying alone (killed, out of memory) during such a create is the same case
+ * seen from a live engine: it reports the create as failed ("error reading from server: EOF")
+ * and keeps no pending operation, so the run that saw it records the resource the same way from
+ * the engine's events before it ends.
  */
-import type { Stack } from "@pulumi/pulumi/automation";
+import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 import { z } from "zod";
 import {
   isNeverRepeated,
@@ -53,9 +58,107 @@ export interface SettledCreate {
 
 /** The type name (`SnapshotRestore`) of a never-repeated pending create, else undefined. */
 function neverRepeatedCreate(op: PendingOperation): NeverRepeatedType | undefined {
-  if (op.type !== "creating" || !op.resource.type.startsWith(TYPE_PREFIX)) return undefined;
-  const name = op.resource.type.slice(TYPE_PREFIX.length);
+  return op.type === "creating" ? neverRepeatedType(op.resource.type) : undefined;
+}
+
+/** The type name of a never-repeated resource type token, else undefined. */
+function neverRepeatedType(token: string): NeverRepeatedType | undefined {
+  if (!token.startsWith(TYPE_PREFIX)) return undefined;
+  const name = token.slice(TYPE_PREFIX.length);
   return isNeverRepeated(name) ? name : undefined;
+}
+
+/** The resource's name, e.g. `acme-web/uat/from-a`, from its URN. */
+function nameOf(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** The state record of a never-repeated resource whose outcome is unknown. */
+function unknownOutcome(
+  resource: { urn: string; type: string } & Record<string, unknown>,
+  type: NeverRepeatedType,
+  inputs: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    ...resource,
+    id: UNKNOWN_OUTCOME_ID,
+    inputs,
+    outputs: { ...inputs, ...UNKNOWN_OUTCOME_OUTPUTS[type] },
+  };
+}
+
+/** How the engine reports a provider process that died during a call (gRPC, connection lost). */
+const PROVIDER_GONE = /error reading from server: EOF|transport is closing|code = Unavailable/;
+
+/**
+ * The never-repeated creates of a failed run whose provider process died during the call, as
+ * state records of unknown outcome (built from the engine's events: URN, type, parent, provider
+ * and inputs, as the engine would have recorded them).
+ */
+export function crashedCreates(events: readonly EngineEvent[]): {
+  records: Record<string, unknown>[];
+  settled: SettledCreate[];
+} {
+  const gone = new Set(
+    events.flatMap((e) => {
+      const d = e.diagnosticEvent;
+      return d?.urn !== undefined && d.severity === "error" && PROVIDER_GONE.test(d.message) ? [d.urn] : [];
+    }),
+  );
+  const records: Record<string, unknown>[] = [];
+  const settled: SettledCreate[] = [];
+  for (const e of events) {
+    const failed = e.resOpFailedEvent?.metadata;
+    const state = failed?.new;
+    const type = failed === undefined ? undefined : neverRepeatedType(failed.type);
+    if (failed?.op !== "create" || state === undefined || type === undefined || !gone.has(failed.urn))
+      continue;
+    const inputs = z.record(z.string(), z.unknown()).parse(state.inputs ?? {});
+    records.push(
+      unknownOutcome(
+        { urn: failed.urn, custom: true, type: failed.type, parent: state.parent, provider: state.provider },
+        type,
+        inputs,
+      ),
+    );
+    settled.push({ urn: failed.urn, type, name: nameOf(failed.urn) });
+  }
+  return { records, settled };
+}
+
+/**
+ * After a failed `up`: records the never-repeated creates whose provider process died during the
+ * call (see {@link crashedCreates}), unless the state already holds them. Returns what it recorded.
+ */
+export async function recordCrashedCreates(
+  stack: Stack,
+  stackName: string,
+  events: readonly EngineEvent[],
+  log: (line: string) => void,
+): Promise<SettledCreate[]> {
+  const { records, settled } = crashedCreates(events);
+  if (records.length === 0) return [];
+  const exported = await stack.exportStack();
+  const deployment = Deployment.parse(exported.deployment);
+  const have = new Set((deployment.resources ?? []).map((r) => r["urn"]));
+  const fresh = records.filter((r) => !have.has(r["urn"]));
+  if (fresh.length === 0) return [];
+  await stack.importStack({
+    version: exported.version,
+    deployment: { ...deployment, resources: [...(deployment.resources ?? []), ...fresh] },
+  });
+  const done = settled.filter((s) => fresh.some((r) => r["urn"] === s.urn));
+  for (const { type, name } of done) log(inFlightLine(stackName, type, name, "its provider process died"));
+  return done;
+}
+
+/** The line that tells the user a never-repeated operation was recorded with an unknown outcome. */
+function inFlightLine(stackName: string, type: string, name: string, why: string): string {
+  return (
+    `stackwright: ${stackName}: the ${type} ${name} was in flight when ${why}, ` +
+    "so it may have run: recorded with an unknown outcome and not run again. " +
+    "Check the environment; to run it again, change its `trigger`."
+  );
 }
 
 /** The pending creates of never-repeated types in a deployment (checkpoint or export). */
@@ -84,18 +187,8 @@ export function settleDeployment(deployment: unknown): {
       left.push(op);
       continue;
     }
-    const inputs = op.resource.inputs ?? {};
-    recorded.push({
-      ...op.resource,
-      id: UNKNOWN_OUTCOME_ID,
-      inputs,
-      outputs: { ...inputs, ...UNKNOWN_OUTCOME_OUTPUTS[type] },
-    });
-    settled.push({
-      urn: op.resource.urn,
-      type,
-      name: op.resource.urn.slice(op.resource.urn.lastIndexOf("::") + 2),
-    });
+    recorded.push(unknownOutcome(op.resource, type, op.resource.inputs ?? {}));
+    settled.push({ urn: op.resource.urn, type, name: nameOf(op.resource.urn) });
   }
   return {
     deployment: {
@@ -129,11 +222,7 @@ export async function settlePendingCreates(
   if (settled.length === 0) return [];
   await stack.importStack({ version: exported.version, deployment });
   for (const { type, name } of settled) {
-    log(
-      `stackwright: ${target.stack}: the ${type} ${name} was in flight when an earlier run stopped, ` +
-        "so it may have run: recorded with an unknown outcome and not run again. " +
-        "Check the environment; to run it again, change its `trigger`.",
-    );
+    log(inFlightLine(target.stack, type, name, "an earlier run stopped"));
   }
   return settled;
 }

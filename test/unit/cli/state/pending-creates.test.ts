@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { pendingNeverRepeated, settleDeployment } from "../../../../src/cli/state/pending-creates";
+import type { EngineEvent } from "@pulumi/pulumi/automation";
+import {
+  crashedCreates,
+  pendingNeverRepeated,
+  settleDeployment,
+} from "../../../../src/cli/state/pending-creates";
 
 const ENV_URN = "urn:pulumi:dev.acme-web::stackwright::stackwright:index:Stack$stackwright:index:Environment";
 const restoreUrn = `${ENV_URN}$pulumi-nodejs:dynamic/stackwright:SnapshotRestore::acme-web/uat/from-a`;
@@ -97,5 +102,65 @@ describe("a create that a killed run left in flight", () => {
       },
     ]);
     expect(deployment["pending_operations"]).toEqual([]);
+  });
+});
+
+describe("a create whose provider process died during the call", () => {
+  const provider = "urn:pulumi:dev.acme-web::stackwright::pulumi:providers:pulumi-nodejs::default::2bdbc650";
+  const failed = (urn: string, type: string): EngineEvent => ({
+    sequence: 1,
+    timestamp: 0,
+    resOpFailedEvent: {
+      status: 0,
+      steps: 0,
+      metadata: {
+        op: "create",
+        urn,
+        type,
+        provider: "",
+        new: { type, urn, id: "", parent: ENV_URN, provider, inputs: restoreInputs, outputs: {} },
+      },
+    },
+  });
+  const diagnostic = (urn: string, message: string): EngineEvent => ({
+    sequence: 2,
+    timestamp: 0,
+    diagnosticEvent: { urn, message, color: "never", severity: "error" },
+  });
+  const restoreType = "pulumi-nodejs:dynamic/stackwright:SnapshotRestore";
+
+  it("is recorded with an unknown outcome when the engine lost the provider (EOF)", () => {
+    const { records, settled } = crashedCreates([
+      failed(restoreUrn, restoreType),
+      diagnostic(restoreUrn, "error reading from server: EOF"),
+    ]);
+    expect(settled).toEqual([{ urn: restoreUrn, type: "SnapshotRestore", name: "acme-web/uat/from-a" }]);
+    expect(records).toEqual([
+      {
+        urn: restoreUrn,
+        custom: true,
+        type: restoreType,
+        parent: ENV_URN,
+        provider,
+        id: "unknown",
+        inputs: restoreInputs,
+        outputs: { ...restoreInputs, transfer_id: "unknown", status: "unknown" },
+      },
+    ]);
+  });
+
+  it("is not recorded when the provider answered with an error of its own (nothing was sent)", () => {
+    const refused = "Restore of snapshot 13 into acme-web/uat failed: answered 409 [STACKWRIGHT_CONFLICT]";
+    expect(
+      crashedCreates([failed(restoreUrn, restoreType), diagnostic(restoreUrn, refused)]).records,
+    ).toEqual([]);
+  });
+
+  it("is not recorded for a type that finds its own object again by its marker", () => {
+    const type = "pulumi-nodejs:dynamic/stackwright:Snapshot";
+    expect(
+      crashedCreates([failed(snapshotUrn, type), diagnostic(snapshotUrn, "error reading from server: EOF")])
+        .records,
+    ).toEqual([]);
   });
 });
