@@ -17,6 +17,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
+import { parseDocument } from "yaml";
 import { engineEnv, openStack } from "../src/cli";
 import { startEmulator } from "../src/emulator";
 import { EMAIL, TOKEN, fleetProject, fleetSeed, floorProject, siteFile, siteName } from "./fleet-world";
@@ -82,7 +83,7 @@ function resourcesIn(dir: string): number {
     .reduce(
       (n, f) =>
         n +
-        (fs.readFileSync(path.join(root, f), "utf8").match(/"type": "pulumi-nodejs:dynamic\//g) ?? []).length,
+        (fs.readFileSync(path.join(root, f), "utf8").match(/"type":\s*"pulumi-nodejs:dynamic\//g) ?? []).length,
       0,
     );
 }
@@ -115,10 +116,12 @@ async function measureFleet(sites: number): Promise<FleetRow> {
   const dir = fleetProject(sites);
   try {
     const env: Record<string, string> = {
-      ...Object.fromEntries(
-        Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
-      ),
-      ...engineEnv({ projectDir: dir, stateDir: path.join(dir, ".stackwright", "state"), baseEnv: {} }),
+      // The engine's environment on top of this process's (git and the rest of PATH stay).
+      ...engineEnv({
+        projectDir: dir,
+        stateDir: path.join(dir, ".stackwright", "state"),
+        baseEnv: process.env,
+      }),
       STACKWRIGHT_API_URL: emulator.url,
       STACKWRIGHT_EMAIL: EMAIL,
       STACKWRIGHT_API_TOKEN: TOKEN,
@@ -140,7 +143,10 @@ async function measureFleet(sites: number): Promise<FleetRow> {
       await run("up", "--full", "--shard", "1/2"),
       await run("up", "--full", "--shard", "2/2"),
     ] as const;
-    fs.writeFileSync(path.join(dir, "stacks-config", `${siteName(0)}.yaml`), siteFile(0, "2"));
+    // One file changes where no lock holds it (a changed deployment under prod's lock fails the preview, as it should).
+    const changed = parseDocument(siteFile(0));
+    changed.setIn(["environments", "dev", "deployment", "trigger"], "2");
+    fs.writeFileSync(path.join(dir, "stacks-config", `${siteName(0)}.yaml`), changed.toString());
     const changedPreview = await run("preview", "--changed-since", "HEAD");
     return { sites, resources: resourcesIn(dir), preview, up, confirmed, full, shards, changedPreview };
   } finally {
