@@ -83,7 +83,8 @@ function resourcesIn(dir: string): number {
     .reduce(
       (n, f) =>
         n +
-        (fs.readFileSync(path.join(root, f), "utf8").match(/"type":\s*"pulumi-nodejs:dynamic\//g) ?? []).length,
+        (fs.readFileSync(path.join(root, f), "utf8").match(/"type":\s*"pulumi-nodejs:dynamic\//g) ?? [])
+          .length,
       0,
     );
 }
