@@ -11,7 +11,7 @@
  * guess on the YAML; the clock is {@link clockNow}, read once per run.
  */
 import * as path from "node:path";
-import type { EngineEvent, PreviewOptions, Stack } from "@pulumi/pulumi/automation";
+import type { EngineEvent } from "@pulumi/pulumi/automation";
 import {
   type DesiredState,
   loadDesiredState,
@@ -21,6 +21,7 @@ import {
   windowVerdict,
   windowsOf,
 } from "../config";
+import type { EngineRunOptions, EngineStack } from "./engine-run";
 import { CliError, UsageError } from "./exit-codes";
 import { previewFromEvents } from "./preview-events";
 import { type ChangeKind, type PlannedChange, plannedChanges } from "./summary";
@@ -192,14 +193,14 @@ export async function gatedEngineRun<T>(run: GatedRun, engine: () => Promise<T>)
  * a preview, or a destroy preview. Returns the engine's events.
  */
 export async function quietPlan(
-  stack: Stack,
+  stack: EngineStack,
   destroy: boolean,
-  options: PreviewOptions,
+  options: EngineRunOptions,
 ): Promise<EngineEvent[]> {
   const planned: EngineEvent[] = [];
   const quiet = { ...options, onOutput: () => {}, onEvent: (e: EngineEvent) => void planned.push(e) };
-  if (destroy) await stack.destroy({ ...quiet, previewOnly: true });
-  else await stack.preview(quiet);
+  if (destroy) await stack.run("destroy", { ...quiet, previewOnly: true });
+  else await stack.run("preview", quiet);
   return planned;
 }
 

@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
+import type { EngineRunOptions } from "../engine-run";
 import { exitCodeOf, describeError, EXIT_CODES } from "../exit-codes";
 import { removeConfirmation } from "../state/confirmations";
 import { engineErrorFilter } from "../state/engine-output";
@@ -58,11 +59,9 @@ export interface RunOptions {
   readonly stderr: (text: string) => void;
 }
 
-function changesOf(
-  summary: Readonly<Record<string, number | undefined>> | undefined,
-): Record<string, number> {
+function changesOf(summary: Readonly<Record<string, number | undefined>>): Record<string, number> {
   return Object.fromEntries(
-    Object.entries(summary ?? {}).filter((e): e is [string, number] => e[0] !== "same" && (e[1] ?? 0) > 0),
+    Object.entries(summary).filter((e): e is [string, number] => e[0] !== "same" && (e[1] ?? 0) > 0),
   );
 }
 
@@ -115,26 +114,24 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
       if (verdict.record) options.stdout(`engine needed: ${verdict.reason}\n`);
     }
     const changes = await withPerFileStack(target, job.stackName, async (stack) => {
-      const engineOptions = {
+      const engineOptions: EngineRunOptions = {
         ...(target.configFile === undefined ? {} : { configFile: target.configFile }),
         onOutput: options.stdout,
         onError: errors.write,
         onEvent: (event: EngineEvent) => void events.push(event),
         signal: options.signal,
+        refresh: options.refresh,
         ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
       };
-      const refresh = options.refresh ? { refresh: true } : {};
       const op = job.destroy ? "destroy" : options.operation;
       // The engine run. Everything that wraps it goes around this one function.
       const engine = async (): Promise<Record<string, number>> => {
         options.signal.throwIfAborted();
         if (where !== undefined) await beforeEngine(where, shortcut);
         if (options.operation === "preview") {
-          if (op === "destroy") {
-            const result = await stack.destroy({ ...engineOptions, previewOnly: true });
-            return changesOf(result.summary.resourceChanges);
-          }
-          return changesOf((await stack.preview({ ...engineOptions, ...refresh })).changeSummary);
+          if (op === "destroy")
+            return changesOf(await stack.run("destroy", { ...engineOptions, previewOnly: true }));
+          return changesOf(await stack.run("preview", engineOptions));
         }
         if (op === "up") {
           // A restore left in flight by a killed run, or by a provider process that died in this
@@ -143,7 +140,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           if (where !== undefined) await settlePendingCreates(stack, where, note);
           let made: Record<string, number>;
           try {
-            made = changesOf((await stack.up({ ...engineOptions, ...refresh })).summary.resourceChanges);
+            made = changesOf(await stack.run("up", engineOptions));
           } catch (err) {
             await recordCrashedCreates(stack, job.stackName, events, note).catch((cause: unknown) =>
               note(`stackwright: ${job.stackName}: could not record a create in flight: ${String(cause)}`),
@@ -160,8 +157,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           }
           return made;
         }
-        if (op === "refresh") return changesOf((await stack.refresh(engineOptions)).summary.resourceChanges);
-        return changesOf((await stack.destroy(engineOptions)).summary.resourceChanges);
+        return changesOf(await stack.run(op, engineOptions));
       };
       // Refuses the run when it would change an environment whose change windows are closed.
       const gated = () =>
@@ -171,7 +167,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
             stackName: job.stackName,
             operation: options.operation === "preview" ? "preview" : op,
             events,
-            plan: () => quietPlan(stack, op === "destroy", { ...engineOptions, ...refresh }),
+            plan: () => quietPlan(stack, op === "destroy", engineOptions),
             say: options.stdout,
           },
           engine,

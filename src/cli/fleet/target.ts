@@ -6,9 +6,10 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { LocalWorkspace, Stack, type StackSummary } from "@pulumi/pulumi/automation";
+import { LocalWorkspace, StackAlreadyExistsError, type StackSummary } from "@pulumi/pulumi/automation";
 import { perFileStackName, targetProblem } from "../../config";
 import { engineEnv, pulumiCommand } from "../engine-env";
+import { EngineStack } from "../engine-run";
 import { CliError, UsageError } from "../exit-codes";
 
 export interface Target {
@@ -79,20 +80,27 @@ export function stackNameOf(target: Target, apiStack: string): string {
 }
 
 /**
- * Runs `use` on the per-file stack, created when absent. Pulumi writes a `Pulumi.<stack>.yaml`
- * holding only a passphrase salt when it creates a stack (and again during a run); that file is
- * removed afterwards, since every run passes the target's file instead. A stack run with its own
- * file (`--stack`) keeps it.
+ * Runs `use` on the per-file stack, created when the backend did not list it. A listed stack is
+ * used as it is: nothing is selected (every engine run names its stack). Pulumi writes a
+ * `Pulumi.<stack>.yaml` holding only a passphrase salt when it creates a stack (and again during
+ * a run); that file is removed afterwards, since every run passes the target's file instead. A
+ * stack run with its own file (`--stack`) keeps it.
  */
 export async function withPerFileStack<T>(
   target: Target,
   stackName: string,
-  use: (stack: Stack) => Promise<T>,
+  use: (stack: EngineStack) => Promise<T>,
 ): Promise<T> {
   const ownFile = path.join(target.projectDir, `Pulumi.${stackName}.yaml`);
   const stray = target.configFile !== undefined && !fs.existsSync(ownFile);
   try {
-    return await use(await Stack.createOrSelect(stackName, target.workspace));
+    if (!target.stacks.has(stackName)) {
+      // Another runner sharing the backend may have made it since the listing.
+      await target.workspace.createStack(stackName).catch((err: unknown) => {
+        if (!(err instanceof StackAlreadyExistsError)) throw err;
+      });
+    }
+    return await use(new EngineStack(target.workspace, stackName));
   } finally {
     if (stray) fs.rmSync(ownFile, { force: true });
   }

@@ -20,7 +20,7 @@
  * and keeps no pending operation, so the run that saw it records the resource the same way from
  * the engine's events before it ends.
  */
-import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
+import type { Deployment as ExportedState, EngineEvent } from "@pulumi/pulumi/automation";
 import { z } from "zod";
 import {
   isNeverRepeated,
@@ -49,6 +49,12 @@ const Checkpoint = z.looseObject({ checkpoint: z.looseObject({ latest: Deploymen
 type PendingOperation = z.infer<typeof PendingOperation>;
 
 /** A pending create recorded with an unknown outcome. */
+/** A stack's state, exported and imported whole (`pulumi stack export` / `import`). */
+export interface StackState {
+  exportStack(): Promise<ExportedState>;
+  importStack(state: ExportedState): Promise<void>;
+}
+
 export interface SettledCreate {
   readonly urn: string;
   readonly type: NeverRepeatedType;
@@ -131,7 +137,7 @@ export function crashedCreates(events: readonly EngineEvent[]): {
  * call (see {@link crashedCreates}), unless the state already holds them. Returns what it recorded.
  */
 export async function recordCrashedCreates(
-  stack: Stack,
+  stack: StackState,
   stackName: string,
   events: readonly EngineEvent[],
   log: (line: string) => void,
@@ -207,7 +213,7 @@ export function settleDeployment(deployment: unknown): {
  * makes it fail as a concurrent update). Returns what it settled.
  */
 export async function settlePendingCreates(
-  stack: Stack,
+  stack: StackState,
   target: LockTarget,
   log: (line: string) => void,
 ): Promise<SettledCreate[]> {
