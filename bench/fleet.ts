@@ -16,9 +16,8 @@ import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { Stack } from "@pulumi/pulumi/automation";
 import { parseDocument } from "yaml";
-import { engineEnv, openStack } from "../src/cli";
+import { engineEnv, openEngineStack, type EngineStack } from "../src/cli";
 import { startEmulator } from "../src/emulator";
 import { EMAIL, TOKEN, fleetProject, fleetSeed, floorProject, siteFile, siteName } from "./fleet-world";
 
@@ -161,13 +160,16 @@ async function measureFleet(sites: number): Promise<FleetRow> {
   }
 }
 
-/** Opens the floor project's `bench` stack on its own file backend. */
-async function floorStack(dir: string, n: number): Promise<Stack> {
+/**
+ * Opens the floor project's `bench` stack on its own file backend, to be run by the engine
+ * command alone, exactly as `stackwright` runs each per-file stack (src/cli/engine-run.ts).
+ */
+async function floorStack(dir: string, n: number): Promise<EngineStack> {
   const env = {
     BENCH_N: String(n),
     ...engineEnv({ projectDir: dir, stateDir: path.join(dir, ".stackwright", "state"), baseEnv: {} }),
   };
-  return openStack({ projectDir: dir, stackName: "bench", env });
+  return openEngineStack({ projectDir: dir, stackName: "bench", env });
 }
 
 /** First and no-change up of `n` bare no-op dynamic resources in one stack (0: the empty program). */
@@ -175,8 +177,8 @@ async function measureFloor(n: number): Promise<{ up: Timing; noChange: Timing }
   const dir = floorProject();
   try {
     const stack = await floorStack(dir, n);
-    const up = await timed(undefined, () => stack.up());
-    const noChange = await timed(undefined, () => stack.up());
+    const up = await timed(undefined, () => stack.run("up"));
+    const noChange = await timed(undefined, () => stack.run("up"));
     return { up, noChange };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -229,7 +231,7 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
   }
   console.log(
     `\nfloors in the same run: empty Pulumi program, no-change up ${s(empty.noChange.ms)}; ` +
-      `${one?.resources ?? 7} bare no-op dynamic resources in one stack (Automation API, no CLI process): ` +
+      `${one?.resources ?? 7} bare no-op dynamic resources in one stack (the same engine command, no stackwright process): ` +
       `no-change up ${s(bare.noChange.ms)}, first up ${s(bare.up.ms)}. Load average (1, 5, 15 min): ` +
       `${loadBefore} before, ${loadAfter} after.`,
   );

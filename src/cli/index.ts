@@ -5,4 +5,5 @@
  */
 export { main } from "./main";
 export { engineEnv, pulumiCommand } from "./engine-env";
-export { openStack } from "./workspace";
+export { openEngineStack, openStack } from "./workspace";
+export type { EngineStack } from "./engine-run";

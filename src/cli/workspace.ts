@@ -5,8 +5,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
+import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { engineEnv, pulumiCommand } from "./engine-env";
+import { EngineStack } from "./engine-run";
 import { UsageError } from "./exit-codes";
 
 /** The directory holding Stackwright's Pulumi.yaml: the package root (dist/src/cli → ../../..). */
@@ -22,8 +23,7 @@ export interface OpenStackOptions {
   readonly env?: Record<string, string>;
 }
 
-/** Selects the stack, creating it on the local backend when it does not exist yet. */
-export async function openStack(options: OpenStackOptions): Promise<Stack> {
+async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: LocalWorkspace; stack: Stack }> {
   const projectDir = path.resolve(options.projectDir);
   if (!fs.existsSync(path.join(projectDir, "Pulumi.yaml"))) {
     throw new UsageError(
@@ -34,8 +34,24 @@ export async function openStack(options: OpenStackOptions): Promise<Stack> {
   const backend = env["PULUMI_BACKEND_URL"] ?? "";
   // The local file backend refuses a directory that does not exist yet.
   if (backend.startsWith("file://")) fs.mkdirSync(new URL(backend).pathname, { recursive: true });
-  return LocalWorkspace.createOrSelectStack(
-    { stackName: options.stackName, workDir: projectDir },
-    { envVars: env, pulumiCommand: await pulumiCommand(projectDir) },
-  );
+  const ws = await LocalWorkspace.create({
+    workDir: projectDir,
+    envVars: env,
+    pulumiCommand: await pulumiCommand(projectDir),
+  });
+  return { ws, stack: await Stack.createOrSelect(options.stackName, ws) };
+}
+
+/** Selects the stack, creating it on the local backend when it does not exist yet. */
+export async function openStack(options: OpenStackOptions): Promise<Stack> {
+  return (await openWorkspaceStack(options)).stack;
+}
+
+/**
+ * The same stack, for runs of the engine command alone ({@link EngineStack}), as every stack of
+ * a `stackwright` run is run: what a bench compares those runs with.
+ */
+export async function openEngineStack(options: OpenStackOptions): Promise<EngineStack> {
+  const { ws, stack } = await openWorkspaceStack(options);
+  return new EngineStack(ws, stack.name);
 }
