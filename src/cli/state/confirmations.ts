@@ -31,7 +31,7 @@ export const Confirmation = z.strictObject({
   version: z.literal(1),
   stack: z.string().min(1),
   inputs: InputDigests,
-  /** sha256 of the checkpoint's bytes right after the run: any later engine run changes them. */
+  /** sha256 of the checkpoint's bytes right after the run (every later engine run changes them). */
   checkpoint: Hex64,
   reads: z.array(DataRead),
   /** When the proving run ended (for people; never compared). */
