@@ -2,7 +2,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basicAuth, startTestEmulator, TEST_SEED_PATH, type TestEmulator } from "../helpers/emulator";
+import {
+  basicAuth,
+  demoCredentials,
+  startTestEmulator,
+  TEST_SEED_PATH,
+  type TestEmulator,
+} from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
@@ -117,11 +123,7 @@ describe("facts, checks and change windows through the stackwright command", () 
     const seedFile = path.join(project.dir, "seed.yaml");
     fs.writeFileSync(seedFile, seed);
     emulator = await startTestEmulator({ seed: seedFile });
-    env = {
-      STACKWRIGHT_API_URL: emulator.url,
-      STACKWRIGHT_EMAIL: "ops@example.com",
-      STACKWRIGHT_API_TOKEN: "demo-token",
-    };
+    env = demoCredentials(emulator.url);
     writeFile("acme-web.yaml", acmeWeb("1"));
   }, 60_000);
 

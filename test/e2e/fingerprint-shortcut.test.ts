@@ -8,7 +8,13 @@ import { openTarget } from "../../src/cli/fleet/target";
 import { confirmWithoutEngine, makeReadsDir, openShortcut } from "../../src/cli/fleet/shortcut";
 import { confirmationKey } from "../../src/cli/state/confirmations";
 import { lockTargetOf } from "../../src/cli/state/target";
-import { emulatorHooks, spawnEmulator, type EmulatorHooks, type EmulatorProcess } from "../helpers/emulator";
+import {
+  demoCredentials,
+  emulatorHooks,
+  spawnEmulator,
+  type EmulatorHooks,
+  type EmulatorProcess,
+} from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { applyEdit, schemaLeafEdits } from "../helpers/schema-edits";
 
@@ -67,15 +73,8 @@ describe("an up confirmed without the engine", () => {
   beforeAll(async () => {
     emulator = await spawnEmulator(["--port", "0", "--speed", "instant"], 60_000, { fromDist: true });
     hooks = emulatorHooks(emulator.url);
-    env = {
-      STACKWRIGHT_API_URL: emulator.url,
-      STACKWRIGHT_EMAIL: "ops@example.com",
-      STACKWRIGHT_API_TOKEN: "demo-token",
-    };
-    project = createScratchProject();
-    fs.rmSync(path.join(project.dir, "stacks-config"), { recursive: true });
-    fs.mkdirSync(path.join(project.dir, "stacks-config"));
-    fs.writeFileSync(stackFile(), FILE);
+    env = demoCredentials(emulator.url);
+    project = createScratchProject({ stacksConfig: { "acme-web.yaml": FILE } });
   }, 120_000);
 
   afterAll(async () => {

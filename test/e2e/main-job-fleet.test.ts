@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shardOf } from "../../src/cli/fleet/selection";
 import { openStack } from "../../src/cli/workspace";
 import {
+  demoCredentials,
   emulatorHooks,
   spawnEmulator,
   TEST_SEED_PATH,
@@ -69,26 +70,19 @@ describe("one Pulumi stack per API stack file", () => {
     );
     emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", seed], 60_000);
     hooks = emulatorHooks(emulator.url);
-    env = {
-      STACKWRIGHT_API_URL: emulator.url,
-      STACKWRIGHT_EMAIL: "ops@example.com",
-      STACKWRIGHT_API_TOKEN: "demo-token",
-    };
-    project = createScratchProject();
+    env = demoCredentials(emulator.url);
+    project = createScratchProject({
+      stacksConfig: {
+        "web.yaml":
+          "stack: acme-web\nenvironments:\n  uat:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
+        "intranet.yaml":
+          "stack: acme-intranet\nenvironments:\n  test:\n    lock:\n      message: Freeze one\n",
+      },
+    });
     // At the real program's place, so the providers' modules resolve as they did for it.
     fs.copyFileSync(
       path.join(repoRoot, "test", "fixtures", "legacy-program", "index.js"),
       path.join(project.dir, "dist", "src", "program", "legacy.js"),
-    );
-    fs.rmSync(path.join(project.dir, "stacks-config"), { recursive: true });
-    fs.mkdirSync(path.join(project.dir, "stacks-config"));
-    fs.writeFileSync(
-      file("web.yaml"),
-      "stack: acme-web\nenvironments:\n  uat:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
-    );
-    fs.writeFileSync(
-      file("intranet.yaml"),
-      "stack: acme-intranet\nenvironments:\n  test:\n    lock:\n      message: Freeze one\n",
     );
   }, 120_000);
 

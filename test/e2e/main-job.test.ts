@@ -2,7 +2,13 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorHooks, spawnEmulator, type EmulatorHooks, type EmulatorProcess } from "../helpers/emulator";
+import {
+  demoCredentials,
+  emulatorHooks,
+  spawnEmulator,
+  type EmulatorHooks,
+  type EmulatorProcess,
+} from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 
 // The `stackwright` command as an operator runs it, on a scratch copy of the project with the
@@ -85,11 +91,7 @@ describe("the stackwright command on the example stacks-config", () => {
       const stateFile = path.join(project.dir, ".stackwright", "emulator.db");
       emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--state-file", stateFile]);
       hooks = emulatorHooks(emulator.url);
-      env = {
-        STACKWRIGHT_API_URL: emulator.url,
-        STACKWRIGHT_EMAIL: "ops@example.com",
-        STACKWRIGHT_API_TOKEN: "demo-token",
-      };
+      env = demoCredentials(emulator.url);
       editConfig((text) =>
         text.replace(/trigger: "2026-11-22"\n\s+snapshots:/, (m) => m.replace("2026-11-22", "2026-11-23")),
       );

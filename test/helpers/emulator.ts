@@ -22,6 +22,15 @@ export const TEST_USERS = {
 } as const;
 
 /** `Basic <base64(email:token)>`. */
+/** The settings of a `stackwright` run against `url` as the emulator's seeded operator. */
+export function demoCredentials(url: string): Record<string, string> {
+  return {
+    STACKWRIGHT_API_URL: url,
+    STACKWRIGHT_EMAIL: "ops@example.com",
+    STACKWRIGHT_API_TOKEN: "demo-token",
+  };
+}
+
 export function basicAuth(email: string, token: string): string {
   return `Basic ${Buffer.from(`${email}:${token}`).toString("base64")}`;
 }

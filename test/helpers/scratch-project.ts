@@ -27,6 +27,8 @@ export interface ScratchProject {
 export interface ScratchOptions {
   /** Replaces Pulumi.yaml's `main` with this file (copied into the scratch directory). */
   readonly program?: string;
+  /** Replaces the example `stacks-config/` with exactly these files (name -> YAML text). */
+  readonly stacksConfig?: Readonly<Record<string, string>>;
 }
 
 export function createScratchProject(options: ScratchOptions = {}): ScratchProject {
@@ -52,6 +54,14 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
     fs.copyFileSync(options.program, path.join(dir, "program.js"));
     const project = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
     fs.writeFileSync(path.join(dir, "Pulumi.yaml"), project.replace(/^main: .*$/m, "main: program.js"));
+  }
+  if (options.stacksConfig !== undefined) {
+    const config = path.join(dir, "stacks-config");
+    fs.rmSync(config, { recursive: true, force: true });
+    fs.mkdirSync(config);
+    for (const [name, text] of Object.entries(options.stacksConfig)) {
+      fs.writeFileSync(path.join(config, name), text);
+    }
   }
   const stateDir = path.join(dir, ".stackwright", "state");
   fs.mkdirSync(stateDir, { recursive: true });
