@@ -83,10 +83,13 @@ const layers = [
   // The CLI calls the API itself only before the engine starts (the preflight) and for commands
   // that are API calls, not desired state (logs, snapshot download); everything else goes
   // through the engine.
+  // The engine runs the program; for a `stackwright` run it runs it in the CLI's own process,
+  // hosted through src/program's entry point (src/program/host.ts). Nothing else of the program
+  // or of providers/ is the CLI's to call.
   layer(
     ["src/cli/**"],
-    ["program", "providers"],
-    "src/cli runs the program through the engine, never imports it",
+    ["program/.+", "providers"],
+    "src/cli hosts the program only through src/program's entry point (index.ts) and never calls providers/",
   ),
 ];
 

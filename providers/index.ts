@@ -7,4 +7,10 @@ export * from "./program-process/resources";
 export type { ArgsOf, OutputsOf } from "./program-process/resource";
 export * from "./program-process/drift";
 export { markerSeed } from "./program-process/identity";
+export {
+  programEnv,
+  programWorkDir,
+  withProgramRun,
+  type ProgramRunOptions,
+} from "./program-process/program-run";
 export * from "./data";

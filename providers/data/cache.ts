@@ -17,16 +17,12 @@ import { createClient, type DataReadName, type StackwrightClient } from "../../s
 
 export { DATA_READERS } from "../../src/client";
 import { requireSettings, resolveSettings, type ApiSettings } from "../shared/credentials";
+import { currentRun, processRun, programEnv } from "../program-process/program-run";
 
-// One program run is one process: these maps live exactly as long as the run.
-const memo = new Map<string, Promise<unknown>>();
-/** Every call answered in this run, by cache key, with the digest of its answer. */
-const answered = new Map<string, DataRead>();
-
-/** Forgets every memoised answer (tests; a long-lived process between runs). */
+/** Forgets every memoised answer of the process's run (tests). */
 export function resetDataCache(): void {
-  memo.clear();
-  answered.clear();
+  processRun.memo.clear();
+  processRun.answered.clear();
 }
 
 /** Stable text of the arguments: keys sorted, undefined dropped. */
@@ -36,29 +32,34 @@ export function cacheKey(name: string, args: unknown): string {
 
 /** What this run has read so far: each distinct call once, with the digest of its answer. */
 export function readsSoFar(): DataRead[] {
-  return [...answered.values()];
+  return [...currentRun().answered.values()];
 }
 
 /**
- * When the CLI asks for it ({@link DATA_READS_DIR_ENV}), writes this run's reads for `stack` when
- * the process exits: the fingerprint shortcut compares them with the platform later. A run that
- * fails before it exits normally writes a partial report, which the CLI never records, since it
- * records only after a successful run.
+ * Writes this run's reads for `stack` where the CLI asked for them ({@link DATA_READS_DIR_ENV} of
+ * the run's environment): the fingerprint shortcut compares them with the platform later. Only
+ * a successful run's report is ever recorded by the CLI.
  */
-export function reportReadsAtExit(stack: string, env: NodeJS.ProcessEnv = process.env): void {
-  const dir = env[DATA_READS_DIR_ENV];
+export function writeReadsReport(stack: string): void {
+  const dir = programEnv()[DATA_READS_DIR_ENV];
   if (dir === undefined || dir === "") return;
-  process.once("exit", () => {
-    const report: DataReadsReport = { stack, reads: readsSoFar() };
-    fs.writeFileSync(path.join(dir, dataReadsFileName(stack)), JSON.stringify(report));
-  });
+  const report: DataReadsReport = { stack, reads: readsSoFar() };
+  fs.writeFileSync(path.join(dir, dataReadsFileName(stack)), JSON.stringify(report));
 }
 
-/** Credentials for the program process: `STACKWRIGHT_*` variables, then stack config. */
+/**
+ * The same report when the program process exits (a program run by the language host). A run
+ * that fails before it exits normally writes a partial report, which the CLI never records.
+ */
+export function reportReadsAtExit(stack: string): void {
+  process.once("exit", () => writeReadsReport(stack));
+}
+
+/** Credentials of the run: `STACKWRIGHT_*` variables of its environment, then stack config. */
 export function programSettings(): ApiSettings {
   const config = new pulumi.Config("stackwright");
   return requireSettings(
-    resolveSettings({ get: (key) => config.get(key.replace(/^stackwright:/, "")) }, process.env),
+    resolveSettings({ get: (key) => config.get(key.replace(/^stackwright:/, "")) }, programEnv()),
   );
 }
 
@@ -90,6 +91,7 @@ export function memoised<T>(
   fn: (client: StackwrightClient) => Promise<T>,
 ): Promise<T> {
   const key = cacheKey(name, args);
+  const { memo, answered } = currentRun();
   const hit = memo.get(key);
   if (hit !== undefined) return hit as Promise<T>;
   const run = (async () => {

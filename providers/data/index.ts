@@ -1,5 +1,5 @@
 /** Data sources: plain `get*` functions (Outputs) and their `fetch*` promises, memoised per run. */
-export { readsSoFar, reportReadsAtExit, resetDataCache } from "./cache";
+export { readsSoFar, reportReadsAtExit, resetDataCache, writeReadsReport } from "./cache";
 export { fetchWhoAmI, getWhoAmI } from "./whoami";
 export { fetchStacks, getStacks, fetchStack, getStack, type StackArgs } from "./stacks";
 export { fetchTeam, getTeam } from "./team";

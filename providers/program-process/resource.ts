@@ -35,13 +35,19 @@ export interface ResourceClass<C extends Contract> {
  * into an Output filled from the provider's outputs); a type with a marker gets its seed here.
  */
 export function resourceClass<C extends Contract>(contract: C): ResourceClass<C> {
-  const provider = providerOf(contract.kind);
   const outputs = Object.fromEntries(outputKeys(contract).map((key) => [key, undefined]));
   const marked = hasMarker(contract);
   class StackwrightResource extends pulumi.dynamic.Resource {
     constructor(name: string, args: ArgsOf<C>, opts?: pulumi.CustomResourceOptions) {
       const seed = marked ? { marker_seed: markerSeed(contract.type, name) } : {};
-      super(provider, name, { ...outputs, ...args, ...seed }, opts, "stackwright", contract.type);
+      super(
+        providerOf(contract.kind),
+        name,
+        { ...outputs, ...args, ...seed },
+        opts,
+        "stackwright",
+        contract.type,
+      );
     }
   }
   const plain: new (

@@ -90,11 +90,30 @@ export function parseEventLog(text: string): EngineEvent[] {
   return events;
 }
 
-/** A stack of the workspace, known to exist: runs of the engine, and its state. */
+/** A language runtime the engine connects to (`--client`) instead of starting one. */
+export interface HostedProgram {
+  readonly address: string;
+  close(): void;
+}
+
+/**
+ * Starts the program for one engine run, given the environment a program process would have
+ * had (this process's, with the workspace's variables over it).
+ */
+export type ProgramHostFactory = (
+  env: Readonly<Record<string, string | undefined>>,
+) => Promise<HostedProgram>;
+
+/**
+ * A stack of the workspace, known to exist: runs of the engine, and its state. With a program
+ * host, the engine runs the program there; without one, in the language host's Node process
+ * (Pulumi.yaml's `main`), as plain `pulumi` does.
+ */
 export class EngineStack {
   constructor(
     readonly workspace: LocalWorkspace,
     readonly name: string,
+    private readonly programHost?: ProgramHostFactory,
   ) {}
 
   exportStack(): Promise<Deployment> {
@@ -110,24 +129,28 @@ export class EngineStack {
     const ws = this.workspace;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-events-"));
     const log = path.join(dir, "events.jsonl");
-    const args = [
-      ...engineArgs(operation, options),
-      "--exec-kind",
-      "auto.local",
-      "--event-log",
-      log,
-      "--stack",
-      this.name,
-    ];
     const env: Record<string, string> = {
       PULUMI_DEBUG_COMMANDS: "true",
       ...(ws.pulumiHome === undefined ? {} : { PULUMI_HOME: ws.pulumiHome }),
       ...ws.envVars,
     };
     let changes: ResourceChanges = {};
+    let program: HostedProgram | undefined;
     try {
+      program = await this.programHost?.({ ...process.env, ...env });
+      const args = [
+        ...engineArgs(operation, options),
+        ...(program === undefined
+          ? ["--exec-kind", "auto.local"]
+          : ["--exec-kind", "auto.inline", "--client", program.address]),
+        "--event-log",
+        log,
+        "--stack",
+        this.name,
+      ];
       await ws.pulumiCommand.run(args, ws.workDir, env, options.onOutput, options.onError, options.signal);
     } finally {
+      program?.close();
       const text = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "";
       fs.rmSync(dir, { recursive: true, force: true });
       for (const event of parseEventLog(text)) {

@@ -12,12 +12,13 @@ import {
   windowVerdict,
   windowsOf,
 } from "../config";
+import { programEnv } from "../../providers";
 
 /** The note for the deployment summary, when windows are closed and an override reason is given. */
 export function windowOverrideNote(
   stack: StackConfig,
   config: EnvironmentConfig,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>> = programEnv(),
 ): string | undefined {
   const reason = env[WINDOW_OVERRIDE_VARIABLE];
   if (reason === undefined || reason.trim() === "") return undefined;

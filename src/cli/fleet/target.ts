@@ -9,7 +9,8 @@ import * as path from "node:path";
 import { LocalWorkspace, StackAlreadyExistsError, type StackSummary } from "@pulumi/pulumi/automation";
 import { perFileStackName, targetProblem } from "../../config";
 import { engineEnv, pulumiCommand } from "../engine-env";
-import { EngineStack } from "../engine-run";
+import { hostsProjectProgram, startProgramHost } from "../../program";
+import { EngineStack, type ProgramHostFactory } from "../engine-run";
 import { CliError, UsageError } from "../exit-codes";
 
 export interface Target {
@@ -22,6 +23,11 @@ export interface Target {
   readonly workspace: LocalWorkspace;
   /** The stacks of the backend when the target was opened, by name. */
   readonly stacks: ReadonlyMap<string, StackSummary>;
+  /**
+   * Runs the program of each engine run in this process (src/program/host.ts), when the
+   * project's program is Stackwright's; none: the language host starts it.
+   */
+  readonly programHost: ProgramHostFactory | undefined;
 }
 
 /** Opens the target: its settings file must exist; lists the backend's stacks once. */
@@ -69,7 +75,15 @@ export async function openWorkspace(
   } catch (cause) {
     throw new CliError("environment", `cannot list the stacks of the state backend ${backend}`, { cause });
   }
-  return { projectDir: dir, env, workspace, stacks: new Map(listed.map((s) => [s.name, s])) };
+  return {
+    projectDir: dir,
+    env,
+    workspace,
+    stacks: new Map(listed.map((s) => [s.name, s])),
+    programHost: hostsProjectProgram(dir)
+      ? (programEnv) => startProgramHost({ rootDirectory: dir, env: programEnv })
+      : undefined,
+  };
 }
 
 /** The per-file stack's name for `apiStack`, or a usage error naming the API stack. */
@@ -100,7 +114,7 @@ export async function withPerFileStack<T>(
         if (!(err instanceof StackAlreadyExistsError)) throw err;
       });
     }
-    return await use(new EngineStack(target.workspace, stackName));
+    return await use(new EngineStack(target.workspace, stackName, target.programHost));
   } finally {
     if (stray) fs.rmSync(ownFile, { force: true });
   }

@@ -1,0 +1,196 @@
+/**
+ * The program hosted in the `stackwright` process: a Pulumi language runtime (the gRPC service
+ * the engine calls `Run` on) that runs {@link stackProgram} in this process, for one engine
+ * started with `--client ADDRESS`. The Automation API runs its inline programs the same way.
+ * Against a language host starting a Node process per engine run, this saves loading Node, the
+ * SDK and our modules again for every per-file stack: about 1.5 CPU-seconds each.
+ *
+ * Each run gets the SDK's own per-run state (its async-local store, as the SDK's inline-program
+ * server does) and ours (providers/data: the run's environment and data-source memo), so several
+ * stacks run at once in one process without seeing each other. Errors are reported as the SDK's
+ * program runner reports them in a process of its own: a RunError by its message alone, others
+ * with their stack, and the engine is told to stop with what was logged (`bail`). A run that
+ * failed in any way never answers success, so the engine never takes a half-declared program
+ * for the desired state.
+ */
+import * as grpc from "@grpc/grpc-js";
+import * as pulumi from "@pulumi/pulumi";
+import * as langrpc from "@pulumi/pulumi/proto/language_grpc_pb";
+import * as langproto from "@pulumi/pulumi/proto/language_pb";
+import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
+import { withLocalStorage } from "@pulumi/pulumi/runtime/state";
+import { AsyncLocalStorage } from "node:async_hooks";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { inspect } from "node:util";
+import { parse } from "yaml";
+import { withProgramRun, writeReadsReport } from "../../providers";
+import { stackProgram } from "./stack-program";
+
+// `withLocalStorage` gives a run the SDK's own per-run state; the SDK's inline-program server
+// (automation/server.js) calls it for every run. The pinned SDK has it; its typings leave it out
+// as internal, so it is declared here (test/unit/program/host.test.ts fails if it goes away).
+declare module "@pulumi/pulumi/runtime/state" {
+  export function withLocalStorage<T>(callback: () => Promise<T>): Promise<T>;
+}
+
+export interface ProgramHostOptions {
+  /** The project root (where Pulumi.yaml and stacks-config/ are). */
+  readonly rootDirectory: string;
+  /** The environment the program reads, as a program process of the engine would have it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** A language runtime listening on 127.0.0.1, for one engine run (`--client ADDRESS`). */
+export interface ProgramHost {
+  readonly address: string;
+  /** Stops listening; a run still in progress is cut off. */
+  close(): void;
+}
+
+/** What the SDK's program runner logs for an error that ends a program. */
+function describe(err: unknown): string {
+  if (pulumi.RunError.isInstance(err)) return err.message;
+  const text = err instanceof Error && err.stack !== undefined ? inspect(err) : String(err);
+  return `Running program failed with an unhandled exception:\n${text}`;
+}
+
+/** How a run takes an error that ends it. */
+type Failer = (err: unknown) => void;
+
+// The runs in progress in this process, and the one whose async context is current: an error
+// nobody handles belongs to the run it was raised in (Node calls the handlers in the async
+// context of the rejected promise or of the throwing callback), or, when that cannot be told, to
+// every run in progress (failing a run that was fine is safe; passing one that was not is not).
+const running = new Set<Failer>();
+const current = new AsyncLocalStorage<Failer>();
+function unhandled(err: unknown): void {
+  const owner = current.getStore();
+  if (owner !== undefined && running.has(owner)) owner(err);
+  else for (const fail of running) fail(err);
+}
+
+function track(fail: Failer, add: boolean): void {
+  if (add) {
+    if (running.size === 0) {
+      process.on("uncaughtException", unhandled);
+      process.on("unhandledRejection", unhandled);
+    }
+    running.add(fail);
+  } else {
+    running.delete(fail);
+    if (running.size === 0) {
+      process.off("uncaughtException", unhandled);
+      process.off("unhandledRejection", unhandled);
+    }
+  }
+}
+
+/** One `Run` of the engine: the program for the requested stack, in a store of its own. */
+function runProgram(req: langproto.RunRequest, options: ProgramHostOptions): Promise<langproto.RunResponse> {
+  return withLocalStorage(async () => {
+    const resp = new langproto.RunResponse();
+    const failures = new Set<unknown>();
+    const logged: Promise<void>[] = [];
+    const fail: Failer = (err) => {
+      if (failures.has(err)) return;
+      failures.add(err);
+      if (pulumi.ResourceError.isInstance(err) && err.hideStack === true) {
+        logged.push(pulumi.log.error(err.message, err.resource));
+      } else {
+        logged.push(pulumi.log.error(describe(err)));
+      }
+    };
+    // An error nobody handles, during this run, fails it (as it would end a program process).
+    track(fail, true);
+    try {
+      await current.run(fail, async () => {
+        const engineAddress = req.getArgsList()[0] ?? "";
+        pulumi.runtime.resetOptions(
+          req.getProject(),
+          req.getStack(),
+          req.getParallel(),
+          engineAddress,
+          req.getMonitorAddress(),
+          req.getDryrun(),
+          req.getOrganization(),
+        );
+        pulumi.runtime.setAllConfig(
+          Object.fromEntries(req.getConfigMap().entries()),
+          req.getConfigsecretkeysList(),
+        );
+        await withProgramRun({ env: options.env, workDir: req.getPwd() }, async () => {
+          try {
+            await pulumi.runtime.runInPulumiStack(() => stackProgram(options.rootDirectory));
+          } catch (err) {
+            // An error of the engine's own (the engine already knows and says it) is not reported again.
+            if (!(err instanceof Error && pulumi.isGrpcError(err))) fail(err);
+          }
+          await Promise.all(logged);
+          await pulumi.runtime.disconnect(failures.size === 0);
+          if (failures.size === 0) writeReadsReport(req.getStack());
+        });
+      });
+    } catch (err) {
+      fail(err);
+      await Promise.allSettled(logged);
+    } finally {
+      track(fail, false);
+    }
+    if (failures.size > 0 || pulumi.log.hasErrors()) resp.setBail(true);
+    return resp;
+  });
+}
+
+/** The file of this program that Pulumi.yaml's `main` names (main.ts, compiled). */
+const OWN_MAIN = path.join(__dirname, "main.js");
+
+/**
+ * Whether the project's program (Pulumi.yaml's `main`) is this very program, so that hosting it
+ * here runs what the language host would run. A project that names another program (a fixture,
+ * a fork) keeps it: its engine runs start it in the language host, as plain `pulumi` does.
+ */
+export function hostsProjectProgram(projectDir: string): boolean {
+  try {
+    const settings: unknown = parse(fs.readFileSync(path.join(projectDir, "Pulumi.yaml"), "utf8"));
+    const main =
+      typeof settings === "object" && settings !== null && "main" in settings ? settings.main : undefined;
+    if (typeof main !== "string") return false;
+    return fs.realpathSync(path.resolve(projectDir, main)) === fs.realpathSync(OWN_MAIN);
+  } catch {
+    // No Pulumi.yaml, no such file, or not YAML: the language host will say what is wrong.
+    return false;
+  }
+}
+
+/** Starts a language runtime serving the program on a free port of 127.0.0.1. */
+export async function startProgramHost(options: ProgramHostOptions): Promise<ProgramHost> {
+  // The SDK's own limit for a message from the engine (runtime/settings.ts).
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  const service: grpc.UntypedServiceImplementation = {
+    getRequiredPlugins: (
+      _call: grpc.ServerUnaryCall<langproto.GetRequiredPluginsRequest, langproto.GetRequiredPluginsResponse>,
+      callback: grpc.sendUnaryData<langproto.GetRequiredPluginsResponse>,
+    ) => callback(null, new langproto.GetRequiredPluginsResponse().setPluginsList([])),
+    getPluginInfo: (
+      _call: grpc.ServerUnaryCall<unknown, plugproto.PluginInfo>,
+      callback: grpc.sendUnaryData<plugproto.PluginInfo>,
+    ) => callback(null, new plugproto.PluginInfo().setVersion("1.0.0")),
+    run: (
+      call: grpc.ServerUnaryCall<langproto.RunRequest, langproto.RunResponse>,
+      callback: grpc.sendUnaryData<langproto.RunResponse>,
+    ) => {
+      runProgram(call.request, options).then(
+        (resp) => callback(null, resp),
+        (err: unknown) => callback({ code: grpc.status.INTERNAL, details: String(err) }, null),
+      );
+    },
+  };
+  server.addService(langrpc.LanguageRuntimeService, service);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      err === null ? resolve(bound) : reject(err),
+    ),
+  );
+  return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
+}
