@@ -69,6 +69,25 @@ const layers = [
     ["emulator", "config", "program", "cli", "provider-process"],
     "the program process reaches providers/provider-process only through the serialized provider (program-process/provider.ts)",
   ),
+  // The dynamic-provider plugin's process serves any serialized provider; it knows none of ours
+  // and must not load the SDK's runtime (the point of having it).
+  layer(
+    ["providers/provider-host/**"],
+    [
+      "api",
+      "client",
+      "emulator",
+      "config",
+      "program",
+      "cli",
+      "data",
+      "program-process",
+      "provider-process",
+      "shared",
+    ],
+    "providers/provider-host imports none of ours, and of the SDK only its generated messages",
+    ["@pulumi/pulumi"],
+  ),
   layer(
     ["providers/shared/**"],
     ["emulator", "config", "program", "cli", "program-process", "provider-process", "data"],

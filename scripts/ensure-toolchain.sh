@@ -31,13 +31,14 @@ grep -q "github.com/pulumi/pulumi/pkg/v3 v$version\$" "$build_dir/go.mod" ||
 
 mkdir -p "$tools_bin"
 link() { ln -sfn "$1" "$tools_bin/$(basename "$2")"; }
-# The dynamic-provider plugin is a shell script inside the SDK; it runs `node` from PATH and
-# resolves the SDK from its working directory (the project), so one copy serves every checkout.
-# It goes next to the CLI's real path: the engine looks for bundled plugins there, and warns on
-# every run about one found anywhere else on PATH.
+# The dynamic-provider plugin is a shell script (ours, in scripts/; the SDK ships one too); it
+# runs `node` from PATH and finds what to serve from its working directory (the project), so one
+# copy serves every checkout. It goes next to the CLI's real path: the engine looks for bundled
+# plugins there, and warns on every run about one found anywhere else on PATH.
 sdk_plugin="$root/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
+our_plugin="$root/scripts/pulumi-resource-pulumi-nodejs"
 bundle_plugin() {
-  cmp -s "$sdk_plugin" "$1/pulumi-resource-pulumi-nodejs" || install -m 0755 "$sdk_plugin" "$1/pulumi-resource-pulumi-nodejs"
+  cmp -s "$our_plugin" "$1/pulumi-resource-pulumi-nodejs" || install -m 0755 "$our_plugin" "$1/pulumi-resource-pulumi-nodejs"
   link "$1/pulumi-resource-pulumi-nodejs" pulumi-resource-pulumi-nodejs
 }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
 
-// The real CLI, our language host and the SDK's dynamic-provider plugin, in their own processes.
+// The real CLI, our language host and our dynamic-provider plugin, in their own processes.
 describe("the Pulumi engine on a scratch copy of the project", () => {
   let project: ScratchProject;
   let stack: Stack;

@@ -215,7 +215,9 @@ async function reachedPoint(lane: Lane, c: KillCase): Promise<boolean> {
 function providerPids(root: number): number[] {
   return descendants(root).filter((pid) => {
     try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider");
+      // Ours (providers/provider-host) in a Stackwright project; the SDK's anywhere else.
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      return cmdline.includes("provider-host/main.js") || cmdline.includes("dynamic-provider");
     } catch {
       return false;
     }
