@@ -8,7 +8,7 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import { Struct, type JavaScriptValue } from "google-protobuf/google/protobuf/struct_pb";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -198,4 +198,41 @@ describe("Stackwright's dynamic-provider plugin", () => {
     expect(halfMade).toMatchObject({ details: "half made" });
     expect(halfMade && "statusDetails" in halfMade ? halfMade.statusDetails : undefined).toBeDefined();
   }, 60_000);
+
+  describe("its launcher, which the engine starts with little more than node on PATH", () => {
+    const launcher = path.join(repoRoot, "scripts", "pulumi-resource-pulumi-nodejs");
+    const env = { PATH: path.dirname(process.execPath) };
+
+    it("serves ours from the program directory of a Stackwright project", async () => {
+      const child = spawn(launcher, ["127.0.0.1:1"], {
+        cwd: path.join(repoRoot, "dist", "src", "program"),
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      try {
+        const first = await new Promise<string>((resolve, reject) => {
+          child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString()));
+          child.once("exit", (code) => reject(new Error(`the launcher exited ${String(code)}`)));
+        });
+        expect(first.trim()).toMatch(/^\d+$/);
+        const cmdline = fs.readFileSync(`/proc/${String(child.pid)}/cmdline`, "utf8");
+        expect(cmdline).toContain("provider-host/main.js");
+      } finally {
+        child.kill();
+      }
+    });
+
+    it("says in one line that it found nothing to serve, instead of searching forever", () => {
+      const result = spawnSync(launcher, ["127.0.0.1:1"], {
+        cwd: dir,
+        env,
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(
+        `neither Stackwright's provider host nor @pulumi/pulumi was found from ${dir}`,
+      );
+    });
+  });
 });
