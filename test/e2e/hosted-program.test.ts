@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readLocks } from "../../src/cli/state/locks";
+import { openStateStore } from "../../src/cli/state/store";
+import { basicAuth, demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { startStackwright } from "../helpers/stackwright-process";
+
+// Stackwright's own program, which the `stackwright` process hosts for the engine (src/program/
+// host.ts), stopped by SIGINT (a cancelled CI job) while a deployment is in flight; then run again.
+const DEPLOYS = "/svc/project/acme-web/environment/uat/deploys";
+
+describe("a stack whose program the stackwright process hosts", () => {
+  let emulator: TestEmulator;
+  let project: ScratchProject;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ speed: "instant" });
+    project = createScratchProject({
+      stacksConfig: {
+        "web.yaml":
+          "stack: acme-web\nenvironments:\n  uat:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
+      },
+    });
+    env = { ...project.env, ...demoCredentials(emulator.url) };
+  }, 120_000);
+
+  afterAll(async () => {
+    await emulator?.close();
+    project?.remove();
+  });
+
+  const markedDeployments = async () => {
+    const credentials = demoCredentials(emulator.url);
+    const res = await fetch(`${emulator.url}${DEPLOYS}`, {
+      headers: {
+        authorization: basicAuth(
+          credentials["STACKWRIGHT_EMAIL"] ?? "",
+          credentials["STACKWRIGHT_API_TOKEN"] ?? "",
+        ),
+      },
+    });
+    const doc = (await res.json()) as { data: { attributes: { summary: string | null } }[] };
+    return doc.data.filter((d) => (d.attributes.summary ?? "").includes("[stackwright "));
+  };
+
+  it("stops gracefully on SIGINT, releases the lock, and a rerun finishes with one deployment", async () => {
+    // The first poll answers after 3 s: the signal lands while the deployment is in flight.
+    await emulator.hooks.fault({
+      method: "GET",
+      path: `${DEPLOYS}/*`,
+      kind: "latency",
+      latency_ms: 3_000,
+      count: 1,
+    });
+    const run = startStackwright(project.dir, ["up", "--project", project.dir], env);
+    await run.waitForOutput((o) => o.includes("created (Queued)"), "the deployment created, its wait begun");
+    process.kill(run.pid, "SIGINT");
+    expect(await run.exited, run.output()).toBe(130);
+    expect(run.output()).toContain("SIGINT received: stopping gracefully");
+    const store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
+    expect(await readLocks(store, "stackwright", "dev.acme-web")).toEqual([]);
+
+    const again = startStackwright(project.dir, ["up", "--project", project.dir], env);
+    expect(await again.exited, again.output()).toBe(0);
+    expect(again.output()).not.toContain("removed a stale lock");
+    expect(await markedDeployments()).toHaveLength(1);
+  }, 180_000);
+});
