@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Deployment, EngineEvent, LocalWorkspace } from "@pulumi/pulumi/automation";
+import type { ProgramHost } from "../program";
 
 // `PulumiCommand.run` is the method the SDK's own `Stack` runs every command with (it adds
 // `--non-interactive`, puts the CLI's folder first on PATH, sends SIGINT on abort and turns a
@@ -90,19 +91,12 @@ export function parseEventLog(text: string): EngineEvent[] {
   return events;
 }
 
-/** A language runtime the engine connects to (`--client`) instead of starting one. */
-export interface HostedProgram {
-  readonly address: string;
-  close(): void;
-}
-
 /**
- * Starts the program for one engine run, given the environment a program process would have
+ * Starts the program for one engine run (a language runtime the engine connects to with
+ * `--client` instead of starting one), given the environment a program process would have
  * had (this process's, with the workspace's variables over it).
  */
-export type ProgramHostFactory = (
-  env: Readonly<Record<string, string | undefined>>,
-) => Promise<HostedProgram>;
+export type ProgramHostFactory = (env: Readonly<Record<string, string | undefined>>) => Promise<ProgramHost>;
 
 /**
  * A stack of the workspace, known to exist: runs of the engine, and its state. With a program
@@ -135,7 +129,7 @@ export class EngineStack {
       ...ws.envVars,
     };
     let changes: ResourceChanges = {};
-    let program: HostedProgram | undefined;
+    let program: ProgramHost | undefined;
     try {
       program = await this.programHost?.({ ...process.env, ...env });
       const args = [
