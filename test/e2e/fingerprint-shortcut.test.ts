@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +15,7 @@ import {
   type EmulatorProcess,
 } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { runStackwright, runToEnd } from "../helpers/stackwright-process";
 import { applyEdit, schemaLeafEdits } from "../helpers/schema-edits";
 
 const STACK = "dev.acme-web";
@@ -42,23 +42,13 @@ describe("an up confirmed without the engine", () => {
   const record = () => path.join(project.stateDir, ...confirmationKey("stackwright", STACK).split("/"));
   const checkpoint = () => fs.readFileSync(project.stateFile(STACK));
 
-  const run = (args: string[], bin = "stackwright") => {
-    const command =
-      bin === "stackwright"
-        ? [path.join(project.dir, "bin", "stackwright.js"), ...args]
-        : [path.join(project.dir, ".tools", "bin", "pulumi"), ...args];
-    const result = spawnSync(
-      bin === "stackwright" ? process.execPath : (command[0] ?? ""),
-      bin === "stackwright" ? command : command.slice(1),
-      {
-        cwd: project.dir,
-        env: { ...project.env, ...env },
-        encoding: "utf8",
-        timeout: 240_000,
-      },
-    );
-    return { status: result.status, out: `${result.stdout}${result.stderr}` };
-  };
+  const run = (args: string[], bin = "stackwright") =>
+    bin === "stackwright"
+      ? runStackwright(project.dir, args, { ...project.env, ...env })
+      : runToEnd(project.dir, path.join(project.dir, ".tools", "bin", "pulumi"), args, {
+          ...project.env,
+          ...env,
+        });
   const clearRequests = () => hooks.clearRequests().catch(() => hooks.clearRequests());
   const requests = async () =>
     (await hooks.requests().catch(() => hooks.requests())).filter((r) => !r.path.startsWith("/_emulator"));

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -14,6 +14,7 @@ import {
   type EmulatorProcess,
 } from "../helpers/emulator";
 import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { runStackwright } from "../helpers/stackwright-process";
 
 // A fleet of two API stack files, each in its own Pulumi stack, as an operator runs it: one
 // emulator and one scratch project for the whole file, the real engine, the `stackwright` command.
@@ -25,15 +26,7 @@ describe("one Pulumi stack per API stack file", () => {
   let env: Record<string, string>;
 
   const file = (name: string) => path.join(project.dir, "stacks-config", name);
-  const run = (args: string[]) => {
-    const result = spawnSync(process.execPath, [path.join(project.dir, "bin", "stackwright.js"), ...args], {
-      cwd: project.dir,
-      env: { ...project.env, ...env },
-      encoding: "utf8",
-      timeout: 240_000,
-    });
-    return { status: result.status, out: `${result.stdout}${result.stderr}` };
-  };
+  const run = (args: string[]) => runStackwright(project.dir, args, { ...project.env, ...env });
   const git = (...args: string[]) => execFileSync("git", args, { cwd: project.dir, encoding: "utf8" });
   // A hook call right after a long idle spell may meet a keep-alive socket the emulator just
   // closed ("other side closed"); both hooks are idempotent, so one retry is safe.

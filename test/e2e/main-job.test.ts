@@ -10,20 +10,14 @@ import {
   type EmulatorProcess,
 } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { runStackwright } from "../helpers/stackwright-process";
 
 // The `stackwright` command as an operator runs it, on a scratch copy of the project with the
 // example stacks-config/: its own processes, the real engine, the real emulator.
 describe("the stackwright command on the example stacks-config", () => {
   let project: ScratchProject;
-  const run = (args: string[], env: Record<string, string> = {}) => {
-    const result = spawnSync(process.execPath, [path.join(project.dir, "bin", "stackwright.js"), ...args], {
-      cwd: project.dir,
-      env: { ...project.env, ...env },
-      encoding: "utf8",
-      timeout: 240_000,
-    });
-    return { status: result.status, out: `${result.stdout}${result.stderr}` };
-  };
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    runStackwright(project.dir, args, { ...project.env, ...env });
 
   beforeAll(() => {
     project = createScratchProject();

@@ -1,8 +1,9 @@
 /**
- * The `stackwright` command in its own process, as CI runs it, for tests that run several at once,
- * signal them or kill them: output collected as it comes, and a bounded wait for a text in it.
+ * The `stackwright` command in its own process, as CI runs it: run to its end (bounded), or, for
+ * tests that run several at once, signal them or kill them, started with its output collected as
+ * it comes and a bounded wait for a text in it.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -14,6 +15,39 @@ export interface StackwrightProcess {
   readonly exited: Promise<number | NodeJS.Signals>;
   /** Waits (bounded) until `predicate` holds for the output. */
   waitForOutput(predicate: (out: string) => boolean, what: string, timeoutMs?: number): Promise<void>;
+}
+
+/** How a command run to its end went: its exit status (null: killed at its bound) and output. */
+export interface Finished {
+  readonly status: number | null;
+  /** stdout, then stderr. */
+  readonly out: string;
+}
+
+/** Runs `file ARGS` in `projectDir` to its end, killed after `timeoutMs`. */
+export function runToEnd(
+  projectDir: string,
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs = 240_000,
+): Finished {
+  const result = spawnSync(file, args, { cwd: projectDir, env, encoding: "utf8", timeout: timeoutMs });
+  return { status: result.status, out: `${result.stdout}${result.stderr}` };
+}
+
+/** Runs `node bin/stackwright.js ARGS` in `projectDir` to its end (this process waits). */
+export function runStackwright(
+  projectDir: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Finished {
+  return runToEnd(
+    projectDir,
+    process.execPath,
+    [path.join(projectDir, "bin", "stackwright.js"), ...args],
+    env,
+  );
 }
 
 /** Starts `node bin/stackwright.js ARGS` in `projectDir`, in its own process group. */
