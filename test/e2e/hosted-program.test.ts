@@ -1,9 +1,10 @@
+import * as fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
 import { openStateStore } from "../../src/cli/state/store";
 import { basicAuth, demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
-import { startStackwright } from "../helpers/stackwright-process";
+import { descendants, startStackwright } from "../helpers/stackwright-process";
 
 // Stackwright's own program, which the `stackwright` process hosts for the engine (src/program/
 // host.ts), stopped by SIGINT (a cancelled CI job) while a deployment is in flight; then run again.
@@ -55,6 +56,19 @@ describe("a stack whose program the stackwright process hosts", () => {
     });
     const run = startStackwright(project.dir, ["up", "--project", project.dir], env);
     await run.waitForOutput((o) => o.includes("created (Queued)"), "the deployment created, its wait begun");
+    // Mid-run, the engine and our provider plugin are there, but no language host or program process.
+    const below = descendants(run.pid).map((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      } catch {
+        return "";
+      }
+    });
+    expect(
+      below.some((c) => c.includes("provider-host/main.js")),
+      below.join("\n"),
+    ).toBe(true);
+    expect(below.filter((c) => c.includes("pulumi-language-nodejs") || c.includes("cmd/run"))).toEqual([]);
     process.kill(run.pid, "SIGINT");
     expect(await run.exited, run.output()).toBe(130);
     expect(run.output()).toContain("SIGINT received: stopping gracefully");
