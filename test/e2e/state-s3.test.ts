@@ -3,6 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
+import { checkpointKey, createStackIfAbsent } from "../../src/cli/state/new-stack";
 import { openStateStore, type StateStore } from "../../src/cli/state/store";
 import { openStack } from "../../src/cli/workspace";
 import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
@@ -51,6 +52,21 @@ describe("stackwright on an S3 state backend", () => {
     expect(checkpoint).toContain("pulumi-nodejs:dynamic/stackwright:Gate");
     expect(await locksOf("solo")).toEqual([]);
     expect(run.output()).not.toContain("checksum");
+  }, 120_000);
+
+  it("makes a new stack with one conditional write that a second runner loses, and the engine updates it", async () => {
+    const fresh = { store, project: "stackwright", stack: "fresh" };
+    expect(await createStackIfAbsent(fresh)).toBe(true);
+    const made = await store.read(checkpointKey("stackwright", "fresh"));
+    // A runner that missed the first one's write still cannot replace it.
+    expect(await store.create(checkpointKey("stackwright", "fresh"), "another runner's")).toBe(false);
+    expect(await createStackIfAbsent(fresh)).toBe(false);
+    expect(await store.read(checkpointKey("stackwright", "fresh"))).toBe(made);
+
+    await configure("fresh", { message: "fresh" });
+    const run = up("fresh");
+    expect(await run.exited, run.output()).toBe(0);
+    expect(await store.read(checkpointKey("stackwright", "fresh"))).toContain("gate-fresh");
   }, 120_000);
 
   it("updates two different stacks at once, each under its own lock", async () => {

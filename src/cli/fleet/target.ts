@@ -6,12 +6,14 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { LocalWorkspace, StackAlreadyExistsError, type StackSummary } from "@pulumi/pulumi/automation";
+import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
 import { perFileStackName, targetProblem } from "../../config";
 import { engineEnv, pulumiCommand } from "../engine-env";
 import { hostsProjectProgram, startProgramHost } from "../../program";
 import { EngineStack, type ProgramHostFactory } from "../engine-run";
 import { CliError, UsageError } from "../exit-codes";
+import { createStackIfAbsent } from "../state/new-stack";
+import { lockTargetOf } from "../state/target";
 
 export interface Target {
   readonly name: string;
@@ -94,11 +96,12 @@ export function stackNameOf(target: Target, apiStack: string): string {
 }
 
 /**
- * Runs `use` on the per-file stack, created when the backend did not list it. A listed stack is
- * used as it is: nothing is selected (every engine run names its stack). Pulumi writes a
- * `Pulumi.<stack>.yaml` holding only a passphrase salt when it creates a stack (and again during
- * a run); that file is removed afterwards, since every run passes the target's file instead. A
- * stack run with its own file (`--stack`) keeps it.
+ * Runs `use` on the per-file stack, created when the backend did not list it (an empty
+ * checkpoint written directly, not a `pulumi stack init` process: ../state/new-stack.ts). A
+ * listed stack is used as it is: nothing is selected (every engine run names its stack). Pulumi
+ * may write a `Pulumi.<stack>.yaml` holding only a passphrase salt during a run; that file is
+ * removed afterwards, since every run passes the target's file instead. A stack run with its own
+ * file (`--stack`) keeps it.
  */
 export async function withPerFileStack<T>(
   target: Target,
@@ -109,10 +112,8 @@ export async function withPerFileStack<T>(
   const stray = target.configFile !== undefined && !fs.existsSync(ownFile);
   try {
     if (!target.stacks.has(stackName)) {
-      // Another runner sharing the backend may have made it since the listing.
-      await target.workspace.createStack(stackName).catch((err: unknown) => {
-        if (!(err instanceof StackAlreadyExistsError)) throw err;
-      });
+      // Another runner sharing the backend may have made it since the listing: then it is kept.
+      await createStackIfAbsent(lockTargetOf(target.projectDir, stackName, target.env));
     }
     return await use(new EngineStack(target.workspace, stackName, target.programHost));
   } finally {

@@ -10,6 +10,7 @@ import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { DataRead } from "../../api";
 import { lockDirectory } from "./locks";
+import { checkpointKey } from "./new-stack";
 import type { StateStore } from "./store";
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -66,7 +67,7 @@ export async function checkpointIdentity(
   project: string,
   stack: string,
 ): Promise<CheckpointIdentity | undefined> {
-  const base = `.pulumi/stacks/${project}/${stack}.json`;
+  const base = checkpointKey(project, stack);
   for (const [key, gz] of [
     [base, false],
     [`${base}.gz`, true],

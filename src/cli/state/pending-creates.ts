@@ -30,6 +30,7 @@ import {
 } from "../../api";
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
+import { checkpointKey } from "./new-stack";
 
 const TYPE_PREFIX = "pulumi-nodejs:dynamic/stackwright:";
 
@@ -218,7 +219,7 @@ export async function settlePendingCreates(
   log: (line: string) => void,
 ): Promise<SettledCreate[]> {
   // The DIY backend's checkpoint of a project-scoped stack (a gzipped one is left to the engine).
-  const text = await target.store.read(`.pulumi/stacks/${target.project}/${target.stack}.json`);
+  const text = await target.store.read(checkpointKey(target.project, target.stack));
   if (text === undefined) return [];
   const checkpoint = Checkpoint.safeParse(parseJson(text));
   if (!checkpoint.success || pendingNeverRepeated(checkpoint.data.checkpoint.latest).length === 0) return [];

@@ -5,6 +5,7 @@
  * &use_path_style=true&profile=…`. S3 credentials come from the AWS SDK's default chain
  * (environment, shared profile, web identity, instance role), as they do for the engine.
  */
+import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +16,7 @@ import {
   NoSuchKey,
   PutObjectCommand,
   S3Client,
+  S3ServiceException,
 } from "@aws-sdk/client-s3";
 
 /** One object under a prefix of the backend. */
@@ -34,6 +36,11 @@ export interface StateStore {
   readBytes(key: string): Promise<Uint8Array | undefined>;
   /** Writes the object whole (a reader sees the old or the new text, never a part). */
   write(key: string, text: string): Promise<void>;
+  /**
+   * Writes the object whole only when no object has the key, in one step that two writers cannot
+   * both win: true when this call wrote it, false when one was there.
+   */
+  create(key: string, text: string): Promise<boolean>;
   /** Deletes the object; deleting one that is already gone is not an error. */
   remove(key: string): Promise<void>;
 }
@@ -90,9 +97,25 @@ function fileStore(root: string): StateStore {
       // Renamed into place, so that a reader (or a killed writer) never leaves half a file.
       const file = abs(key);
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
-      const temporary = `${file}.${process.pid}.tmp`;
+      const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
       await fs.promises.writeFile(temporary, text);
       await fs.promises.rename(temporary, file);
+    },
+    async create(key, text) {
+      // Linked into place: the link fails when the name exists, and a reader sees the whole text.
+      const file = abs(key);
+      await fs.promises.mkdir(path.dirname(file), { recursive: true });
+      const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
+      await fs.promises.writeFile(temporary, text);
+      try {
+        await fs.promises.link(temporary, file);
+        return true;
+      } catch (err) {
+        if (isCode(err, "EEXIST")) return false;
+        throw err;
+      } finally {
+        await fs.promises.rm(temporary, { force: true });
+      }
     },
     async remove(key) {
       await fs.promises.rm(abs(key), { force: true });
@@ -196,6 +219,26 @@ function s3Store(url: string): StateStore {
           ContentType: "application/json",
         }),
       );
+    },
+    async create(key, text) {
+      // A conditional PUT (If-None-Match: *): the store refuses it when the key exists.
+      try {
+        await client.send(
+          new PutObjectCommand({
+            Bucket: s.bucket,
+            Key: full(key),
+            Body: text,
+            ContentType: "application/json",
+            IfNoneMatch: "*",
+          }),
+        );
+        return true;
+      } catch (err) {
+        // 412: the key exists; 409: another conditional write to it is in progress.
+        const status = err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
+        if (status === 412 || status === 409) return false;
+        throw err;
+      }
     },
     async remove(key) {
       await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: full(key) }));
