@@ -308,8 +308,13 @@ async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, numbe
   expect(recorded.known.length + recorded.unknown, "every declared restore recorded").toBe(
     Object.keys(c.desired.restores).length,
   );
-  expect(recorded.unknown, "only the restore the kill caught is unknown").toBeLessThanOrEqual(
-    c.target === "restore" ? 1 : 0,
+  // A scripted kill point holds the target's request, so only a target restore can be caught;
+  // a state-write kill lands at an unscripted moment after the target finished, when the engine
+  // may have gone on to restores (of the snapshot it just took), any of which may be caught.
+  const unscripted = c.point === "state-write";
+  const restoresDeclared = Object.keys(c.desired.restores).length;
+  expect(recorded.unknown, "only a restore the kill caught is unknown").toBeLessThanOrEqual(
+    unscripted ? restoresDeclared : c.target === "restore" ? 1 : 0,
   );
   expect(new Set(recorded.known).size, "no two restores share a transfer").toBe(recorded.known.length);
   for (const id of recorded.known) {
@@ -318,10 +323,19 @@ async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, numbe
       `restore transfer ${id} on the platform`,
     ).toContain(id);
   }
-  const reached = c.point === "before-write" ? 0 : recorded.unknown;
-  expect(onPlatform.length, "every restore ran exactly once (or, caught by the kill, at most once)").toBe(
-    recorded.known.length + reached,
-  );
+  if (unscripted) {
+    // A caught restore's request may or may not have reached the platform; it ran at most once.
+    expect(
+      onPlatform.length,
+      "every restore ran exactly once (or, caught by the kill, at most once)",
+    ).toBeGreaterThanOrEqual(recorded.known.length);
+    expect(onPlatform.length).toBeLessThanOrEqual(recorded.known.length + recorded.unknown);
+  } else {
+    const reached = c.point === "before-write" ? 0 : recorded.unknown;
+    expect(onPlatform.length, "every restore ran exactly once (or, caught by the kill, at most once)").toBe(
+      recorded.known.length + reached,
+    );
+  }
   if (recorded.unknown > 0) {
     count(counts, "restores caught in flight, recorded as unknown");
     // Said by the rerun (a killed run's pending create), or by the first run itself when only its
