@@ -2,12 +2,15 @@
  * The dynamic-provider plugin's process (`pulumi-resource-pulumi-nodejs` starts it: see
  * scripts/pulumi-resource-pulumi-nodejs): serves service.ts on a free port of 127.0.0.1 and prints
  * the port, which is how the engine finds a plugin. The engine passes its own address as the one
- * argument; like the SDK's plugin, this one needs nothing from it.
+ * argument; like the SDK's plugin, this one needs nothing from it. Started with `--shared` by a
+ * `stackwright` process instead, it serves the engine runs of that process (shared-host.ts).
  */
 import * as grpc from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { version } from "@pulumi/pulumi/version";
+import { SHARED_FLAG } from "./protocol";
 import { dynamicProviderService } from "./service";
+import { serveShared } from "./shared-host";
 
 // An error nobody handled makes the exit code non-zero, as in the SDK's plugin: the engine must
 // not take a provider that failed for one that finished.
@@ -23,23 +26,32 @@ process.on("exit", (code) => {
   if (code === 0 && uncaught.size > 0) process.exitCode = 1;
 });
 
-if (process.argv.length < 3) {
-  console.error("fatal: Missing <engine> address");
-  process.exit(1);
+if (process.argv[2] === SHARED_FLAG) {
+  serveShared(version);
+} else {
+  servePlugin();
 }
 
-// The SDK's own limit for a message from the engine (runtime/settings.ts).
-const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
-// The engine sets the project's name for the Node.js dynamic-provider plugin (its `Config`).
-server.addService(
-  provrpc.ResourceProviderService,
-  dynamicProviderService(process.env["PULUMI_NODEJS_PROJECT"] ?? "project", version),
-);
-server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => {
-  if (err !== null) {
-    console.error(`fatal: cannot listen on 127.0.0.1: ${err.message}`);
+/** One engine's plugin: the engine started this process and reads the port from its stdout. */
+function servePlugin(): void {
+  if (process.argv.length < 3) {
+    console.error("fatal: Missing <engine> address");
     process.exit(1);
   }
-  // A string, so that Node does not colour it.
-  console.log(String(port));
-});
+
+  // The SDK's own limit for a message from the engine (runtime/settings.ts).
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  // The engine sets the project's name for the Node.js dynamic-provider plugin (its `Config`).
+  server.addService(
+    provrpc.ResourceProviderService,
+    dynamicProviderService(process.env["PULUMI_NODEJS_PROJECT"] ?? "project", version),
+  );
+  server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => {
+    if (err !== null) {
+      console.error(`fatal: cannot listen on 127.0.0.1: ${err.message}`);
+      process.exit(1);
+    }
+    // A string, so that Node does not colour it.
+    console.log(String(port));
+  });
+}

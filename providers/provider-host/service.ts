@@ -165,17 +165,19 @@ function plainError(e: unknown): Error {
 
 type Unary<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => void;
 
-/** A unary handler from an async function; `onError` turns a failure into the gRPC error. */
-function unary<Req, Res>(
-  fn: (req: Req) => Promise<Res>,
-  onError: (e: unknown) => grpc.ServiceError | Error = plainError,
-): Unary<Req, Res> {
-  return (call, callback) => {
-    fn(call.request).then(
-      (res) => callback(null, res),
-      (e: unknown) => callback(onError(e), null),
-    );
-  };
+/** Runs the work of one request: as it is, or (a shared host) in the context of its engine run. */
+export type Around = <T>(work: () => Promise<T>) => Promise<T>;
+const asItIs: Around = (work) => work();
+
+/** What a host adds to the service: nothing for a plugin process of its own (main.ts). */
+export interface ServiceHooks {
+  /**
+   * An engine that attached to this service (PULUMI_DEBUG_PROVIDERS) gives its address, where it
+   * takes the provider's log lines (a plugin process it started has its stdout read instead).
+   */
+  readonly attached?: (engineAddress: string) => void;
+  /** Runs every request's work. */
+  readonly around?: Around;
 }
 
 const unimplemented =
@@ -186,8 +188,28 @@ const unimplemented =
       null,
     );
 
-/** The service, for one process: configuration arrives once per engine connection. */
-export function dynamicProviderService(project: string, version: string): grpc.UntypedServiceImplementation {
+/**
+ * The service, for one engine connection: configuration arrives once per connection. A plugin
+ * process serves one; a shared host (shared-host.ts) serves one per engine run it is attached to.
+ */
+export function dynamicProviderService(
+  project: string,
+  version: string,
+  hooks: ServiceHooks = {},
+): grpc.UntypedServiceImplementation {
+  const around = hooks.around ?? asItIs;
+  /** A unary handler from an async function; `onError` turns a failure into the gRPC error. */
+  const unary =
+    <Req, Res>(
+      fn: (req: Req) => Promise<Res>,
+      onError: (e: unknown) => grpc.ServiceError | Error = plainError,
+    ): Unary<Req, Res> =>
+    (call, callback) => {
+      around(() => fn(call.request)).then(
+        (res) => callback(null, res),
+        (e: unknown) => callback(onError(e), null),
+      );
+    };
   let config: Record<string, JavaScriptValue> = {};
   const configured = new Set<Provider>();
   /** The provider of a request, configured once with the engine's configuration. */
@@ -296,7 +318,13 @@ export function dynamicProviderService(project: string, version: string): grpc.U
     construct: unimplemented("Construct"),
     call: unimplemented("Call"),
     parameterize: unimplemented("Parameterize"),
-    attach: unimplemented("Attach"),
+    attach:
+      hooks.attached === undefined
+        ? unimplemented("Attach")
+        : unary((req: plugproto.PluginAttach) => {
+            hooks.attached?.(req.getAddress());
+            return Promise.resolve(new emptyproto.Empty());
+          }),
     getMapping: unimplemented("GetMapping"),
     getMappings: unimplemented("GetMappings"),
   };
