@@ -13,7 +13,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Deployment, EngineEvent, LocalWorkspace } from "@pulumi/pulumi/automation";
-import type { ProgramHost } from "../program";
+import {
+  attachDynamicProviders,
+  type ProgramHost,
+  type ProviderPort,
+  type ProviderPortFactory,
+} from "../program";
 
 // `PulumiCommand.run` is the method the SDK's own `Stack` runs every command with (it adds
 // `--non-interactive`, puts the CLI's folder first on PATH, sends SIGINT on abort and turns a
@@ -98,16 +103,23 @@ export function parseEventLog(text: string): EngineEvent[] {
  */
 export type ProgramHostFactory = (env: Readonly<Record<string, string | undefined>>) => Promise<ProgramHost>;
 
+/** Where an engine run's program and its dynamic providers run instead of processes of their own. */
+export interface EngineHosts {
+  readonly program: ProgramHostFactory;
+  readonly providers: ProviderPortFactory;
+}
+
 /**
- * A stack of the workspace, known to exist: runs of the engine, and its state. With a program
- * host, the engine runs the program there; without one, in the language host's Node process
- * (Pulumi.yaml's `main`), as plain `pulumi` does.
+ * A stack of the workspace, known to exist: runs of the engine, and its state. With hosts, the
+ * engine runs the program in this process and attaches to the shared provider host; without,
+ * it starts the language host's Node process (Pulumi.yaml's `main`) and a provider plugin, as
+ * plain `pulumi` does.
  */
 export class EngineStack {
   constructor(
     readonly workspace: LocalWorkspace,
     readonly name: string,
-    private readonly programHost?: ProgramHostFactory,
+    private readonly hosts?: EngineHosts,
   ) {}
 
   exportStack(): Promise<Deployment> {
@@ -130,8 +142,16 @@ export class EngineStack {
     };
     let changes: ResourceChanges = {};
     let program: ProgramHost | undefined;
+    let providers: ProviderPort | undefined;
     try {
-      program = await this.programHost?.({ ...process.env, ...env });
+      program = await this.hosts?.program({ ...process.env, ...env });
+      providers = await this.hosts?.providers({ ...process.env, ...env });
+      if (providers !== undefined) {
+        env["PULUMI_DEBUG_PROVIDERS"] = attachDynamicProviders(
+          env["PULUMI_DEBUG_PROVIDERS"] ?? process.env["PULUMI_DEBUG_PROVIDERS"],
+          providers.port,
+        );
+      }
       const args = [
         ...engineArgs(operation, options),
         ...(program === undefined
@@ -145,6 +165,7 @@ export class EngineStack {
       await ws.pulumiCommand.run(args, ws.workDir, env, options.onOutput, options.onError, options.signal);
     } finally {
       program?.close();
+      providers?.close();
       const text = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "";
       fs.rmSync(dir, { recursive: true, force: true });
       for (const event of parseEventLog(text)) {

@@ -145,21 +145,32 @@ function runProgram(req: langproto.RunRequest, options: ProgramHostOptions): Pro
 /** The file of this program that Pulumi.yaml's `main` names (main.ts, compiled). */
 const OWN_MAIN = path.join(__dirname, "main.js");
 
+/** The project whose program is this very program: its name and the program's directory. */
+export interface HostedProject {
+  /** Pulumi.yaml's `name`. */
+  readonly name: string;
+  /** The directory of Pulumi.yaml's `main`: the engine's working directory for the program. */
+  readonly programDir: string;
+}
+
 /**
- * Whether the project's program (Pulumi.yaml's `main`) is this very program, so that hosting it
+ * The project, when its program (Pulumi.yaml's `main`) is this very program, so that hosting it
  * here runs what the language host would run. A project that names another program (a fixture,
  * a fork) keeps it: its engine runs start it in the language host, as plain `pulumi` does.
  */
-export function hostsProjectProgram(projectDir: string): boolean {
+export function hostedProject(projectDir: string): HostedProject | undefined {
   try {
     const settings: unknown = parse(fs.readFileSync(path.join(projectDir, "Pulumi.yaml"), "utf8"));
-    const main =
-      typeof settings === "object" && settings !== null && "main" in settings ? settings.main : undefined;
-    if (typeof main !== "string") return false;
-    return fs.realpathSync(path.resolve(projectDir, main)) === fs.realpathSync(OWN_MAIN);
+    if (typeof settings !== "object" || settings === null) return undefined;
+    const main = "main" in settings ? settings.main : undefined;
+    const name = "name" in settings ? settings.name : undefined;
+    if (typeof main !== "string" || typeof name !== "string") return undefined;
+    const file = path.resolve(projectDir, main);
+    if (fs.realpathSync(file) !== fs.realpathSync(OWN_MAIN)) return undefined;
+    return { name, programDir: path.dirname(file) };
   } catch {
     // No Pulumi.yaml, no such file, or not YAML: the language host will say what is wrong.
-    return false;
+    return undefined;
   }
 }
 

@@ -1,6 +1,19 @@
 /**
  * The program's entry points. Pulumi.yaml's `main` is main.ts (the program as a file, run by the
  * language host for plain `pulumi`); the `stackwright` command hosts the same program in its own
- * process through host.ts.
+ * process through host.ts, and serves its dynamic providers from one process of its own
+ * (shared-provider.ts).
  */
-export { hostsProjectProgram, startProgramHost, type ProgramHost, type ProgramHostOptions } from "./host";
+export {
+  hostedProject,
+  startProgramHost,
+  type HostedProject,
+  type ProgramHost,
+  type ProgramHostOptions,
+} from "./host";
+export {
+  attachDynamicProviders,
+  sharedProviderHost,
+  type ProviderPort,
+  type ProviderPortFactory,
+} from "./shared-provider";

@@ -9,8 +9,8 @@ import * as path from "node:path";
 import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
 import { perFileStackName, targetProblem } from "../../config";
 import { engineEnv, pulumiCommand } from "../engine-env";
-import { hostsProjectProgram, startProgramHost } from "../../program";
-import { EngineStack, type ProgramHostFactory } from "../engine-run";
+import { hostedProject, sharedProviderHost, startProgramHost } from "../../program";
+import { EngineStack, type EngineHosts } from "../engine-run";
 import { CliError, UsageError } from "../exit-codes";
 import { createStackIfAbsent } from "../state/new-stack";
 import { lockTargetOf } from "../state/target";
@@ -26,10 +26,21 @@ export interface Target {
   /** The stacks of the backend when the target was opened, by name. */
   readonly stacks: ReadonlyMap<string, StackSummary>;
   /**
-   * Runs the program of each engine run in this process (src/program/host.ts), when the
-   * project's program is Stackwright's; none: the language host starts it.
+   * When the project's program is Stackwright's: each engine run's program runs in this process
+   * (src/program/host.ts) and its dynamic providers in one process shared by the runs
+   * (src/program/shared-provider.ts). None: the engine starts a language host and a plugin.
    */
-  readonly programHost: ProgramHostFactory | undefined;
+  readonly hosts: EngineHosts | undefined;
+}
+
+/** The hosts of the project's engine runs, when its program is this very program. */
+function engineHosts(projectDir: string): EngineHosts | undefined {
+  const project = hostedProject(projectDir);
+  if (project === undefined) return undefined;
+  return {
+    program: (env) => startProgramHost({ rootDirectory: projectDir, env }),
+    providers: sharedProviderHost(project),
+  };
 }
 
 /** Opens the target: its settings file must exist; lists the backend's stacks once. */
@@ -82,9 +93,7 @@ export async function openWorkspace(
     env,
     workspace,
     stacks: new Map(listed.map((s) => [s.name, s])),
-    programHost: hostsProjectProgram(dir)
-      ? (programEnv) => startProgramHost({ rootDirectory: dir, env: programEnv })
-      : undefined,
+    hosts: engineHosts(dir),
   };
 }
 
@@ -115,7 +124,7 @@ export async function withPerFileStack<T>(
       // Another runner sharing the backend may have made it since the listing: then it is kept.
       await createStackIfAbsent(lockTargetOf(target.projectDir, stackName, target.env));
     }
-    return await use(new EngineStack(target.workspace, stackName, target.programHost));
+    return await use(new EngineStack(target.workspace, stackName, target.hosts));
   } finally {
     if (stray) fs.rmSync(ownFile, { force: true });
   }

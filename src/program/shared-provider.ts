@@ -1,0 +1,136 @@
+/**
+ * The dynamic providers of the hosted program's engine runs, served by one process for all of
+ * them (providers/provider-host/shared-host.ts) instead of a plugin process that each engine starts.
+ * A plugin process costs every per-file stack Node's start, gRPC and our provider modules again
+ * (about 0.5 CPU-seconds, measured); the shared host pays them once per `stackwright` process.
+ *
+ * The host is what each plugin process would have been: `providers/provider-host/main.js` of the
+ * same build, with the program directory as its working directory and the engine run's
+ * environment. It is started on the first run and again after it died; each run gets a port of
+ * its own, which its engine attaches to (`PULUMI_DEBUG_PROVIDERS`), and closes it when it ends.
+ * It never outlives this process: it exits when its IPC channel closes, which a kill of this
+ * process closes too.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import * as path from "node:path";
+import {
+  hostAnswer,
+  SHARED_FLAG,
+  type HostAnswer,
+  type HostRequest,
+} from "../../providers/provider-host/protocol";
+
+/** A bound on the host's start and its answer to a request for a port. */
+const OPEN_TIMEOUT_MS = 60_000;
+
+/** The provider host's file in this build (dist/providers/...), beside this program's. */
+const HOST_MAIN = path.join(__dirname, "..", "..", "providers", "provider-host", "main.js");
+
+/** One engine run's port on the shared host. */
+export interface ProviderPort {
+  readonly port: number;
+  /** Stops serving the port: the run ended. */
+  close(): void;
+}
+
+/** Serves one more engine run, given its environment (the host takes the first run's). */
+export type ProviderPortFactory = (
+  env: Readonly<Record<string, string | undefined>>,
+) => Promise<ProviderPort>;
+
+/** The value of `PULUMI_DEBUG_PROVIDERS` that attaches an engine's dynamic providers to `port`. */
+export function attachDynamicProviders(existing: string | undefined, port: number): string {
+  const others = (existing ?? "")
+    .split(",")
+    .filter((entry) => entry !== "" && !entry.startsWith("pulumi-nodejs:"));
+  return [...others, `pulumi-nodejs:${String(port)}`].join(",");
+}
+
+interface Waiting {
+  resolve(port: number): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The shared host of one project's hosted program; nothing starts until the first run.
+ * `hostMain` is the host's file (this build's unless a test names another).
+ */
+export function sharedProviderHost(
+  project: { name: string; programDir: string },
+  hostMain: string = HOST_MAIN,
+): ProviderPortFactory {
+  let child: ChildProcess | undefined;
+  let next = 0;
+  const waiting = new Map<number, Waiting>();
+
+  // The IPC channel keeps this process alive only while it waits for an answer.
+  const holdOpen = (c: ChildProcess) => {
+    if (waiting.size > 0) c.channel?.ref();
+    else c.channel?.unref();
+  };
+
+  const start = (env: Readonly<Record<string, string | undefined>>): ChildProcess => {
+    const started = fork(hostMain, [SHARED_FLAG], {
+      cwd: project.programDir,
+      env,
+      // Everything a provider prints goes to its run's engine; stray output to our stderr.
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+      serialization: "json",
+      // A group of its own, as the engine starts its plugins: a Ctrl-C or a CI runner's SIGTERM
+      // to our group stops the runs gracefully through their engines, which still need it.
+      detached: true,
+    });
+    started.on("message", (raw: unknown) => {
+      const parsed = hostAnswer.safeParse(raw);
+      if (!parsed.success) return;
+      const message: HostAnswer = parsed.data;
+      const entry = waiting.get(message.id);
+      if (entry === undefined) return;
+      waiting.delete(message.id);
+      holdOpen(started);
+      if (message.kind === "opened") entry.resolve(message.port);
+      else entry.reject(new Error(`the shared provider host could not serve a run: ${message.message}`));
+    });
+    const gone = (why: string) => {
+      if (child === started) child = undefined;
+      for (const [id, entry] of waiting) {
+        waiting.delete(id);
+        entry.reject(new Error(`the shared provider host ${why} before it served the run`));
+      }
+    };
+    started.on("exit", (code, signal) => gone(`exited (${signal ?? `code ${String(code)}`})`));
+    started.on("error", (err) => gone(`failed: ${err.message}`));
+    started.unref();
+    return started;
+  };
+
+  return async (env) => {
+    const host = child ?? start(env);
+    child = host;
+    const id = ++next;
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        holdOpen(host);
+        reject(new Error(`the shared provider host did not serve a run within ${OPEN_TIMEOUT_MS / 1000} s`));
+      }, OPEN_TIMEOUT_MS);
+      const settle =
+        <T>(f: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          f(value);
+        };
+      waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      holdOpen(host);
+      const request: HostRequest = { kind: "open", id, project: project.name };
+      host.send(request);
+    });
+    return {
+      port,
+      close: () => {
+        const request: HostRequest = { kind: "close", id };
+        if (host.connected) host.send(request);
+      },
+    };
+  };
+}
