@@ -12,13 +12,13 @@ import { renderSummary } from "../summary";
 import { runStack, type RunOptions, type StackJob, type StackOutcome } from "./run-stack";
 
 /**
- * Stacks at once when `--concurrency` is not given: one more than the cores. An engine run keeps
- * a core busy only most of the time (it waits on its plugin's start, the API, the backend), so
- * one per core left a fifth of the CPU idle; measured on 2 cores, the first `up` of 100 files took
- * 80 s at 2, 71 s at 3 and 71 s at 4 at once (bench/fleet.ts).
+ * Stacks at once when `--concurrency` is not given: two per core. With the program and the
+ * providers hosted, an engine run spends much of its time waiting (on the API, the backend, the
+ * CLI's process), so one per core left CPU idle; measured on 2 cores, the first `up` of 100 files
+ * took 51 s at 3, 44 s at 4, 46 s at 5 and 45 s at 6 at once (bench/fleet.ts).
  */
 export function defaultConcurrency(): number {
-  return Math.max(1, os.availableParallelism()) + 1;
+  return 2 * Math.max(1, os.availableParallelism());
 }
 
 export function parseConcurrency(text: string | undefined): number {
