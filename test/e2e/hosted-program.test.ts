@@ -56,18 +56,35 @@ describe("a stack whose program the stackwright process hosts", () => {
     });
     const run = startStackwright(project.dir, ["up", "--project", project.dir], env);
     await run.waitForOutput((o) => o.includes("created (Queued)"), "the deployment created, its wait begun");
-    // Mid-run, the engine and our provider plugin are there, but no language host or program process.
-    const below = descendants(run.pid).map((pid) => {
+    // Mid-run, the engine and the shared provider host (a child of the CLI itself) are there, but
+    // no language host, no program process and no provider plugin started by the engine.
+    const commandOf = (pid: number) => {
       try {
         return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
       } catch {
         return "";
       }
-    });
+    };
+    const below = descendants(run.pid).map(commandOf);
+    const parentOf = (pid: number) => {
+      try {
+        return Number(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
+      } catch {
+        return undefined;
+      }
+    };
+    const children = descendants(run.pid)
+      .filter((pid) => parentOf(pid) === run.pid)
+      .map(commandOf);
     expect(
-      below.some((c) => c.includes("provider-host/main.js")),
+      children.filter((c) => c.includes("provider-host/main.js --shared")),
       below.join("\n"),
-    ).toBe(true);
+    ).toHaveLength(1);
+    expect(
+      below.filter(
+        (c) => c.includes("pulumi-resource-pulumi-nodejs") || /provider-host\/main\.js 127\./.test(c),
+      ),
+    ).toEqual([]);
     expect(below.filter((c) => c.includes("pulumi-language-nodejs") || c.includes("cmd/run"))).toEqual([]);
     process.kill(run.pid, "SIGINT");
     expect(await run.exited, run.output()).toBe(130);

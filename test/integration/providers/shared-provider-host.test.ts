@@ -1,0 +1,191 @@
+/**
+ * The shared provider host (providers/provider-host/shared-host.ts, started by
+ * src/program/shared-provider.ts): one process serving the dynamic providers of several engine
+ * runs, each on its own port that its engine attaches to. Engines are played by this test over
+ * real gRPC: each attaches with the address of its own `Engine` service, which collects the
+ * `Log` calls, as the Pulumi engine does when PULUMI_DEBUG_PROVIDERS names the port.
+ */
+import * as grpc from "@grpc/grpc-js";
+import * as engrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
+import type * as engproto from "@pulumi/pulumi/proto/engine_pb";
+import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attachDynamicProviders, sharedProviderHost, type ProviderPortFactory } from "../../../src/program";
+import { repoRoot } from "../../helpers/scratch-project";
+import { descendants, waitFor } from "../../helpers/stackwright-process";
+
+const HOST_MAIN = path.join(repoRoot, "dist", "providers", "provider-host", "main.js");
+
+// A provider as the SDK serializes one; its create prints a line, half a line, waits, and ends it.
+const PROVIDER = `
+exports.handler = () => ({
+  create: async (inputs) => {
+    console.log("start " + inputs.tag);
+    process.stdout.write("half " + inputs.tag);
+    await new Promise((r) => setTimeout(r, 50));
+    process.stdout.write(" done\\n");
+    console.error("warn " + inputs.tag);
+    return { id: "id-" + inputs.tag, outs: { pid: process.pid, cwd: process.cwd() } };
+  },
+});
+`;
+
+interface FakeEngine {
+  readonly address: string;
+  readonly lines: { message: string; stream: number }[];
+  close(): void;
+}
+
+/** An `Engine` gRPC service that keeps what providers log to it. */
+async function fakeEngine(): Promise<FakeEngine> {
+  const lines: { message: string; stream: number }[] = [];
+  const server = new grpc.Server();
+  server.addService(engrpc.EngineService, {
+    log: (
+      call: grpc.ServerUnaryCall<engproto.LogRequest, emptyproto.Empty>,
+      callback: grpc.sendUnaryData<emptyproto.Empty>,
+    ) => {
+      lines.push({ message: call.request.getMessage(), stream: call.request.getStreamid() });
+      callback(null, new emptyproto.Empty());
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err === null ? resolve(p) : reject(err),
+    ),
+  );
+  return { address: `127.0.0.1:${String(port)}`, lines, close: () => server.forceShutdown() };
+}
+
+type Client = InstanceType<typeof provrpc.ResourceProviderClient>;
+const client = (port: number): Client =>
+  new provrpc.ResourceProviderClient(`127.0.0.1:${String(port)}`, grpc.credentials.createInsecure());
+
+function attach(c: Client, address: string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    c.attach(new plugproto.PluginAttach().setAddress(address), (err) =>
+      err === null ? resolve() : reject(err),
+    ),
+  );
+}
+
+function create(c: Client, tag: string): Promise<Record<string, unknown>> {
+  const req = new provproto.CreateRequest()
+    .setUrn(`urn:${tag}`)
+    .setProperties(Struct.fromJavaScript({ tag, __provider: PROVIDER }));
+  return new Promise((resolve, reject) =>
+    c.create(req, (err, res) =>
+      err === null ? resolve(res.getProperties()?.toJavaScript() ?? {}) : reject(err),
+    ),
+  );
+}
+
+describe("the shared provider host", () => {
+  let dir: string;
+  let open: ProviderPortFactory;
+
+  beforeAll(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "shared-provider-")));
+    open = sharedProviderHost({ name: "test", programDir: dir }, HOST_MAIN);
+  });
+
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("serves runs at once from one process in the program directory, each run's output to its own engine, before its answer", async () => {
+    const engines = [await fakeEngine(), await fakeEngine()];
+    const ports = [await open(process.env), await open(process.env)];
+    const clients = ports.map((p) => client(p.port));
+    try {
+      await Promise.all(clients.map((c, i) => attach(c, engines[i]?.address ?? "")));
+      const [one, two] = clients;
+      if (one === undefined || two === undefined) throw new Error("two clients");
+      const answers = await Promise.all([
+        create(one, "a").then((outs) => ({ outs, logged: [...(engines[0]?.lines ?? [])] })),
+        create(two, "b").then((outs) => ({ outs, logged: [...(engines[1]?.lines ?? [])] })),
+      ]);
+      // One process, not the test's, working where a plugin process would.
+      expect(answers[0]?.outs["pid"]).toBe(answers[1]?.outs["pid"]);
+      expect(answers[0]?.outs["pid"]).not.toBe(process.pid);
+      expect(answers[0]?.outs["cwd"]).toBe(dir);
+      // Each engine got its run's lines, whole and in order, before the create answered.
+      for (const [i, tag] of ["a", "b"].entries()) {
+        expect(answers[i]?.logged).toEqual([
+          { message: `start ${tag}\n`, stream: 1 },
+          { message: `half ${tag} done\n`, stream: 1 },
+          { message: `warn ${tag}\n`, stream: 2 },
+        ]);
+      }
+    } finally {
+      for (const c of clients) c.close();
+      for (const p of ports) p.close();
+      for (const e of engines) e.close();
+    }
+  });
+
+  it("stops serving a run's port when the run closes it", async () => {
+    const port = await open(process.env);
+    const before = client(port.port);
+    await attach(before, "127.0.0.1:1");
+    before.close();
+    port.close();
+    const after = client(port.port);
+    try {
+      await waitFor(
+        () =>
+          attach(after, "127.0.0.1:1").then(
+            () => false,
+            (err: grpc.ServiceError) => err.code === grpc.status.UNAVAILABLE,
+          ),
+        "the closed port to refuse connections",
+        10_000,
+      );
+    } finally {
+      after.close();
+    }
+  });
+
+  it("exits when the process that started it is killed", async () => {
+    // A parent that starts a host, opens a port, says so and waits to be killed.
+    const script = `
+      const { sharedProviderHost } = require(${JSON.stringify(path.join(repoRoot, "dist", "src", "program", "index.js"))});
+      const open = sharedProviderHost({ name: "test", programDir: ${JSON.stringify(dir)} }, ${JSON.stringify(HOST_MAIN)});
+      open(process.env).then((p) => { console.log("port " + p.port); setInterval(() => {}, 1000); });
+    `;
+    const parent = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const pid = parent.pid ?? 0;
+    let out = "";
+    parent.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    await waitFor(() => out.includes("port "), "the parent to open a port", 60_000);
+    const hosts = descendants(pid);
+    expect(hosts).toHaveLength(1);
+    parent.kill("SIGKILL");
+    await waitFor(
+      () => hosts.every((h) => !fs.existsSync(`/proc/${String(h)}`) || isZombie(h)),
+      "the host to exit after its parent was killed",
+      20_000,
+    );
+  });
+});
+
+describe("attaching the engine's dynamic providers", () => {
+  it("adds the port and keeps the other providers a user attached", () => {
+    expect(attachDynamicProviders(undefined, 4000)).toBe("pulumi-nodejs:4000");
+    expect(attachDynamicProviders("aws:123,pulumi-nodejs:1", 4000)).toBe("aws:123,pulumi-nodejs:4000");
+  });
+});
+
+function isZombie(pid: number): boolean {
+  try {
+    return /\) Z /.test(fs.readFileSync(`/proc/${String(pid)}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
