@@ -3,7 +3,8 @@
  * a port of its own that its engine attaches to (`PULUMI_DEBUG_PROVIDERS=pulumi-nodejs:<port>`),
  * instead of each engine starting a plugin process (and paying Node's start, gRPC, and our
  * provider modules again) for every per-file stack. The process that started it asks for a port
- * per run and closes it afterwards (protocol.ts); the host exits when that process goes.
+ * per run and closes it afterwards (protocol.ts); the host exits when that process goes, once
+ * the calls in flight are answered.
  *
  * What a provider prints reaches its own run: an engine reads a plugin's stdout and stderr as
  * the update's `info` diagnostics, and an attached provider has no output the engine reads, so
@@ -114,10 +115,32 @@ export function serveShared(version: string): void {
   }
   route(process.stdout, STDOUT_STREAM);
   route(process.stderr, STDERR_STREAM);
-  // This process goes when its parent does (it runs in a process group of its own).
-  process.on("disconnect", () => process.exit(0));
-
+  // Our stderr is the parent's; once the parent is gone it may be a closed pipe, and a failed
+  // write must not end the calls still being answered.
+  process.stderr.on("error", () => undefined);
   const servers = new Map<number, { server: grpc.Server; output: RunOutput }>();
+  let inFlight = 0;
+  // This process goes when its parent does (it runs in a process group of its own), but not in
+  // the middle of a call: an engine that outlives its parent (killed alone) still waits for the
+  // answer, and a create cut off here would lose its pending operation in the engine's state, so
+  // that a restore would be run again by the next `up` (pending-creates.ts). Each server stops
+  // taking calls and shuts down once its calls are answered; each call ends within its own wait.
+  process.on("disconnect", () => {
+    if (inFlight > 0) {
+      console.error(
+        `stackwright provider host: the process that started it is gone; answering the ` +
+          `${String(inFlight)} call(s) in flight (each ends within its own wait bound), then exiting`,
+      );
+    }
+    let open = servers.size;
+    if (open === 0) process.exit(0);
+    for (const { server } of servers.values()) {
+      server.tryShutdown(() => {
+        if (--open === 0) process.exit(0);
+      });
+    }
+  });
+
   process.on("message", (raw: unknown) => {
     const parsed = hostRequest.safeParse(raw);
     if (!parsed.success) {
@@ -140,10 +163,12 @@ export function serveShared(version: string): void {
         attached: (address) => output.attach(address),
         around: (work) =>
           runs.run(output, async () => {
+            inFlight++;
             try {
               return await work();
             } finally {
               await output.flushed();
+              inFlight--;
             }
           }),
       }),

@@ -117,14 +117,26 @@ export function descendants(root: number): number[] {
 
 /** SIGKILLs `pid` and every process below it at once, as a runner that dies would. */
 export function killTree(pid: number): void {
-  const all = [pid, ...descendants(pid)];
-  for (const p of all) {
-    try {
-      process.kill(p, "SIGKILL");
-    } catch {
-      // Already gone.
+  // One by one, a process killed early could be seen dying by one killed later (an engine whose
+  // provider host is gone records the failed call), which a machine that dies never lets happen:
+  // freeze the whole tree first (again, for anything started meanwhile), then kill it.
+  const signal = (pids: number[], sig: NodeJS.Signals) => {
+    for (const p of pids) {
+      try {
+        process.kill(p, sig);
+      } catch {
+        // Already gone.
+      }
     }
+  };
+  const frozen = new Set<number>();
+  for (let round = 0; round < 5; round++) {
+    const fresh = [pid, ...descendants(pid)].filter((p) => !frozen.has(p));
+    if (fresh.length === 0) break;
+    signal(fresh, "SIGSTOP");
+    for (const p of fresh) frozen.add(p);
   }
+  signal([...frozen], "SIGKILL");
 }
 
 /** Pids of the processes (other than this one) whose working directory lies inside `dir`. */

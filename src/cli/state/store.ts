@@ -174,6 +174,15 @@ function s3Store(url: string): StateStore {
     maxAttempts: 3,
   });
   const full = (key: string) => `${s.prefix}${key}`;
+  // A PUT of a JSON document; with `ifNoneMatch: "*"` the store refuses it when the key exists.
+  const put = (key: string, text: string, ifNoneMatch?: "*") =>
+    new PutObjectCommand({
+      Bucket: s.bucket,
+      Key: full(key),
+      Body: text,
+      ContentType: "application/json",
+      ...(ifNoneMatch === undefined ? {} : { IfNoneMatch: ifNoneMatch }),
+    });
   return {
     description: redactUrl(url),
     async list(prefix) {
@@ -211,27 +220,12 @@ function s3Store(url: string): StateStore {
     },
     async write(key, text) {
       // A PUT replaces the object whole.
-      await client.send(
-        new PutObjectCommand({
-          Bucket: s.bucket,
-          Key: full(key),
-          Body: text,
-          ContentType: "application/json",
-        }),
-      );
+      await client.send(put(key, text));
     },
     async create(key, text) {
       // A conditional PUT (If-None-Match: *): the store refuses it when the key exists.
       try {
-        await client.send(
-          new PutObjectCommand({
-            Bucket: s.bucket,
-            Key: full(key),
-            Body: text,
-            ContentType: "application/json",
-            IfNoneMatch: "*",
-          }),
-        );
+        await client.send(put(key, text, "*"));
         return true;
       } catch (err) {
         // 412: the key exists; 409: another conditional write to it is in progress.

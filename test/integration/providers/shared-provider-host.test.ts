@@ -175,6 +175,76 @@ describe("the shared provider host", () => {
   });
 });
 
+// A provider whose create says it started, then waits until the file its inputs name exists.
+const WAITING_PROVIDER = `
+const fs = require("node:fs");
+exports.handler = () => ({
+  create: async (inputs) => {
+    console.log("started " + inputs.tag);
+    while (!fs.existsSync(inputs.release)) await new Promise((r) => setTimeout(r, 20));
+    return { id: "id-" + inputs.tag, outs: {} };
+  },
+});
+`;
+
+describe("the shared provider host whose parent is killed during a call", () => {
+  it("answers the call in flight, then exits", async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "shared-provider-")));
+    const release = path.join(dir, "release");
+    const script = `
+      const { sharedProviderHost } = require(${JSON.stringify(path.join(repoRoot, "dist", "src", "program", "index.js"))});
+      const open = sharedProviderHost({ name: "test", programDir: ${JSON.stringify(dir)} }, ${JSON.stringify(HOST_MAIN)});
+      open(process.env).then((p) => { console.log("port " + p.port); setInterval(() => {}, 1000); });
+    `;
+    // The host's stderr is its parent's: this test reads both.
+    const parent = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    const parentGone = new Promise((resolve) => parent.on("exit", resolve));
+    let out = "";
+    let err = "";
+    parent.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    parent.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    const engine = await fakeEngine();
+    let c: Client | undefined;
+    try {
+      await waitFor(() => /port \d+/.test(out), "the parent to open a port", 60_000);
+      const hosts = descendants(parent.pid ?? 0);
+      expect(hosts).toHaveLength(1);
+      c = client(Number(/port (\d+)/.exec(out)?.[1]));
+      await attach(c, engine.address);
+      const req = new provproto.CreateRequest()
+        .setUrn("urn:slow")
+        .setProperties(Struct.fromJavaScript({ tag: "slow", release, __provider: WAITING_PROVIDER }));
+      const one = c;
+      const answered = new Promise<string>((resolve, reject) =>
+        one.create(req, (e, res) => (e === null ? resolve(res.getId()) : reject(e))),
+      );
+      await waitFor(
+        () => engine.lines.some((l) => l.message === "started slow\n"),
+        "the create to start",
+        20_000,
+      );
+      parent.kill("SIGKILL");
+      await parentGone;
+      await waitFor(
+        () => err.includes("answering the 1 call(s) in flight"),
+        "the host to see its parent gone",
+        20_000,
+      );
+      fs.writeFileSync(release, "");
+      await expect(answered).resolves.toBe("id-slow");
+      await waitFor(
+        () => hosts.every((h) => !fs.existsSync(`/proc/${String(h)}`) || isZombie(h)),
+        "the host to exit once the call was answered",
+        20_000,
+      );
+    } finally {
+      c?.close();
+      engine.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("attaching the engine's dynamic providers", () => {
   it("adds the port and keeps the other providers a user attached", () => {
     expect(attachDynamicProviders(undefined, 4000)).toBe("pulumi-nodejs:4000");
