@@ -27,7 +27,7 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const SIG_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
-type Props = { [key: string]: JavaScriptValue };
+export type Props = { [key: string]: JavaScriptValue };
 type Method = (...args: unknown[]) => unknown;
 type Provider = Readonly<Record<string, Method | undefined>>;
 
@@ -178,6 +178,17 @@ export interface ServiceHooks {
   readonly attached?: (engineAddress: string) => void;
   /** Runs every request's work. */
   readonly around?: Around;
+  /**
+   * Around each create, given its URN and inputs: `run` calls the provider; the hook may hold
+   * it, or answer without it (shared-host.ts guards never-repeated creates this way).
+   */
+  readonly create?: (urn: string, inputs: Props, run: () => Promise<Created>) => Promise<Created>;
+}
+
+/** A create's answer: the resource's id and its outputs (with the provider text). */
+export interface Created {
+  readonly id: string;
+  readonly properties: Props;
 }
 
 const unimplemented =
@@ -273,13 +284,17 @@ export function dynamicProviderService(
     }),
     create: unary(async (req: provproto.CreateRequest) => {
       const inputs = props(req.getProperties());
-      const p = await provider(inputs[PROVIDER_KEY]);
-      const create = p["create"];
-      if (create === undefined) throw new Error("the dynamic provider has no create");
-      const result = createResult.parse(await create(inputs));
+      const run = async (): Promise<Created> => {
+        const p = await provider(inputs[PROVIDER_KEY]);
+        const create = p["create"];
+        if (create === undefined) throw new Error("the dynamic provider has no create");
+        const result = createResult.parse(await create(inputs));
+        return { id: result.id, properties: withProvider(result.outs, inputs) };
+      };
+      const created = await (hooks.create === undefined ? run() : hooks.create(req.getUrn(), inputs, run));
       return new provproto.CreateResponse()
-        .setId(result.id)
-        .setProperties(Struct.fromJavaScript(withProvider(result.outs, inputs)));
+        .setId(created.id)
+        .setProperties(Struct.fromJavaScript(created.properties));
     }, createError),
     read: unary(async (req: provproto.ReadRequest) => {
       const state = props(req.getProperties());

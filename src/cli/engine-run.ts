@@ -18,6 +18,7 @@ import {
   type ProgramHost,
   type ProviderPort,
   type ProviderPortFactory,
+  type RunGuard,
 } from "../program";
 
 // `PulumiCommand.run` is the method the SDK's own `Stack` runs every command with (it adds
@@ -53,6 +54,8 @@ export interface EngineRunOptions {
   readonly onEvent?: (event: EngineEvent) => void;
   /** Aborting sends the engine SIGINT: it stops at a safe point and releases its lock. */
   readonly signal?: AbortSignal;
+  /** The run's guard of its never-repeated creates (state/in-flight.ts), with the shared host. */
+  readonly guard?: RunGuard;
 }
 
 /** What a run changed, by operation (`create`, `same`, ...), from the engine's summary event. */
@@ -145,7 +148,7 @@ export class EngineStack {
     let providers: ProviderPort | undefined;
     try {
       program = await this.hosts?.program({ ...process.env, ...env });
-      providers = await this.hosts?.providers({ ...process.env, ...env });
+      providers = await this.hosts?.providers({ ...process.env, ...env }, options.guard);
       if (providers !== undefined) {
         env["PULUMI_DEBUG_PROVIDERS"] = attachDynamicProviders(
           env["PULUMI_DEBUG_PROVIDERS"] ?? process.env["PULUMI_DEBUG_PROVIDERS"],

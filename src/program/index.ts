@@ -13,7 +13,10 @@ export {
 } from "./host";
 export {
   attachDynamicProviders,
+  inFlightCreate,
   sharedProviderHost,
+  type InFlightCreate,
   type ProviderPort,
   type ProviderPortFactory,
+  type RunGuard,
 } from "./shared-provider";

@@ -16,9 +16,13 @@ import * as path from "node:path";
 import {
   hostAnswer,
   SHARED_FLAG,
+  type CreateGuardSpec,
   type HostAnswer,
   type HostRequest,
+  type InFlightCreate,
 } from "../../providers/provider-host/protocol";
+
+export { inFlightCreate, type InFlightCreate } from "../../providers/provider-host/protocol";
 
 /** A bound on the host's start and its answer to a request for a port. */
 const OPEN_TIMEOUT_MS = 60_000;
@@ -33,9 +37,22 @@ export interface ProviderPort {
   close(): void;
 }
 
+/**
+ * A run's guard of its never-repeated creates (protocol.ts): what the host guards and answers
+ * for suspects, and where this process records a create in flight and forgets it.
+ */
+export interface RunGuard {
+  readonly spec: CreateGuardSpec;
+  /** Records the create as in flight, durably; the host calls the provider once it resolves. */
+  record(create: InFlightCreate): Promise<void>;
+  /** The engine has the create's answer. */
+  answered(create: InFlightCreate): void;
+}
+
 /** Serves one more engine run, given its environment (the host takes the first run's). */
 export type ProviderPortFactory = (
   env: Readonly<Record<string, string | undefined>>,
+  guard?: RunGuard,
 ) => Promise<ProviderPort>;
 
 /** The value of `PULUMI_DEBUG_PROVIDERS` that attaches an engine's dynamic providers to `port`. */
@@ -62,6 +79,7 @@ export function sharedProviderHost(
   let child: ChildProcess | undefined;
   let next = 0;
   const waiting = new Map<number, Waiting>();
+  const guards = new Map<number, RunGuard>();
 
   // The IPC channel keeps this process alive only while it waits for an answer.
   const holdOpen = (c: ChildProcess) => {
@@ -84,6 +102,29 @@ export function sharedProviderHost(
       const parsed = hostAnswer.safeParse(raw);
       if (!parsed.success) return;
       const message: HostAnswer = parsed.data;
+      if (message.kind === "in-flight" || message.kind === "answered") {
+        const guard = guards.get(message.id);
+        if (message.kind === "answered") {
+          guard?.answered(message.create);
+          return;
+        }
+        const reply = (error?: string) => {
+          const request: HostRequest = {
+            kind: "recorded",
+            id: message.id,
+            call: message.call,
+            ...(error === undefined ? {} : { error }),
+          };
+          if (started.connected) started.send(request);
+        };
+        if (guard === undefined) reply("the run has no guard");
+        else
+          guard.record(message.create).then(
+            () => reply(),
+            (err: unknown) => reply(err instanceof Error ? err.message : String(err)),
+          );
+        return;
+      }
       const entry = waiting.get(message.id);
       if (entry === undefined) return;
       waiting.delete(message.id);
@@ -104,10 +145,11 @@ export function sharedProviderHost(
     return started;
   };
 
-  return async (env) => {
+  return async (env, guard) => {
     const host = child ?? start(env);
     child = host;
     const id = ++next;
+    if (guard !== undefined) guards.set(id, guard);
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiting.delete(id);
@@ -122,12 +164,21 @@ export function sharedProviderHost(
         };
       waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
       holdOpen(host);
-      const request: HostRequest = { kind: "open", id, project: project.name };
+      const request: HostRequest = {
+        kind: "open",
+        id,
+        project: project.name,
+        ...(guard === undefined ? {} : { guard: guard.spec }),
+      };
       host.send(request);
+    }).catch((error: unknown) => {
+      guards.delete(id);
+      throw error;
     });
     return {
       port,
       close: () => {
+        guards.delete(id);
         const request: HostRequest = { kind: "close", id };
         if (host.connected) host.send(request);
       },

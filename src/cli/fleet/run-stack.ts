@@ -11,6 +11,7 @@ import type { EngineRunOptions } from "../engine-run";
 import { exitCodeOf, describeError, EXIT_CODES } from "../exit-codes";
 import { removeConfirmation } from "../state/confirmations";
 import { engineErrorFilter } from "../state/engine-output";
+import { guardCreates } from "../state/in-flight";
 import { withStackLock, type LockPolicy, type LockTarget } from "../state/lock-guard";
 import { recordCrashedCreates, settlePendingCreates } from "../state/pending-creates";
 import { lockTargetOf } from "../state/target";
@@ -138,9 +139,15 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           // one, is recorded with an unknown outcome, never run again (state/pending-creates.ts).
           const note = (line: string) => options.stderr(`${line}\n`);
           if (where !== undefined) await settlePendingCreates(stack, where, note);
+          // With the shared provider host, each such create is recorded in flight before it
+          // starts, for the kills the engine's pending operation does not cover (state/in-flight.ts).
+          const guard =
+            where !== undefined && target.hosts !== undefined ? await guardCreates(where, note) : undefined;
           let made: Record<string, number>;
           try {
-            made = changesOf(await stack.run("up", engineOptions));
+            made = changesOf(
+              await stack.run("up", guard === undefined ? engineOptions : { ...engineOptions, guard }),
+            );
           } catch (err) {
             await recordCrashedCreates(stack, job.stackName, events, note).catch((cause: unknown) =>
               note(`stackwright: ${job.stackName}: could not record a create in flight: ${String(cause)}`),

@@ -32,7 +32,8 @@ import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
 import { checkpointKey } from "./new-stack";
 
-const TYPE_PREFIX = "pulumi-nodejs:dynamic/stackwright:";
+/** The type token of a Stackwright resource is this prefix and its type name. */
+export const TYPE_PREFIX = "pulumi-nodejs:dynamic/stackwright:";
 
 const Resource = z.looseObject({
   urn: z.string(),
@@ -76,7 +77,7 @@ function neverRepeatedType(token: string): NeverRepeatedType | undefined {
 }
 
 /** The resource's name, e.g. `acme-web/uat/from-a`, from its URN. */
-function nameOf(urn: string): string {
+export function nameOf(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }
 
@@ -160,7 +161,7 @@ export async function recordCrashedCreates(
 }
 
 /** The line that tells the user a never-repeated operation was recorded with an unknown outcome. */
-function inFlightLine(stackName: string, type: string, name: string, why: string): string {
+export function inFlightLine(stackName: string, type: string, name: string, why: string): string {
   return (
     `stackwright: ${stackName}: the ${type} ${name} was in flight when ${why}, ` +
     "so it may have run: recorded with an unknown outcome and not run again. " +

@@ -18,7 +18,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attachDynamicProviders, sharedProviderHost, type ProviderPortFactory } from "../../../src/program";
+import { inputsDigest } from "../../../providers/provider-host/protocol";
+import {
+  attachDynamicProviders,
+  sharedProviderHost,
+  type InFlightCreate,
+  type ProviderPortFactory,
+  type RunGuard,
+} from "../../../src/program";
 import { repoRoot } from "../../helpers/scratch-project";
 import { descendants, waitFor } from "../../helpers/stackwright-process";
 
@@ -241,6 +248,119 @@ describe("the shared provider host whose parent is killed during a call", () => 
       c?.close();
       engine.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a run that guards its never-repeated creates", () => {
+  const TYPE = "test:index:Restore";
+  const URN = `urn:pulumi:s::p::test:index:Parent$${TYPE}::r1`;
+  let dir: string;
+  let open: ProviderPortFactory;
+
+  beforeAll(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "shared-provider-")));
+    open = sharedProviderHost({ name: "test", programDir: dir }, HOST_MAIN);
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** A guard whose records the test settles by hand, and what it was told. */
+  function guard(suspects: RunGuard["spec"]["suspects"] = []) {
+    const recorded: InFlightCreate[] = [];
+    const answered: InFlightCreate[] = [];
+    let settle: { resolve(): void; reject(e: Error): void } | undefined;
+    const g: RunGuard = {
+      spec: { types: { [TYPE]: { status: "unknown" } }, unknownId: "unknown", suspects },
+      record: (create) => {
+        recorded.push(create);
+        return new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      },
+      answered: (create) => void answered.push(create),
+    };
+    return { g, recorded, answered, settle: () => settle };
+  }
+
+  const inputs = { tag: "r1", __provider: PROVIDER };
+  const createAt = (c: Client, urn: string) =>
+    new Promise<{ id: string; outs: Record<string, unknown> }>((resolve, reject) =>
+      c.create(
+        new provproto.CreateRequest().setUrn(urn).setProperties(Struct.fromJavaScript(inputs)),
+        (err, res) =>
+          err === null
+            ? resolve({ id: res.getId(), outs: res.getProperties()?.toJavaScript() ?? {} })
+            : reject(err),
+      ),
+    );
+
+  async function serve(g: RunGuard) {
+    const engine = await fakeEngine();
+    const port = await open(process.env, g);
+    const c = client(port.port);
+    await attach(c, engine.address);
+    return {
+      engine,
+      c,
+      close: () => {
+        c.close();
+        port.close();
+        engine.close();
+      },
+    };
+  }
+
+  it("runs a guarded create only after it was recorded in flight, then says it was answered", async () => {
+    const { g, recorded, answered, settle } = guard();
+    const { engine, c, close } = await serve(g);
+    try {
+      const created = createAt(c, URN);
+      await waitFor(() => recorded.length === 1, "the create to be recorded in flight", 20_000);
+      const digest = inputsDigest(inputs);
+      expect(recorded).toEqual([{ urn: URN, inputs: digest }]);
+      // Not started while the record is being written.
+      expect(engine.lines).toEqual([]);
+      settle()?.resolve();
+      await expect(created).resolves.toMatchObject({ id: "id-r1" });
+      expect(engine.lines.map((l) => l.message)).toContain("start r1\n");
+      expect(answered).toEqual([{ urn: URN, inputs: digest }]);
+      // Another type is not guarded.
+      await expect(createAt(c, "urn:pulumi:s::p::test:index:Other::o1")).resolves.toMatchObject({
+        id: "id-r1",
+      });
+      expect(recorded).toHaveLength(1);
+    } finally {
+      close();
+    }
+  });
+
+  it("does not start a guarded create it could not record", async () => {
+    const { g, recorded, settle } = guard();
+    const { engine, c, close } = await serve(g);
+    try {
+      const created = createAt(c, URN);
+      await waitFor(() => recorded.length === 1, "the create to be recorded in flight", 20_000);
+      settle()?.reject(new Error("the bucket refused the write"));
+      await expect(created).rejects.toThrow(/not started, because .*the bucket refused the write/);
+      expect(engine.lines).toEqual([]);
+    } finally {
+      close();
+    }
+  });
+
+  it("answers a suspect's create with an unknown outcome without running it, and says why", async () => {
+    const suspect = { urn: URN, inputs: inputsDigest({ ...inputs, timeout_seconds: 5 }) };
+    const { g, recorded, answered } = guard([
+      { create: suspect, note: "r1 was in flight when a run stopped" },
+    ]);
+    const { engine, c, close } = await serve(g);
+    try {
+      const created = await createAt(c, URN);
+      expect(created.id).toBe("unknown");
+      expect(created.outs).toMatchObject({ tag: "r1", status: "unknown" });
+      expect(engine.lines.map((l) => l.message)).toEqual(["r1 was in flight when a run stopped\n"]);
+      expect(recorded).toEqual([]);
+      expect(answered).toEqual([suspect]);
+    } finally {
+      close();
     }
   });
 });

@@ -1,0 +1,128 @@
+/**
+ * The never-repeated creates of a stack (a restore, a record method) that are in flight, kept in
+ * the state's backend beside the checkpoint, so that no kill makes the next `up` run one again.
+ *
+ * The engine's own record of a create in flight, its pending operation, covers a killed engine
+ * (pending-creates.ts settles it). It does not cover an engine that outlives the processes that
+ * serve it: when the provider host and this process are killed (`pkill -9 node`, an out-of-memory
+ * kill of both) while the engine lives on, the engine sees the create fail, drops the pending
+ * operation and records nothing, and no one is left to say the request may have reached the
+ * platform. So before the shared provider host calls such a create it has this process record it
+ * here, and once the engine has the answer this process forgets it (providers/provider-host/
+ * protocol.ts). A record still here at the next `up` whose resource the checkpoint does not hold
+ * is a suspect: if the program declares the same create again (same URN, same inputs), the host
+ * answers it with an unknown outcome instead of running it, and says so. Changing its `trigger`
+ * (new inputs) runs it again on purpose.
+ *
+ * Only this stack's lock holder writes the record (the CLI that runs the engine).
+ */
+import { z } from "zod";
+import { UNKNOWN_OUTCOME_ID, UNKNOWN_OUTCOME_OUTPUTS } from "../../api";
+import { inFlightCreate, type InFlightCreate, type RunGuard } from "../../program";
+import type { LockTarget } from "./lock-guard";
+import { checkpointKey } from "./new-stack";
+import { inFlightLine, nameOf, TYPE_PREFIX } from "./pending-creates";
+
+const Journal = z.strictObject({ version: z.literal(1), creates: z.array(inFlightCreate) });
+type Journal = z.infer<typeof Journal>;
+
+/** Where the creates in flight of `stack` are recorded in the backend. */
+export function inFlightKey(project: string, stack: string): string {
+  return `.pulumi/stackwright/in-flight/${project}/${stack}.json`;
+}
+
+const Checkpoint = z.looseObject({
+  checkpoint: z.looseObject({
+    latest: z.looseObject({ resources: z.array(z.looseObject({ urn: z.string() })).nullish() }).nullish(),
+  }),
+});
+
+/** The URNs the stack's checkpoint records (none when it has none, or is not one we can read). */
+async function recordedUrns(target: LockTarget): Promise<Set<string>> {
+  const text = await target.store.read(checkpointKey(target.project, target.stack));
+  let parsed: unknown;
+  try {
+    parsed = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const checkpoint = Checkpoint.safeParse(parsed);
+  const resources = checkpoint.success ? (checkpoint.data.checkpoint.latest?.resources ?? []) : [];
+  return new Set(resources.map((r) => r.urn));
+}
+
+/** The record, or an error that says where it is and what to do. */
+function parseJournal(text: string, key: string, target: LockTarget): Journal {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    raw = undefined;
+  }
+  const parsed = Journal.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw new Error(
+    `${key} in ${target.store.description} is not a record of creates in flight that Stackwright ` +
+      "writes, so whether a restore or record method of this stack may have run cannot be told. " +
+      "Check the environments of this stack, then delete that object and run again.",
+  );
+}
+
+/** The guard of one engine run's never-repeated creates, read from (and kept in) the backend. */
+export async function guardCreates(target: LockTarget, log: (line: string) => void): Promise<RunGuard> {
+  const key = inFlightKey(target.project, target.stack);
+  const text = await target.store.read(key);
+  let creates = text === undefined ? [] : parseJournal(text, key, target).creates;
+  let writes: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    const next = writes.then(() =>
+      creates.length === 0
+        ? target.store.remove(key)
+        : target.store.write(key, `${JSON.stringify({ version: 1, creates } satisfies Journal, null, 2)}\n`),
+    );
+    // A failed write fails its own caller; the next one still runs.
+    writes = next.catch(() => undefined);
+    return next;
+  };
+  if (creates.length > 0) {
+    // Those the checkpoint holds were recorded, by the engine or by pending-creates.ts.
+    const recorded = await recordedUrns(target);
+    const left = creates.filter((c) => !recorded.has(c.urn));
+    if (left.length !== creates.length) {
+      creates = left;
+      await save();
+    }
+  }
+  const types = Object.fromEntries(
+    Object.entries(UNKNOWN_OUTCOME_OUTPUTS).map(([name, outputs]) => [`${TYPE_PREFIX}${name}`, outputs]),
+  );
+  const typeName = (urn: string) => {
+    const qualified = urn.split("::")[2] ?? "";
+    return qualified.slice(qualified.lastIndexOf("$") + 1 + TYPE_PREFIX.length);
+  };
+  return {
+    spec: {
+      types,
+      unknownId: UNKNOWN_OUTCOME_ID,
+      suspects: creates.map((create) => ({
+        create,
+        note: inFlightLine(target.stack, typeName(create.urn), nameOf(create.urn), "an earlier run stopped"),
+      })),
+    },
+    record(create: InFlightCreate) {
+      creates = [...creates, create];
+      return save();
+    },
+    answered(create: InFlightCreate) {
+      const at = creates.findIndex((c) => c.urn === create.urn && c.inputs === create.inputs);
+      if (at < 0) return;
+      creates = creates.filter((_, i) => i !== at);
+      save().catch((err: unknown) =>
+        log(
+          `stackwright: ${target.stack}: could not forget a create that was answered (${err instanceof Error ? err.message : String(err)}); ` +
+            "the next run forgets it once the state holds it",
+        ),
+      );
+    },
+  };
+}

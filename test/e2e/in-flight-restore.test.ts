@@ -1,0 +1,123 @@
+/**
+ * A restore in flight whose provider host and `stackwright` process are killed while the engine
+ * lives on (`pkill -9 node`): the engine sees the create fail and drops its pending operation, so
+ * only Stackwright's own record of the create in flight (src/cli/state/in-flight.ts) tells the next
+ * `up` that the restore may have run. The next `up` must record it with an unknown outcome and
+ * never send it again.
+ */
+import * as fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inFlightKey } from "../../src/cli/state/in-flight";
+import { openStateStore } from "../../src/cli/state/store";
+import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { descendants, startStackwright, waitFor } from "../helpers/stackwright-process";
+
+const STACK_FILE = `stack: acme-web
+environments:
+  uat:
+    snapshots:
+      nightly:
+        mode: db
+        notes: before release
+    restores:
+      from-nightly:
+        snapshot: nightly
+        mode: db
+        confirm: uat
+        trigger: t0
+`;
+
+function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
+/** Gone, or a zombie nobody reaps (the engine is reparented once its CLI is killed). */
+function ended(pid: number): boolean {
+  try {
+    return /\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+describe("a restore whose provider host and CLI are killed while the engine lives on", () => {
+  let emulator: TestEmulator;
+  let project: ScratchProject;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ speed: "instant" });
+    project = createScratchProject({ stacksConfig: { "web.yaml": STACK_FILE } });
+    env = { ...project.env, ...demoCredentials(emulator.url) };
+  }, 120_000);
+
+  afterAll(async () => {
+    await emulator?.close();
+    project?.remove();
+  });
+
+  const restores = async () =>
+    (await emulator.hooks.transfers("acme-web")).filter((t) => t.direction === "restore");
+
+  it("is recorded with an unknown outcome by the next up and never sent again", async () => {
+    // The platform starts the restore, its answer is held: the create is in flight.
+    await emulator.hooks.fault({
+      method: "POST",
+      path: "/svc/project/acme-web/snapshots/*",
+      kind: "latency",
+      latency_ms: 30_000,
+      phase: "after",
+      count: 1,
+    });
+    const run = startStackwright(project.dir, ["up", "--project", project.dir], env);
+    await waitFor(
+      async () => (await restores()).length === 1,
+      "the restore to start on the platform",
+      60_000,
+    );
+    const below = descendants(run.pid);
+    const engine = below.find((pid) => / up --yes /.test(commandOf(pid)));
+    const host = below.find((pid) => commandOf(pid).includes("provider-host/main.js --shared"));
+    expect(engine, below.map(commandOf).join("\n")).toBeDefined();
+    expect(host).toBeDefined();
+    if (engine === undefined || host === undefined) return;
+    // The CLI frozen (as if it had just died, but its end of the engine's output pipe still open),
+    // the provider host killed: the engine sees the create fail and records that in the state.
+    process.kill(run.pid, "SIGSTOP");
+    process.kill(host, "SIGKILL");
+    const restoreUrn = "SnapshotRestore::acme-web/uat/from-nightly";
+    await waitFor(
+      () => !fs.readFileSync(project.stateFile("dev.acme-web"), "utf8").includes(restoreUrn),
+      "the engine to drop the restore's pending operation",
+      60_000,
+    );
+    process.kill(engine, "SIGKILL");
+    process.kill(run.pid, "SIGKILL");
+    await run.exited;
+    await waitFor(() => ended(engine) && ended(host), "the engine and the host to end", 20_000);
+    await emulator.hooks.clearFaults();
+
+    // What Stackwright left: the create recorded in flight.
+    const store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
+    expect(await store.read(inFlightKey("stackwright", "dev.acme-web"))).toContain("from-nightly");
+
+    const again = startStackwright(project.dir, ["up", "--project", project.dir], env);
+    expect(await again.exited, again.output()).toBe(0);
+    expect(again.output()).toMatch(
+      /SnapshotRestore acme-web\/uat\/from-nightly was in flight when an earlier run stopped/,
+    );
+    expect(await restores()).toHaveLength(1);
+    expect(fs.readFileSync(project.stateFile("dev.acme-web"), "utf8")).toMatch(/"id":\s*"unknown"/);
+    expect(await store.read(inFlightKey("stackwright", "dev.acme-web"))).toBeUndefined();
+
+    // A third run changes nothing and sends nothing.
+    const third = startStackwright(project.dir, ["up", "--project", project.dir], env);
+    expect(await third.exited, third.output()).toBe(0);
+    expect(await restores()).toHaveLength(1);
+  }, 240_000);
+});
