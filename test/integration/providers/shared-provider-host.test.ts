@@ -95,20 +95,41 @@ function create(c: Client, tag: string): Promise<Record<string, unknown>> {
   );
 }
 
-describe("the shared provider host", () => {
-  let dir: string;
-  let open: ProviderPortFactory;
+/** A parent that starts a host, opens a port, says so and waits to be killed. */
+function parentScript(programDir: string): string {
+  const program = path.join(repoRoot, "dist", "src", "program", "index.js");
+  return `
+    const { sharedProviderHost } = require(${JSON.stringify(program)});
+    const open = sharedProviderHost({ name: "test", programDir: ${JSON.stringify(programDir)} }, ${JSON.stringify(HOST_MAIN)});
+    open(process.env).then((p) => { console.log("port " + p.port); setInterval(() => {}, 1000); });
+  `;
+}
 
+interface HostFixture {
+  dir: string;
+  open: ProviderPortFactory;
+}
+
+/** A program directory of its own and a shared host for it, for one block of tests. */
+function useHost(): HostFixture {
+  const fixture: HostFixture = {
+    dir: "",
+    open: () => Promise.reject(new Error("the host is started in beforeAll")),
+  };
   beforeAll(() => {
-    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "shared-provider-")));
-    open = sharedProviderHost({ name: "test", programDir: dir }, HOST_MAIN);
+    fixture.dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "shared-provider-")));
+    fixture.open = sharedProviderHost({ name: "test", programDir: fixture.dir }, HOST_MAIN);
   });
+  afterAll(() => fs.rmSync(fixture.dir, { recursive: true, force: true }));
+  return fixture;
+}
 
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+describe("the shared provider host", () => {
+  const host = useHost();
 
   it("serves runs at once from one process in the program directory, each run's output to its own engine, before its answer", async () => {
     const engines = [await fakeEngine(), await fakeEngine()];
-    const ports = [await open(process.env), await open(process.env)];
+    const ports = [await host.open(process.env), await host.open(process.env)];
     const clients = ports.map((p) => client(p.port));
     try {
       await Promise.all(clients.map((c, i) => attach(c, engines[i]?.address ?? "")));
@@ -121,7 +142,7 @@ describe("the shared provider host", () => {
       // One process, not the test's, working where a plugin process would.
       expect(answers[0]?.outs["pid"]).toBe(answers[1]?.outs["pid"]);
       expect(answers[0]?.outs["pid"]).not.toBe(process.pid);
-      expect(answers[0]?.outs["cwd"]).toBe(dir);
+      expect(answers[0]?.outs["cwd"]).toBe(host.dir);
       // Each engine got its run's lines, whole and in order, before the create answered.
       for (const [i, tag] of ["a", "b"].entries()) {
         expect(answers[i]?.logged).toEqual([
@@ -138,7 +159,7 @@ describe("the shared provider host", () => {
   });
 
   it("stops serving a run's port when the run closes it", async () => {
-    const port = await open(process.env);
+    const port = await host.open(process.env);
     const before = client(port.port);
     await attach(before, "127.0.0.1:1");
     before.close();
@@ -160,12 +181,7 @@ describe("the shared provider host", () => {
   });
 
   it("exits when the process that started it is killed", async () => {
-    // A parent that starts a host, opens a port, says so and waits to be killed.
-    const script = `
-      const { sharedProviderHost } = require(${JSON.stringify(path.join(repoRoot, "dist", "src", "program", "index.js"))});
-      const open = sharedProviderHost({ name: "test", programDir: ${JSON.stringify(dir)} }, ${JSON.stringify(HOST_MAIN)});
-      open(process.env).then((p) => { console.log("port " + p.port); setInterval(() => {}, 1000); });
-    `;
+    const script = parentScript(host.dir);
     const parent = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
     const pid = parent.pid ?? 0;
     let out = "";
@@ -198,11 +214,7 @@ describe("the shared provider host whose parent is killed during a call", () => 
   it("answers the call in flight, then exits", async () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "shared-provider-")));
     const release = path.join(dir, "release");
-    const script = `
-      const { sharedProviderHost } = require(${JSON.stringify(path.join(repoRoot, "dist", "src", "program", "index.js"))});
-      const open = sharedProviderHost({ name: "test", programDir: ${JSON.stringify(dir)} }, ${JSON.stringify(HOST_MAIN)});
-      open(process.env).then((p) => { console.log("port " + p.port); setInterval(() => {}, 1000); });
-    `;
+    const script = parentScript(dir);
     // The host's stderr is its parent's: this test reads both.
     const parent = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "pipe"] });
     const parentGone = new Promise((resolve) => parent.on("exit", resolve));
@@ -255,14 +267,7 @@ describe("the shared provider host whose parent is killed during a call", () => 
 describe("a run that guards its never-repeated creates", () => {
   const TYPE = "test:index:Restore";
   const URN = `urn:pulumi:s::p::test:index:Parent$${TYPE}::r1`;
-  let dir: string;
-  let open: ProviderPortFactory;
-
-  beforeAll(() => {
-    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "shared-provider-")));
-    open = sharedProviderHost({ name: "test", programDir: dir }, HOST_MAIN);
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const host = useHost();
 
   /** A guard whose records the test settles by hand, and what it was told. */
   function guard(suspects: RunGuard["spec"]["suspects"] = []) {
@@ -294,7 +299,7 @@ describe("a run that guards its never-repeated creates", () => {
 
   async function serve(g: RunGuard) {
     const engine = await fakeEngine();
-    const port = await open(process.env, g);
+    const port = await host.open(process.env, g);
     const c = client(port.port);
     await attach(c, engine.address);
     return {
