@@ -186,6 +186,8 @@ async function measureFloor(n: number): Promise<{ up: Timing; noChange: Timing }
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** Two decimals, for times per environment (a tenth of a second is most of one). */
+const s2 = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const x = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const rw = (t: Timing) => `${t.reads} / ${t.writes}`;
 const load = () =>
@@ -225,7 +227,7 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
   for (const r of rows) {
     const slower = r.shards[0].ms >= r.shards[1].ms ? r.shards[0] : r.shards[1];
     console.log(
-      `| ${r.sites} × 3 | ${r.resources} | ${s(r.preview.ms)} | ${s(r.up.ms)} | ${s(r.up.ms / (r.sites * 3))} | ` +
+      `| ${r.sites} × 3 | ${r.resources} | ${s(r.preview.ms)} | ${s(r.up.ms)} | ${s2(r.up.ms / (r.sites * 3))} | ` +
         `${s(r.confirmed.ms)} | ${rw(r.confirmed)} | ${s(r.full.ms)} | ${rw(r.full)} | ${s(slower.ms)} | ${s(r.changedPreview.ms)} |`,
     );
   }

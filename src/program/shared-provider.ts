@@ -63,6 +63,11 @@ export function attachDynamicProviders(existing: string | undefined, port: numbe
   return [...others, `pulumi-nodejs:${String(port)}`].join(",");
 }
 
+/** The host exited or failed before it answered. */
+class HostGoneError extends Error {
+  override readonly name = "HostGoneError";
+}
+
 interface Waiting {
   resolve(port: number): void;
   reject(error: Error): void;
@@ -136,7 +141,7 @@ export function sharedProviderHost(
       if (child === started) child = undefined;
       for (const [id, entry] of waiting) {
         waiting.delete(id);
-        entry.reject(new Error(`the shared provider host ${why} before it served the run`));
+        entry.reject(new HostGoneError(`the shared provider host ${why} before it served the run`));
       }
     };
     started.on("exit", (code, signal) => gone(`exited (${signal ?? `code ${String(code)}`})`));
@@ -145,12 +150,9 @@ export function sharedProviderHost(
     return started;
   };
 
-  return async (env, guard) => {
-    const host = child ?? start(env);
-    child = host;
-    const id = ++next;
-    if (guard !== undefined) guards.set(id, guard);
-    const port = await new Promise<number>((resolve, reject) => {
+  /** Asks `host` for a port for run `id`; rejects with HostGoneError when the host died first. */
+  const openOn = (host: ChildProcess, id: number, guard: RunGuard | undefined): Promise<number> =>
+    new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiting.delete(id);
         holdOpen(host);
@@ -171,17 +173,31 @@ export function sharedProviderHost(
         ...(guard === undefined ? {} : { guard: guard.spec }),
       };
       host.send(request);
-    }).catch((error: unknown) => {
-      guards.delete(id);
-      throw error;
     });
-    return {
-      port,
-      close: () => {
+
+  return async (env, guard) => {
+    // A host that died since the last run (killed, out of memory) may not have been seen to exit
+    // yet: the run that finds it gone starts a new one, once.
+    for (let attempt = 1; ; attempt++) {
+      const host = child ?? start(env);
+      child = host;
+      const id = ++next;
+      if (guard !== undefined) guards.set(id, guard);
+      try {
+        const port = await openOn(host, id, guard);
+        return {
+          port,
+          close: () => {
+            guards.delete(id);
+            const request: HostRequest = { kind: "close", id };
+            if (host.connected) host.send(request);
+          },
+        };
+      } catch (error) {
         guards.delete(id);
-        const request: HostRequest = { kind: "close", id };
-        if (host.connected) host.send(request);
-      },
-    };
+        if (!(error instanceof HostGoneError) || attempt >= 2) throw error;
+        if (child === host) child = undefined;
+      }
+    }
   };
 }

@@ -180,6 +180,32 @@ describe("the shared provider host", () => {
     }
   });
 
+  it("is started again for the next run after it died, and that run is served", async () => {
+    const engine = await fakeEngine();
+    const first = await host.open(process.env);
+    const before = client(first.port);
+    await attach(before, engine.address);
+    const pid = (await create(before, "x"))["pid"];
+    before.close();
+    first.close();
+    expect(typeof pid).toBe("number");
+    if (typeof pid !== "number") return;
+    // Asked at once, before the exit can have been seen: the run finds the host gone and starts
+    // a new one.
+    process.kill(pid, "SIGKILL");
+    const second = await host.open(process.env);
+    const after = client(second.port);
+    try {
+      await attach(after, engine.address);
+      const outs = await create(after, "y");
+      expect(outs["pid"]).not.toBe(pid);
+    } finally {
+      after.close();
+      second.close();
+      engine.close();
+    }
+  });
+
   it("exits when the process that started it is killed", async () => {
     const script = parentScript(host.dir);
     const parent = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
