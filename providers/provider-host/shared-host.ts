@@ -17,17 +17,10 @@ import * as engrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import * as engproto from "@pulumi/pulumi/proto/engine_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { AsyncLocalStorage } from "node:async_hooks";
-import {
-  hostRequest,
-  inputsDigest,
-  type CreateGuardSpec,
-  type HostAnswer,
-  type InFlightCreate,
-} from "./protocol";
-import { dynamicProviderService, type ServiceHooks } from "./service";
+import { guardedCreate, parentGone, recordedByParent, tellParent } from "./create-guard";
+import { hostRequest } from "./protocol";
+import { dynamicProviderService } from "./service";
 
-/** A bound on the parent's recording of a create in flight (a write to the state's backend). */
-const RECORD_DEADLINE_MS = 60_000;
 /** A bound on one log call to an engine: a gone engine must not hold a provider's answer. */
 const LOG_DEADLINE_MS = 10_000;
 /** The engine's stream ids of a plugin's stdout and stderr are per plugin; any fixed pair does. */
@@ -111,73 +104,6 @@ function route(stream: NodeJS.WriteStream, streamId: number): void {
   Object.defineProperty(stream, "write", { value: write, writable: true, configurable: true });
 }
 
-function answer(message: HostAnswer): void {
-  if (process.connected) process.send?.(message);
-}
-
-/** Creates waiting for the parent to record them in flight, by `${run}:${call}`. */
-const recording = new Map<string, { resolve(): void; reject(error: Error): void }>();
-let calls = 0;
-
-/** Asks the parent to record the create of run `id` as in flight; resolves when it has. */
-function recordInFlight(id: number, create: InFlightCreate): Promise<void> {
-  const call = ++calls;
-  const key = `${String(id)}:${String(call)}`;
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      recording.delete(key);
-      reject(new Error(`it was not recorded as in flight within ${RECORD_DEADLINE_MS / 1000} s`));
-    }, RECORD_DEADLINE_MS);
-    const settle = (f: () => void) => {
-      clearTimeout(timer);
-      recording.delete(key);
-      f();
-    };
-    recording.set(key, {
-      resolve: () => settle(resolve),
-      reject: (error) => settle(() => reject(error)),
-    });
-    answer({ kind: "in-flight", id, call, create });
-  });
-}
-
-/** The resource's own type token from its URN (`urn:pulumi:s::p::parent$type::name`). */
-function typeOf(urn: string): string {
-  const qualified = urn.split("::")[2] ?? "";
-  return qualified.slice(qualified.lastIndexOf("$") + 1);
-}
-
-/**
- * The create hook of run `id` (protocol.ts): a guarded type's create is recorded in flight by the
- * parent before the provider runs it and forgotten once answered; a suspect's is answered as an
- * unknown outcome without running it.
- */
-function guarded(id: number, guard: CreateGuardSpec): NonNullable<ServiceHooks["create"]> {
-  return async (urn, inputs, run) => {
-    const outputs = guard.types[typeOf(urn)];
-    if (outputs === undefined) return run();
-    const create: InFlightCreate = { urn, inputs: inputsDigest(inputs) };
-    const suspect = guard.suspects.find((s) => s.create.urn === urn && s.create.inputs === create.inputs);
-    if (suspect !== undefined) {
-      console.log(suspect.note);
-      answer({ kind: "answered", id, create });
-      return { id: guard.unknownId, properties: { ...inputs, ...outputs } };
-    }
-    try {
-      if (!process.connected) throw new Error("the process that runs the update is gone");
-      await recordInFlight(id, create);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      throw new Error(`not started, because it must be recorded as in flight first and ${why}`);
-    }
-    try {
-      return await run();
-    } finally {
-      answer({ kind: "answered", id, create });
-    }
-  };
-}
-
 /** Serves engine runs on request of the parent process until it goes. */
 export function serveShared(version: string): void {
   if (process.send === undefined) {
@@ -197,8 +123,7 @@ export function serveShared(version: string): void {
   // that a restore would be run again by the next `up` (pending-creates.ts). Each server stops
   // taking calls and shuts down once its calls are answered; each call ends within its own wait.
   process.on("disconnect", () => {
-    for (const pending of recording.values())
-      pending.reject(new Error("the process that runs the update is gone"));
+    parentGone();
     if (inFlight > 0) {
       console.error(
         `stackwright provider host: the process that started it is gone; answering the ` +
@@ -222,9 +147,7 @@ export function serveShared(version: string): void {
     }
     const request = parsed.data;
     if (request.kind === "recorded") {
-      const pending = recording.get(`${String(request.id)}:${String(request.call)}`);
-      if (request.error === undefined) pending?.resolve();
-      else pending?.reject(new Error(`recording it failed: ${request.error}`));
+      recordedByParent(request);
       return;
     }
     if (request.kind === "close") {
@@ -240,7 +163,7 @@ export function serveShared(version: string): void {
       provrpc.ResourceProviderService,
       dynamicProviderService(request.project, version, {
         attached: (address) => output.attach(address),
-        ...(request.guard === undefined ? {} : { create: guarded(request.id, request.guard) }),
+        ...(request.guard === undefined ? {} : { create: guardedCreate(request.id, request.guard) }),
         around: (work) =>
           runs.run(output, async () => {
             inFlight++;
@@ -255,11 +178,11 @@ export function serveShared(version: string): void {
     );
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => {
       if (err !== null) {
-        answer({ kind: "failed", id: request.id, message: `cannot listen on 127.0.0.1: ${err.message}` });
+        tellParent({ kind: "failed", id: request.id, message: `cannot listen on 127.0.0.1: ${err.message}` });
         return;
       }
       servers.set(request.id, { server, output });
-      answer({ kind: "opened", id: request.id, port });
+      tellParent({ kind: "opened", id: request.id, port });
     });
   });
 }
