@@ -5,6 +5,7 @@
  */
 import {
   inputsDigest,
+  typeOfUrn,
   type CreateGuardSpec,
   type HostAnswer,
   type HostRequest,
@@ -46,12 +47,6 @@ function recordInFlight(id: number, create: InFlightCreate): Promise<void> {
   });
 }
 
-/** The resource's own type token from its URN (`urn:pulumi:s::p::parent$type::name`). */
-function typeOf(urn: string): string {
-  const qualified = urn.split("::")[2] ?? "";
-  return qualified.slice(qualified.lastIndexOf("$") + 1);
-}
-
 /**
  * The create hook of run `id` (protocol.ts): a guarded type's create is recorded in flight by the
  * parent before the provider runs it and forgotten once answered; a suspect's is answered as an
@@ -59,7 +54,7 @@ function typeOf(urn: string): string {
  */
 export function guardedCreate(id: number, guard: CreateGuardSpec): NonNullable<ServiceHooks["create"]> {
   return async (urn, inputs, run) => {
-    const outputs = guard.types[typeOf(urn)];
+    const outputs = guard.types[typeOfUrn(urn)];
     if (outputs === undefined) return run();
     const create: InFlightCreate = { urn, inputs: inputsDigest(inputs) };
     const suspect = guard.suspects.find((s) => s.create.urn === urn && s.create.inputs === create.inputs);

@@ -15,6 +15,7 @@ export {
   attachDynamicProviders,
   inFlightCreate,
   sharedProviderHost,
+  typeOfUrn,
   type InFlightCreate,
   type ProviderPort,
   type ProviderPortFactory,

@@ -22,7 +22,7 @@ import {
   type InFlightCreate,
 } from "../../providers/provider-host/protocol";
 
-export { inFlightCreate, type InFlightCreate } from "../../providers/provider-host/protocol";
+export { inFlightCreate, typeOfUrn, type InFlightCreate } from "../../providers/provider-host/protocol";
 
 /** A bound on the host's start and its answer to a request for a port. */
 const OPEN_TIMEOUT_MS = 60_000;
@@ -45,8 +45,8 @@ export interface RunGuard {
   readonly spec: CreateGuardSpec;
   /** Records the create as in flight, durably; the host calls the provider once it resolves. */
   record(create: InFlightCreate): Promise<void>;
-  /** The engine has the create's answer. */
-  answered(create: InFlightCreate): void;
+  /** The engine has the create's answer; resolves once it is forgotten (never rejects). */
+  answered(create: InFlightCreate): Promise<void>;
 }
 
 /** Serves one more engine run, given its environment (the host takes the first run's). */
@@ -110,7 +110,7 @@ export function sharedProviderHost(
       if (message.kind === "in-flight" || message.kind === "answered") {
         const guard = guards.get(message.id);
         if (message.kind === "answered") {
-          guard?.answered(message.create);
+          void guard?.answered(message.create);
           return;
         }
         const reply = (error?: string) => {

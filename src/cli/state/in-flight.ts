@@ -18,10 +18,10 @@
  */
 import { z } from "zod";
 import { UNKNOWN_OUTCOME_ID, UNKNOWN_OUTCOME_OUTPUTS } from "../../api";
-import { inFlightCreate, type InFlightCreate, type RunGuard } from "../../program";
+import { inFlightCreate, typeOfUrn, type InFlightCreate, type RunGuard } from "../../program";
 import type { LockTarget } from "./lock-guard";
-import { checkpointKey } from "./new-stack";
-import { inFlightLine, nameOf, TYPE_PREFIX } from "./pending-creates";
+import { readLocks } from "./locks";
+import { inFlightLine, latestDeployment, nameOf, parseJson, TYPE_PREFIX } from "./pending-creates";
 
 const Journal = z.strictObject({ version: z.literal(1), creates: z.array(inFlightCreate) });
 type Journal = z.infer<typeof Journal>;
@@ -31,35 +31,15 @@ export function inFlightKey(project: string, stack: string): string {
   return `.pulumi/stackwright/in-flight/${project}/${stack}.json`;
 }
 
-const Checkpoint = z.looseObject({
-  checkpoint: z.looseObject({
-    latest: z.looseObject({ resources: z.array(z.looseObject({ urn: z.string() })).nullish() }).nullish(),
-  }),
-});
-
 /** The URNs the stack's checkpoint records (none when it has none, or is not one we can read). */
 async function recordedUrns(target: LockTarget): Promise<Set<string>> {
-  const text = await target.store.read(checkpointKey(target.project, target.stack));
-  let parsed: unknown;
-  try {
-    parsed = text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const checkpoint = Checkpoint.safeParse(parsed);
-  const resources = checkpoint.success ? (checkpoint.data.checkpoint.latest?.resources ?? []) : [];
-  return new Set(resources.map((r) => r.urn));
+  const resources = (await latestDeployment(target))?.resources ?? [];
+  return new Set(resources.flatMap((r) => (typeof r["urn"] === "string" ? [r["urn"]] : [])));
 }
 
 /** The record, or an error that says where it is and what to do. */
 function parseJournal(text: string, key: string, target: LockTarget): Journal {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    raw = undefined;
-  }
-  const parsed = Journal.safeParse(raw);
+  const parsed = Journal.safeParse(parseJson(text));
   if (parsed.success) return parsed.data;
   throw new Error(
     `${key} in ${target.store.description} is not a record of creates in flight that Stackwright ` +
@@ -85,21 +65,20 @@ export async function guardCreates(target: LockTarget, log: (line: string) => vo
     return next;
   };
   if (creates.length > 0) {
-    // Those the checkpoint holds were recorded, by the engine or by pending-creates.ts.
+    // Those the checkpoint holds were recorded, by the engine or by pending-creates.ts. Only a run
+    // that may hold the stack forgets them: while another run's engine holds the lock, its
+    // records of creates in flight are being written, and a write here could lose one.
     const recorded = await recordedUrns(target);
     const left = creates.filter((c) => !recorded.has(c.urn));
     if (left.length !== creates.length) {
       creates = left;
-      await save();
+      if ((await readLocks(target.store, target.project, target.stack)).length === 0) await save();
     }
   }
   const types = Object.fromEntries(
     Object.entries(UNKNOWN_OUTCOME_OUTPUTS).map(([name, outputs]) => [`${TYPE_PREFIX}${name}`, outputs]),
   );
-  const typeName = (urn: string) => {
-    const qualified = urn.split("::")[2] ?? "";
-    return qualified.slice(qualified.lastIndexOf("$") + 1 + TYPE_PREFIX.length);
-  };
+  const typeName = (urn: string) => typeOfUrn(urn).slice(TYPE_PREFIX.length);
   return {
     spec: {
       types,
@@ -115,9 +94,9 @@ export async function guardCreates(target: LockTarget, log: (line: string) => vo
     },
     answered(create: InFlightCreate) {
       const at = creates.findIndex((c) => c.urn === create.urn && c.inputs === create.inputs);
-      if (at < 0) return;
+      if (at < 0) return Promise.resolve();
       creates = creates.filter((_, i) => i !== at);
-      save().catch((err: unknown) =>
+      return save().catch((err: unknown) =>
         log(
           `stackwright: ${target.stack}: could not forget a create that was answered (${err instanceof Error ? err.message : String(err)}); ` +
             "the next run forgets it once the state holds it",

@@ -219,11 +219,8 @@ export async function settlePendingCreates(
   target: LockTarget,
   log: (line: string) => void,
 ): Promise<SettledCreate[]> {
-  // The DIY backend's checkpoint of a project-scoped stack (a gzipped one is left to the engine).
-  const text = await target.store.read(checkpointKey(target.project, target.stack));
-  if (text === undefined) return [];
-  const checkpoint = Checkpoint.safeParse(parseJson(text));
-  if (!checkpoint.success || pendingNeverRepeated(checkpoint.data.checkpoint.latest).length === 0) return [];
+  const latest = await latestDeployment(target);
+  if (latest === undefined || pendingNeverRepeated(latest).length === 0) return [];
   if ((await readLocks(target.store, target.project, target.stack)).length > 0) return [];
   const exported = await stack.exportStack();
   const { deployment, settled } = settleDeployment(exported.deployment);
@@ -235,7 +232,19 @@ export async function settlePendingCreates(
   return settled;
 }
 
-function parseJson(text: string): unknown {
+/**
+ * The latest deployment of the stack's checkpoint in the DIY backend (project-scoped, plain JSON:
+ * a compressed one is left to the engine), or undefined when there is none we can read.
+ */
+export async function latestDeployment(target: LockTarget): Promise<z.infer<typeof Deployment> | undefined> {
+  const text = await target.store.read(checkpointKey(target.project, target.stack));
+  if (text === undefined) return undefined;
+  const checkpoint = Checkpoint.safeParse(parseJson(text));
+  return checkpoint.success ? (checkpoint.data.checkpoint.latest ?? undefined) : undefined;
+}
+
+/** The JSON value of `text`, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -306,7 +306,10 @@ describe("a run that guards its never-repeated creates", () => {
         recorded.push(create);
         return new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
       },
-      answered: (create) => void answered.push(create),
+      answered: (create) => {
+        answered.push(create);
+        return Promise.resolve();
+      },
     };
     return { g, recorded, answered, settle: () => settle };
   }
