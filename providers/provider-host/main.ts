@@ -9,7 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { version } from "@pulumi/pulumi/version";
 import { SHARED_FLAG } from "./protocol";
-import { dynamicProviderService } from "./service";
+import { dynamicProviderService, MAX_ENGINE_MESSAGE_BYTES } from "./service";
 import { serveShared } from "./shared-host";
 
 // An error nobody handled makes the exit code non-zero, as in the SDK's plugin: the engine must
@@ -39,8 +39,7 @@ function servePlugin(): void {
     process.exit(1);
   }
 
-  // The SDK's own limit for a message from the engine (runtime/settings.ts).
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  const server = new grpc.Server({ "grpc.max_receive_message_length": MAX_ENGINE_MESSAGE_BYTES });
   // The engine sets the project's name for the Node.js dynamic-provider plugin (its `Config`).
   server.addService(
     provrpc.ResourceProviderService,

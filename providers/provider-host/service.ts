@@ -163,6 +163,9 @@ function plainError(e: unknown): Error {
   return err;
 }
 
+/** The SDK's own limit for a message from the engine (runtime/settings.ts), for every server of ours it talks to. */
+export const MAX_ENGINE_MESSAGE_BYTES = 400 * 1024 * 1024;
+
 type Unary<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => void;
 
 /** Runs the work of one request: as it is, or (a shared host) in the context of its engine run. */

@@ -19,7 +19,7 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { guardedCreate, parentGone, recordedByParent, tellParent } from "./create-guard";
 import { hostRequest } from "./protocol";
-import { dynamicProviderService } from "./service";
+import { dynamicProviderService, MAX_ENGINE_MESSAGE_BYTES } from "./service";
 
 /** A bound on one log call to an engine: a gone engine must not hold a provider's answer. */
 const LOG_DEADLINE_MS = 10_000;
@@ -158,7 +158,7 @@ export function serveShared(version: string): void {
       return;
     }
     const output = new RunOutput();
-    const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+    const server = new grpc.Server({ "grpc.max_receive_message_length": MAX_ENGINE_MESSAGE_BYTES });
     server.addService(
       provrpc.ResourceProviderService,
       dynamicProviderService(request.project, version, {

@@ -69,6 +69,8 @@ class HostGoneError extends Error {
 }
 
 interface Waiting {
+  /** The host the request went to. */
+  host: ChildProcess;
   resolve(port: number): void;
   reject(error: Error): void;
 }
@@ -88,7 +90,7 @@ export function sharedProviderHost(
 
   // The IPC channel keeps this process alive only while it waits for an answer.
   const holdOpen = (c: ChildProcess) => {
-    if (waiting.size > 0) c.channel?.ref();
+    if ([...waiting.values()].some((w) => w.host === c)) c.channel?.ref();
     else c.channel?.unref();
   };
 
@@ -139,7 +141,9 @@ export function sharedProviderHost(
     });
     const gone = (why: string) => {
       if (child === started) child = undefined;
+      // Only the requests sent to this host: a run may already be asking its successor.
       for (const [id, entry] of waiting) {
+        if (entry.host !== started) continue;
         waiting.delete(id);
         entry.reject(new HostGoneError(`the shared provider host ${why} before it served the run`));
       }
@@ -164,7 +168,7 @@ export function sharedProviderHost(
           clearTimeout(timer);
           f(value);
         };
-      waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      waiting.set(id, { host, resolve: settle(resolve), reject: settle(reject) });
       holdOpen(host);
       const request: HostRequest = {
         kind: "open",

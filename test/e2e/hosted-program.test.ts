@@ -1,10 +1,9 @@
-import * as fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
 import { openStateStore } from "../../src/cli/state/store";
 import { basicAuth, demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
-import { descendants, startStackwright } from "../helpers/stackwright-process";
+import { commandLine, descendants, parentPid, startStackwright } from "../helpers/stackwright-process";
 
 // Stackwright's own program, which the `stackwright` process hosts for the engine (src/program/
 // host.ts), stopped by SIGINT (a cancelled CI job) while a deployment is in flight; then run again.
@@ -58,24 +57,10 @@ describe("a stack whose program the stackwright process hosts", () => {
     await run.waitForOutput((o) => o.includes("created (Queued)"), "the deployment created, its wait begun");
     // Mid-run, the engine and the shared provider host (a child of the CLI itself) are there, but
     // no language host, no program process and no provider plugin started by the engine.
-    const commandOf = (pid: number) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-      } catch {
-        return "";
-      }
-    };
-    const below = descendants(run.pid).map(commandOf);
-    const parentOf = (pid: number) => {
-      try {
-        return Number(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
-      } catch {
-        return undefined;
-      }
-    };
+    const below = descendants(run.pid).map(commandLine);
     const children = descendants(run.pid)
-      .filter((pid) => parentOf(pid) === run.pid)
-      .map(commandOf);
+      .filter((pid) => parentPid(pid) === run.pid)
+      .map(commandLine);
     expect(
       children.filter((c) => c.includes("provider-host/main.js --shared")),
       below.join("\n"),

@@ -11,7 +11,13 @@ import { inFlightKey } from "../../src/cli/state/in-flight";
 import { openStateStore } from "../../src/cli/state/store";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
-import { descendants, startStackwright, waitFor } from "../helpers/stackwright-process";
+import {
+  commandLine,
+  descendants,
+  hasEnded,
+  startStackwright,
+  waitFor,
+} from "../helpers/stackwright-process";
 
 const STACK_FILE = `stack: acme-web
 environments:
@@ -27,23 +33,6 @@ environments:
         confirm: uat
         trigger: t0
 `;
-
-function commandOf(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-  } catch {
-    return "";
-  }
-}
-
-/** Gone, or a zombie nobody reaps (the engine is reparented once its CLI is killed). */
-function ended(pid: number): boolean {
-  try {
-    return /\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-}
 
 describe("a restore whose provider host and CLI are killed while the engine lives on", () => {
   let emulator: TestEmulator;
@@ -81,9 +70,9 @@ describe("a restore whose provider host and CLI are killed while the engine live
       60_000,
     );
     const below = descendants(run.pid);
-    const engine = below.find((pid) => / up --yes /.test(commandOf(pid)));
-    const host = below.find((pid) => commandOf(pid).includes("provider-host/main.js --shared"));
-    expect(engine, below.map(commandOf).join("\n")).toBeDefined();
+    const engine = below.find((pid) => / up --yes /.test(commandLine(pid)));
+    const host = below.find((pid) => commandLine(pid).includes("provider-host/main.js --shared"));
+    expect(engine, below.map(commandLine).join("\n")).toBeDefined();
     expect(host).toBeDefined();
     if (engine === undefined || host === undefined) return;
     // The CLI frozen (as if it had just died, but its end of the engine's output pipe still open),
@@ -99,7 +88,7 @@ describe("a restore whose provider host and CLI are killed while the engine live
     process.kill(engine, "SIGKILL");
     process.kill(run.pid, "SIGKILL");
     await run.exited;
-    await waitFor(() => ended(engine) && ended(host), "the engine and the host to end", 20_000);
+    await waitFor(() => hasEnded(engine) && hasEnded(host), "the engine and the host to end", 20_000);
     await emulator.hooks.clearFaults();
 
     // What Stackwright left: the create recorded in flight.

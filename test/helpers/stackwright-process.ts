@@ -115,6 +115,33 @@ export function descendants(root: number): number[] {
   return out;
 }
 
+/** The process's command line, words joined by spaces ("" once it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
+/** The process's parent, or undefined once it is gone. */
+export function parentPid(pid: number): number | undefined {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True once the process is gone, or a zombie nobody reaps (one whose parent was killed). */
+export function hasEnded(pid: number): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] === "Z";
+  } catch {
+    return true;
+  }
+}
+
 /** SIGKILLs `pid` and every process below it at once, as a runner that dies would. */
 export function killTree(pid: number): void {
   // One by one, a process killed early could be seen dying by one killed later (an engine whose

@@ -27,7 +27,7 @@ import {
   type RunGuard,
 } from "../../../src/program";
 import { repoRoot } from "../../helpers/scratch-project";
-import { descendants, waitFor } from "../../helpers/stackwright-process";
+import { descendants, hasEnded, waitFor } from "../../helpers/stackwright-process";
 
 const HOST_MAIN = path.join(repoRoot, "dist", "providers", "provider-host", "main.js");
 
@@ -216,11 +216,7 @@ describe("the shared provider host", () => {
     const hosts = descendants(pid);
     expect(hosts).toHaveLength(1);
     parent.kill("SIGKILL");
-    await waitFor(
-      () => hosts.every((h) => !fs.existsSync(`/proc/${String(h)}`) || isZombie(h)),
-      "the host to exit after its parent was killed",
-      20_000,
-    );
+    await waitFor(() => hosts.every(hasEnded), "the host to exit after its parent was killed", 20_000);
   });
 });
 
@@ -277,11 +273,7 @@ describe("the shared provider host whose parent is killed during a call", () => 
       );
       fs.writeFileSync(release, "");
       await expect(answered).resolves.toBe("id-slow");
-      await waitFor(
-        () => hosts.every((h) => !fs.existsSync(`/proc/${String(h)}`) || isZombie(h)),
-        "the host to exit once the call was answered",
-        20_000,
-      );
+      await waitFor(() => hosts.every(hasEnded), "the host to exit once the call was answered", 20_000);
     } finally {
       c?.close();
       engine.close();
@@ -405,11 +397,3 @@ describe("attaching the engine's dynamic providers", () => {
     expect(attachDynamicProviders("aws:123,pulumi-nodejs:1", 4000)).toBe("aws:123,pulumi-nodejs:4000");
   });
 });
-
-function isZombie(pid: number): boolean {
-  try {
-    return /\) Z /.test(fs.readFileSync(`/proc/${String(pid)}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-}

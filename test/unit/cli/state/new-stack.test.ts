@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkpointKey, createStackIfAbsent, emptyCheckpoint } from "../../../../src/cli/state/new-stack";
+import { checkpointKey, createStackIfAbsent } from "../../../../src/cli/state/new-stack";
 import { openStateStore, type StateStore } from "../../../../src/cli/state/store";
 
 const PROJECT = "stackwright";
@@ -57,11 +57,5 @@ describe("a new per-file stack written into a file backend", () => {
       }),
       { numRuns: 25 },
     );
-  });
-
-  it("names the stack in the checkpoint as the DIY backend qualifies it", () => {
-    expect(JSON.parse(emptyCheckpoint("p", "s"))).toMatchObject({
-      checkpoint: { stack: "organization/p/s" },
-    });
   });
 });
