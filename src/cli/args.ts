@@ -1,8 +1,11 @@
 /**
- * A small, strict flag parser for the `stackwright` subcommands: `--name value`, `--name=value`
- * and boolean `--flag`. Unknown flags and missing values are errors that list what is allowed.
- * Commands do not call it themselves: the command kit (command.ts) does, before `run`.
+ * Flags of the `stackwright` subcommands: `--name value`, `--name=value` and boolean `--flag`
+ * (or `--flag=true|false`). Node's own `util.parseArgs` splits the command line into tokens (it
+ * knows `--`, `=` values and which flags take a value); this file turns its tokens into our
+ * one-line usage errors, which list what is allowed. Commands do not call it themselves: the
+ * command kit (command.ts) does, before `run`.
  */
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { UsageError } from "./exit-codes";
 
 export { UsageError };
@@ -24,48 +27,49 @@ export function parseFlags<S extends FlagSpec>(
   spec: S,
   positionals: readonly string[] = [],
 ): { flags: ParsedFlags<S>; positional: string[] } {
-  const flags: Record<string, string | boolean> = {};
-  const positional: string[] = [];
   const allowed = () =>
     Object.keys(spec)
       .map((k) => `--${k}`)
       .join(", ") || "none";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (arg === "--") {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith("--")) {
-      if (arg.startsWith("-") && arg !== "-") {
-        throw new UsageError(`stackwright ${command}: unknown flag '${arg}'. Allowed flags: ${allowed()}`);
-      }
-      positional.push(arg);
+  const options: ParseArgsOptionsConfig = {};
+  for (const [name, def] of Object.entries(spec)) options[name] = { type: def.type };
+  // Not strict: parseArgs's own errors are not ours (they name no command and list nothing), so
+  // every token is checked below instead.
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const flags: Record<string, string | boolean> = {};
+  const positional: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === "positional") {
+      positional.push(token.value);
       continue;
     }
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const def = spec[name];
+    if (token.kind === "option-terminator") continue;
+    const def =
+      Object.hasOwn(spec, token.name) && token.rawName.startsWith("--") ? spec[token.name] : undefined;
     if (def === undefined) {
-      throw new UsageError(`stackwright ${command}: unknown flag '--${name}'. Allowed flags: ${allowed()}`);
+      throw new UsageError(
+        `stackwright ${command}: unknown flag '${token.rawName}'. Allowed flags: ${allowed()}`,
+      );
     }
     if (def.type === "boolean") {
-      if (eq !== -1) {
-        const value = arg.slice(eq + 1);
-        if (value !== "true" && value !== "false") {
-          throw new UsageError(`stackwright ${command}: --${name} takes no value other than true or false`);
-        }
-        flags[name] = value === "true";
-      } else {
-        flags[name] = true;
+      if (token.value !== undefined && token.value !== "true" && token.value !== "false") {
+        throw new UsageError(
+          `stackwright ${command}: --${token.name} takes no value other than true or false`,
+        );
       }
+      flags[token.name] = token.value !== "false";
       continue;
     }
-    const value = eq !== -1 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq === -1 && value.startsWith("--"))) {
-      throw new UsageError(`stackwright ${command}: --${name} needs a value (${def.help})`);
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith("--"))) {
+      throw new UsageError(`stackwright ${command}: --${token.name} needs a value (${def.help})`);
     }
-    flags[name] = value;
+    flags[token.name] = token.value;
   }
   const variadic = positionals.at(-1)?.endsWith("...") === true;
   if (!variadic && positional.length > positionals.length) {

@@ -36,6 +36,23 @@ describe("command-line flags", () => {
     expect(() => parseFlags("up", ["--stack", "--refresh"], spec)).toThrow(/--stack needs a value/);
   });
 
+  it("takes everything after -- as positional, even what looks like a flag", () => {
+    expect(parseFlags("up", ["--refresh", "--", "--stack", "-x"], spec, ["NAME..."])).toEqual({
+      flags: { refresh: true },
+      positional: ["--stack", "-x"],
+    });
+  });
+
+  it("rejects a short flag, naming it as typed", () => {
+    expect(() => parseFlags("up", ["-s", "prod"], spec)).toThrow(
+      new UsageError("stackwright up: unknown flag '-s'. Allowed flags: --stack, --refresh"),
+    );
+  });
+
+  it("does not take a flag inherited from Object's prototype as known", () => {
+    expect(() => parseFlags("up", ["--constructor"], spec)).toThrow(/unknown flag '--constructor'/);
+  });
+
   it("rejects a value on a boolean flag other than true or false", () => {
     expect(() => parseFlags("up", ["--refresh=yes"], spec)).toThrow(
       /--refresh takes no value other than true or false/,
