@@ -2,7 +2,6 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // Makes the run's records directory for the client helper; its teardown fails the run if any
     // recorded error or log line holds a token (see test/global-setup.ts).
     globalSetup: ["test/global-setup.ts"],
@@ -13,5 +12,17 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "suite", include: ["test/**/*.test.ts"], exclude: ["test/docs/**"] },
+      },
+      {
+        // The README and docs run as written, after everything else and alone: their blocks use
+        // the ports the docs name (8787), which `start` in other files would otherwise hold.
+        extends: true,
+        test: { name: "docs", include: ["test/docs/**/*.test.ts"], sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { z } from "zod";
 
@@ -17,6 +19,9 @@ export class StateFile {
   constructor(readonly path: string) {
     // Loaded only when a state file is asked for: node:sqlite prints an experimental warning on load.
     const sqlite = process.getBuiltinModule("node:sqlite");
+    // A state file in a directory not made yet (`.stackwright/` of a fresh checkout) is created
+    // with it, as any tool that writes a file to a path it is given does.
+    mkdirSync(dirname(path), { recursive: true });
     this.db = new sqlite.DatabaseSync(path);
     try {
       // WAL: a commit is one append to the log; a process killed at any point leaves either the

@@ -1,0 +1,206 @@
+/**
+ * Every shell block of README.md and docs/*.md that a user is told to run, run as written: in a
+ * scratch copy of the repository (a git checkout of its own, with `origin/main`), document by
+ * document, blocks in the order written, each in bash with `set -e` and its own process group.
+ * Background jobs (`cmd &`) are stopped when their block is done (SIGTERM to its group), so a
+ * server a block starts never answers the next block's commands. How each block is run, or why it is not, is said by the `doc-test:` comments above it
+ * (test/helpers/doc-blocks.ts). This file runs alone, after all others (vitest.config.mts): its
+ * blocks use the ports the docs name.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { documents, runnableScript, shellBlocks, type DocBlock } from "../helpers/doc-blocks";
+import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { repoRoot } from "../helpers/scratch-project";
+
+const BLOCK_BOUND_MS = 300_000;
+
+/** A copy of what git tracks (plus the build), node_modules and .tools linked, as its own repo. */
+function scratchCheckout(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-"));
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  })
+    .split("\0")
+    .filter((f) => f !== "" && fs.existsSync(path.join(repoRoot, f)));
+  for (const f of files) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.copyFileSync(path.join(repoRoot, f), path.join(dir, f));
+  }
+  fs.cpSync(path.join(repoRoot, "dist"), path.join(dir, "dist"), { recursive: true });
+  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
+  fs.symlinkSync(path.join(repoRoot, ".tools"), path.join(dir, ".tools"));
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
+  git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git("-c", "user.name=docs test", "-c", "user.email=docs@example.com", "commit", "-q", "-m", "docs test");
+  git("update-ref", "refs/remotes/origin/main", "HEAD");
+  return dir;
+}
+
+/** The environment of a user's shell: none of our settings, Pulumi's or the test run's. */
+function userEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(STACKWRIGHT_|PULUMI_|VITEST|npm_)/.test(k) || k === "NODE_OPTIONS") continue;
+    env[k] = v;
+  }
+  // The Node the project installs first, as after `npm ci` with the README's Node.
+  env["PATH"] = `${path.join(repoRoot, "node_modules", ".bin")}:${env["PATH"] ?? ""}`;
+  env["NO_COLOR"] = "1";
+  return env;
+}
+
+interface Ran {
+  readonly status: number | null;
+  readonly out: string;
+}
+
+/** Runs one block; returns when the block's shell ends (its background jobs keep running). */
+function runBlock(dir: string, script: string, env: Record<string, string>, groups: number[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], {
+      cwd: dir,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (child.pid !== undefined) groups.push(child.pid);
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      reject(new Error(`the block ran longer than ${BLOCK_BOUND_MS} ms; output so far:\n${out}`));
+    }, BLOCK_BOUND_MS);
+    // "exit", not "close": a background job still holds the pipes open.
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      // What is already in the pipes arrives within the turn; background jobs may add more later.
+      setImmediate(() => resolve({ status: code, out }));
+    });
+  });
+}
+
+/** Runs a server block until it prints `ready`, then stops it as a person does: Ctrl-C (SIGINT to its group). */
+function runServerBlock(
+  dir: string,
+  script: string,
+  env: Record<string, string>,
+  ready: string,
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-e", "-o", "pipefail", "-c", `exec ${script.trim()}`], {
+      cwd: dir,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let stopped = false;
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      if (!stopped && out.includes(ready) && child.pid !== undefined) {
+        stopped = true;
+        process.kill(-child.pid, "SIGINT");
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      reject(new Error(`the server did not print "${ready}" within ${BLOCK_BOUND_MS} ms; output:\n${out}`));
+    }, BLOCK_BOUND_MS);
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      // As a shell reports it: 128 + the signal's number for a process a signal ended.
+      const bySignal = signal === null ? null : 128 + (os.constants.signals[signal] ?? 0);
+      resolve({ status: code ?? bySignal, out });
+    });
+  });
+}
+
+/** Whether any process of the group still runs. */
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const STOP_BOUND_MS = 15_000;
+
+/**
+ * Sends SIGTERM to each process group a block left and waits until they are gone (at most
+ * STOP_BOUND_MS, then SIGKILL), so that the next block finds its ports free.
+ */
+async function stopGroups(groups: number[]): Promise<void> {
+  const stopping = groups.splice(0).filter(groupAlive);
+  for (const g of stopping) process.kill(-g, "SIGTERM");
+  const deadline = Date.now() + STOP_BOUND_MS;
+  while (stopping.some(groupAlive)) {
+    if (Date.now() > deadline) {
+      for (const g of stopping.filter(groupAlive)) process.kill(-g, "SIGKILL");
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function describeBlock(b: DocBlock): string {
+  const first = b.text.split("\n")[0] ?? "";
+  return `${b.file}:${b.line} (${first.length > 60 ? `${first.slice(0, 57)}...` : first})`;
+}
+
+for (const file of documents(repoRoot)) {
+  const blocks = shellBlocks(repoRoot, file);
+  if (blocks.length === 0) continue;
+  describe(`the shell blocks of ${file}, run as written`, () => {
+    let dir = "";
+    let emulator: TestEmulator | undefined;
+    const groups: number[] = [];
+
+    beforeAll(async () => {
+      dir = scratchCheckout();
+      if (blocks.some((b) => b.api && b.notRun === undefined)) {
+        emulator = await startTestEmulator({ seed: path.join(repoRoot, "src/emulator/seeds/default.yaml") });
+      }
+    });
+    afterAll(async () => {
+      await stopGroups(groups);
+      await emulator?.close();
+      if (dir !== "") fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const b of blocks) {
+      if (b.notRun !== undefined) {
+        it.skip(`${describeBlock(b)} is not run here: ${b.notRun}`, () => undefined);
+        continue;
+      }
+      it(
+        `${describeBlock(b)} exits ${b.exit}${b.expects.length > 0 ? " and prints what the docs say" : ""}`,
+        async () => {
+          const env = {
+            ...userEnv(),
+            ...(b.api && emulator !== undefined ? demoCredentials(emulator.url) : {}),
+          };
+          const script = runnableScript(b);
+          const ran =
+            b.server !== undefined
+              ? await runServerBlock(dir, script, env, b.server)
+              : await runBlock(dir, script, env, groups);
+          await stopGroups(groups);
+          expect(ran.status, ran.out).toBe(b.exit);
+          for (const text of b.expects) expect(ran.out).toContain(text);
+        },
+        BLOCK_BOUND_MS + 10_000,
+      );
+    }
+  });
+}
