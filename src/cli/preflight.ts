@@ -239,8 +239,15 @@ function describeFailure(
   if (error instanceof ConnectionError) {
     const tls = tlsProblem(error.cause);
     if (tls !== undefined) return `TLS to ${new URL(api).host} failed: ${tls.reason}`;
-    const code = error.cause?.code;
-    return `cannot reach the API at ${api}${code === undefined ? "" : ` (${code})`}${proxyNote(api, env)}; check ${baseUrl.from} and that the API is up`;
+    // undici's ProxyAgent reports a refused tunnel only in its message.
+    const tunnel = /^Proxy response \((\d{3})\)/.exec(error.cause?.message ?? "")?.[1];
+    const why =
+      tunnel === "407"
+        ? "the proxy answered 407 to CONNECT: check the user and password in the proxy's URL"
+        : tunnel !== undefined
+          ? `the proxy answered ${tunnel} to CONNECT`
+          : error.cause?.code;
+    return `cannot reach the API at ${api}${why === undefined ? "" : ` (${why})`}${proxyNote(api, env)}; check ${baseUrl.from} and that the API is up`;
   }
   if (error instanceof TimeoutError) {
     return `the API at ${api} did not answer within ${error.timeoutMs} ms; check ${baseUrl.from} and the network`;
