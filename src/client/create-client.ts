@@ -70,7 +70,11 @@ export const ClientOptionsSchema = z.strictObject({
    * `STACKWRIGHT_API_CONCURRENCY` (default: `process.env`); see `transport.ts`. Not used with an
    * injected `dispatcher`.
    */
-  environment: z.record(z.string(), z.string().optional()).optional(),
+  environment: z
+    .custom<Readonly<Record<string, string | undefined>>>((v) => typeof v === "object" && v !== null, {
+      message: "expected an object of environment variables",
+    })
+    .optional(),
   /** Receives structured log events (no headers, bodies or credentials). */
   logger: z
     .custom<ClientLogger>((v) => typeof v === "function", { message: "expected a function" })

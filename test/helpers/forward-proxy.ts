@@ -17,6 +17,8 @@ export interface ForwardProxy {
   readonly urlWithCredentials: string;
   /** Connections made through the proxy, by `host:port` as the client named it. */
   connections(target?: string): number;
+  /** Every `host:port` a connection was made to. */
+  targets(): string[];
   /** Requests refused for missing or wrong credentials (407). */
   readonly refused: () => number;
   /** Adds a name: `host` or `host:port` to `address` or `address:port` (see {@link ForwardProxyOptions}). */
@@ -138,6 +140,7 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
         : `http://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}`,
     connections: (target) =>
       target === undefined ? [...counts.values()].reduce((a, b) => a + b, 0) : (counts.get(target) ?? 0),
+    targets: () => [...counts.keys()],
     refused: () => refused,
     route: (from, to) => routes.set(from.toLowerCase(), to),
     async close() {
