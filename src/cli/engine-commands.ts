@@ -9,15 +9,23 @@ import * as fs from "node:fs";
 import type { FlagSpec, ParsedFlags } from "./args";
 import { defineCommand } from "./command";
 import { combinedExitCode, EXIT_CODES, UsageError } from "./exit-codes";
-import { closingTable, fanOut, fleetSummary, parseConcurrency } from "./fleet/fan-out";
+import {
+  closingTable,
+  DEFAULT_API_CONCURRENCY,
+  fanOut,
+  fleetSummary,
+  parseApiConcurrency,
+  parseConcurrency,
+} from "./fleet/fan-out";
 import { legacyProblem } from "./fleet/migrate";
 import { planRun, type Plan } from "./fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "./fleet/run-stack";
 import { makeReadsDir, openShortcut } from "./fleet/shortcut";
-import { openTarget, openWorkspace, type Target } from "./fleet/target";
+import { openTarget, openWorkspace, readTargetSettings, type Target } from "./fleet/target";
 import { factsOfOutcomes, factsSummary } from "./facts-summary";
 import { say, warn } from "./output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../config";
+import { API_CONCURRENCY_VARIABLE } from "../client";
 import { preflightFleet } from "./preflight";
 import { handleInterrupts } from "./state/interrupt";
 import { lockFlags, lockPolicyOf } from "./state/target";
@@ -35,7 +43,11 @@ const selectionFlags = {
     help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
   },
   shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
-  concurrency: { type: "string", help: "stacks run at once (default: the number of cores)" },
+  concurrency: { type: "string", help: "stacks run at once (default: two per core)" },
+  "api-concurrency": {
+    type: "string",
+    help: `requests in flight to the API at once, in this process and in the shared provider host each (default: ${DEFAULT_API_CONCURRENCY})`,
+  },
   summary: { type: "string", help: "write one Markdown summary of all selected stacks to this file" },
   parallel: { type: "string", help: "resource operations at once within a stack (default: the engine's)" },
   stack: {
@@ -122,6 +134,10 @@ export async function runFleetCommand(
   names: readonly string[],
 ): Promise<number> {
   const concurrency = parseConcurrency(flags.concurrency);
+  const apiConcurrency = parseApiConcurrency(flags["api-concurrency"]);
+  // Every client reads it from the environment: this process's (preflight, hosted programs, the
+  // shortcut) and, inherited, the shared provider host's and any plugin's.
+  if (apiConcurrency !== undefined) process.env[API_CONCURRENCY_VARIABLE] = String(apiConcurrency);
   const parallel = parallelOf(flags.parallel);
   const lockPolicy = lockPolicyOf(flags);
   const override = overrideReason(flags["override-window"]);
@@ -215,11 +231,8 @@ export async function runFleetCommand(
 
 /** The target's settings (secrets decrypted), read once, when first needed. */
 async function targetSettings(target: Target): Promise<(key: string) => string | undefined> {
-  const settings =
-    target.configFile !== undefined && target.stacks.has(target.name)
-      ? await target.workspace.getAllConfig(target.name)
-      : {};
-  return (key) => settings[key]?.value;
+  const settings = await readTargetSettings(target);
+  return (key) => settings[key];
 }
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {

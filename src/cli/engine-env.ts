@@ -25,7 +25,7 @@ export interface EngineEnvOptions {
 /**
  * Returns the environment variables for the Pulumi CLI and everything it spawns: the local file
  * backend, passphrase secrets, no update check, no plugin download, `PULUMI_HOME` inside the
- * project, and `.tools/bin` then `node_modules/.bin` first on PATH (so the language host and the
+ * project, loopback gRPC kept off proxies ({@link loopbackGrpcBypass}), and `.tools/bin` then `node_modules/.bin` first on PATH (so the language host and the
  * dynamic-provider plugin run on the project's Node 24).
  */
 export function engineEnv(options: EngineEnvOptions): Record<string, string> {
@@ -47,6 +47,7 @@ export function engineEnv(options: EngineEnvOptions): Record<string, string> {
     PULUMI_HOME: path.join(projectDir, ".stackwright", "pulumi-home"),
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    no_grpc_proxy: loopbackGrpcBypass(base),
     // S3-compatible stores often send no checksum; the AWS SDK then warns on every read. Validate
     // only where the S3 API requires it (what the SDK did before 2025), unless the caller chose.
     ...(backendUrl.startsWith("s3://")
@@ -56,6 +57,21 @@ export function engineEnv(options: EngineEnvOptions): Record<string, string> {
         }
       : {}),
   };
+}
+
+/**
+ * `no_grpc_proxy` that keeps loopback out of any proxy. The engine, the program and the provider
+ * host speak gRPC to each other on 127.0.0.1; gRPC for Node (`@grpc/grpc-js`, in the SDK and in
+ * our hosts) sends even that through `https_proxy`/`http_proxy` unless `no_grpc_proxy` (or
+ * `no_proxy`) names it, and a company proxy cannot reach this machine's loopback. Go's gRPC
+ * (the engine) never proxies loopback. Whatever the caller listed is kept.
+ */
+export function loopbackGrpcBypass(base: Readonly<Record<string, string | undefined>>): string {
+  const listed = (base["no_grpc_proxy"] ?? base["no_proxy"] ?? base["NO_PROXY"] ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  return [...new Set([...listed, "127.0.0.1", "localhost", "::1"])].join(",");
 }
 
 /**

@@ -5,9 +5,16 @@
  * error per resource. Two requests whatever the fleet's size: `GET /svc/meta` (reachable, right
  * API, credentials accepted) and `GET /svc/projects` (the user sees every stack of
  * stacks-config/). The token is never printed: no message below contains a setting's value but
- * the URL's origin and the e-mail.
+ * the URL's origin and the e-mail (and a proxy's scheme, host and port, never its credentials).
+ *
+ * Transient answers are not settings to change: both requests are idempotent GETs, retried like
+ * any other (429 and 503 after their `Retry-After`, 502/504, resets, refused connections) within
+ * {@link PREFLIGHT_RETRY}; what is still failing after it ends the run as "try again later"
+ * (exit 4), naming its cause (rate limited, the platform failing). Only what a retry cannot
+ * change (DNS, TLS, 401/403, no API at the URL, a malformed setting) is a usage error (exit 2).
  */
 import {
+  API_PROXY_VARIABLE,
   ApiError,
   AuthenticationError,
   ConnectionError,
@@ -16,9 +23,16 @@ import {
   TimeoutError,
   UnexpectedResponseError,
   CREDENTIAL_SOURCES,
+  InvalidOptionsError,
+  RateLimitError,
   ServerError,
   baseUrlProblem,
+  clientDefaults,
   createClient,
+  proxySettings,
+  shownProxy,
+  tlsProblem,
+  type RetryPolicy,
   resolveCredentials,
   type ResolvedSetting,
   type StackwrightClient,
@@ -36,6 +50,8 @@ export interface PreflightInput {
   env: Readonly<Record<string, string | undefined>>;
   /** Bounds of the two requests (tests shorten them). */
   timeouts?: { connectMs: number; headersMs: number } | undefined;
+  /** The retry budget of each request (default {@link PREFLIGHT_RETRY}). */
+  retry?: RetryPolicy | undefined;
 }
 
 /** Who the API says the caller is. */
@@ -44,6 +60,18 @@ export interface PreflightResult {
 }
 
 const DEFAULT_TIMEOUTS = { connectMs: 5_000, headersMs: 15_000 };
+
+/**
+ * The retry budget of each preflight request: the client's usual attempts and backoff, a
+ * `Retry-After` of up to 30 s honoured, and no retry starting later than 60 s after the first
+ * attempt. With the request bounds above, one request gives up within 60 s plus one last
+ * attempt's 20 s.
+ */
+export const PREFLIGHT_RETRY: RetryPolicy = Object.freeze({
+  ...clientDefaults.retry,
+  maxRetryAfterMs: 30_000,
+  maxElapsedMs: 60_000,
+});
 
 /** Runs the checks; throws a {@link CliError} of kind `usage` with one line for the first problem. */
 export async function preflight(input: PreflightInput): Promise<PreflightResult> {
@@ -75,14 +103,23 @@ export async function checkedClient(
   const where = new URL(baseUrl.value);
   const api = `${where.origin}${where.pathname.replace(/\/+$/, "")}`;
   const timeouts = input.timeouts ?? DEFAULT_TIMEOUTS;
-  const client = createClient({
-    baseUrl: baseUrl.value,
-    email: email.value,
-    token: token.value,
-    connectTimeoutMs: timeouts.connectMs,
-    headersTimeoutMs: timeouts.headersMs,
-    retry: { maxAttempts: 2, maxElapsedMs: timeouts.headersMs },
-  });
+  const retry = input.retry ?? PREFLIGHT_RETRY;
+  let client: StackwrightClient;
+  try {
+    client = createClient({
+      baseUrl: baseUrl.value,
+      email: email.value,
+      token: token.value,
+      connectTimeoutMs: timeouts.connectMs,
+      headersTimeoutMs: timeouts.headersMs,
+      retry,
+      environment: input.env,
+    });
+  } catch (error) {
+    // A malformed proxy or concurrency variable: the message names it (never its value).
+    if (error instanceof InvalidOptionsError) return fail(error.message.replace(/^\[([A-Za-z_]+)\] /, "$1 "));
+    throw error;
+  }
   try {
     const { whoami } = await client.info.whoami();
     await checkAccess(client, input.stacks, email, token, fail);
@@ -90,6 +127,16 @@ export async function checkedClient(
   } catch (error) {
     await client.close();
     if (error instanceof CliError) throw error;
+    // Rate limited past the budget: nothing to change but the time (or the fan-out's pace).
+    if (error instanceof RateLimitError) {
+      throw new CliError(
+        "environment",
+        `stackwright ${input.command}: rate limited: the API at ${api} answered ${error.method ?? "GET"} ${error.path ?? ""} ` +
+          `with 429 (Too Many Requests) until the preflight's bound (${retry.maxAttempts} attempts within ` +
+          `${retry.maxElapsedMs / 1000} s, Retry-After honoured up to ${retry.maxRetryAfterMs / 1000} s); ` +
+          `try again later, or make fewer requests at once (--api-concurrency)`,
+      );
+    }
     // A platform that is down is not a setting to change: exit 4, like a missing backend.
     if (error instanceof ServerError) {
       throw new CliError(
@@ -97,7 +144,7 @@ export async function checkedClient(
         `stackwright ${input.command}: the API at ${api} failed: ${error.message}; try again later`,
       );
     }
-    return fail(describeFailure(error, api, { baseUrl, email, token }));
+    return fail(describeFailure(error, api, { baseUrl, email, token }, input.env));
   }
 }
 
@@ -160,11 +207,27 @@ export async function preflightFleet(
   }
 }
 
+/** Which proxy the API's requests went through, for a connection failure (no credentials). */
+function proxyNote(api: string, env: Readonly<Record<string, string | undefined>>): string {
+  const proxies = proxySettings(env);
+  if (proxies.apiProxy !== undefined) {
+    return proxies.apiProxy === "direct"
+      ? ` (directly: ${API_PROXY_VARIABLE}=direct)`
+      : ` (through the proxy ${shownProxy(proxies.apiProxy)} of ${API_PROXY_VARIABLE})`;
+  }
+  const https = api.startsWith("https:");
+  const proxy = https ? (proxies.httpsProxy ?? proxies.httpProxy) : proxies.httpProxy;
+  if (proxy === undefined) return "";
+  const variable = https && proxies.httpsProxy !== undefined ? "HTTPS_PROXY" : "HTTP_PROXY";
+  return ` (through the proxy ${shownProxy(proxy)} of ${variable}, unless NO_PROXY names the host)`;
+}
+
 /** One line for a failed identity or stack-list call. */
 function describeFailure(
   error: unknown,
   api: string,
   settings: { baseUrl: ResolvedSetting; email: ResolvedSetting; token: ResolvedSetting },
+  env: Readonly<Record<string, string | undefined>>,
 ): string {
   const { baseUrl, email, token } = settings;
   if (error instanceof AuthenticationError) {
@@ -174,8 +237,17 @@ function describeFailure(
     return `the API at ${api} does not let ${email.value} read who they are (403); check ${email.from} and ${token.from}`;
   }
   if (error instanceof ConnectionError) {
-    const code = error.cause?.code;
-    return `cannot reach the API at ${api}${code === undefined ? "" : ` (${code})`}; check ${baseUrl.from} and that the API is up`;
+    const tls = tlsProblem(error.cause);
+    if (tls !== undefined) return `TLS to ${new URL(api).host} failed: ${tls.reason}`;
+    // undici's ProxyAgent reports a refused tunnel only in its message.
+    const tunnel = /^Proxy response \((\d{3})\)/.exec(error.cause?.message ?? "")?.[1];
+    const why =
+      tunnel === "407"
+        ? "the proxy answered 407 to CONNECT: check the user and password in the proxy's URL"
+        : tunnel !== undefined
+          ? `the proxy answered ${tunnel} to CONNECT`
+          : error.cause?.code;
+    return `cannot reach the API at ${api}${why === undefined ? "" : ` (${why})`}${proxyNote(api, env)}; check ${baseUrl.from} and that the API is up`;
   }
   if (error instanceof TimeoutError) {
     return `the API at ${api} did not answer within ${error.timeoutMs} ms; check ${baseUrl.from} and the network`;

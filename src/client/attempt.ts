@@ -18,6 +18,7 @@ import {
   errorFromResponse,
 } from "./errors";
 import { codeOf } from "./property";
+import { tlsError } from "./tls";
 import { classifyNetworkError, parseRetryAfter, type AttemptOutcome } from "./retry";
 
 /** One structured log line. Never carries headers, bodies or credentials. */
@@ -36,7 +37,10 @@ export interface HttpContext {
   origin: string;
   basePath: string;
   credentials: Credentials;
+  /** Carries the requests to the API's origin. */
   dispatcher: Dispatcher;
+  /** Carries requests to any other origin (a `download_link` on a storage host). */
+  elsewhere: Dispatcher;
   settings: ClientDefaults;
   logger: ClientLogger;
   userAgent: string;
@@ -126,6 +130,8 @@ function networkFailure(
   const { method } = spec;
   if (ApiError.isInstance(thrown) && !(thrown instanceof ConnectionError)) throw thrown;
   if (spec.signal?.aborted === true) throw abortedError(method, fullPath);
+  const tls = tlsError(method, fullPath, ctx.origin, thrown);
+  if (tls !== undefined) throw tls;
   const failure = classifyNetworkError(thrown);
   const code = codeOf(thrown);
   ctx.logger({ event: "network-error", method, path: fullPath, attempt, failure, code: code ?? "unknown" });

@@ -20,7 +20,7 @@ import { Records } from "./records";
 import { Snapshots } from "./snapshots";
 import { Transfers } from "./transfers";
 import { Stacks } from "./stacks";
-import { createTransport } from "./transport";
+import { acquireTransport, proxySettings } from "./transport";
 import {
   waitForDeployment,
   waitForFetch,
@@ -65,6 +65,16 @@ export const ClientOptionsSchema = z.strictObject({
       message: "expected an undici Dispatcher",
     })
     .optional(),
+  /**
+   * Where the client reads `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, `STACKWRIGHT_PROXY` and
+   * `STACKWRIGHT_API_CONCURRENCY` (default: `process.env`); see `transport.ts`. Not used with an
+   * injected `dispatcher`.
+   */
+  environment: z
+    .custom<Readonly<Record<string, string | undefined>>>((v) => typeof v === "object" && v !== null, {
+      message: "expected an object of environment variables",
+    })
+    .optional(),
   /** Receives structured log events (no headers, bodies or credentials). */
   logger: z
     .custom<ClientLogger>((v) => typeof v === "function", { message: "expected a function" })
@@ -74,6 +84,10 @@ export const ClientOptionsSchema = z.strictObject({
   headersTimeoutMs: positiveInt.optional(),
   bodyTimeoutMs: positiveInt.optional(),
   keepAliveTimeoutMs: positiveInt.optional(),
+  /**
+   * Requests in flight to the API at once, shared by every client of the process with the same
+   * settings (default: `STACKWRIGHT_API_CONCURRENCY`, else 8).
+   */
   maxConnections: positiveInt.optional(),
   maxResponseBytes: positiveInt.optional(),
   maxPages: positiveInt.optional(),
@@ -187,25 +201,30 @@ export function createClient(options: ClientOptions): StackwrightClient {
   if (!parsed.success) throw optionsError(parsed.error);
   const o = parsed.data;
   const url = parseBaseUrl(o.baseUrl, o.allowInsecureHttp === true);
+  const env = o.environment ?? process.env;
   const settings: ClientDefaults = {
     connectTimeoutMs: o.connectTimeoutMs ?? clientDefaults.connectTimeoutMs,
     headersTimeoutMs: o.headersTimeoutMs ?? clientDefaults.headersTimeoutMs,
     bodyTimeoutMs: o.bodyTimeoutMs ?? clientDefaults.bodyTimeoutMs,
     keepAliveTimeoutMs: o.keepAliveTimeoutMs ?? clientDefaults.keepAliveTimeoutMs,
-    maxConnections: o.maxConnections ?? clientDefaults.maxConnections,
+    maxConnections: o.maxConnections ?? apiConcurrencyOf(env) ?? clientDefaults.maxConnections,
     maxResponseBytes: o.maxResponseBytes ?? clientDefaults.maxResponseBytes,
     maxPages: o.maxPages ?? clientDefaults.maxPages,
     maxMarkerProbes: o.maxMarkerProbes ?? clientDefaults.maxMarkerProbes,
     retry: mergeDefined<RetryPolicy>(clientDefaults.retry, o.retry),
     poll: mergeDefined<PollPolicy>(clientDefaults.poll, o.poll),
   };
-  const ownsDispatcher = o.dispatcher === undefined;
-  const dispatcher = o.dispatcher ?? createTransport(settings);
+  // An injected dispatcher carries every request and stays the caller's to close.
+  const transport =
+    o.dispatcher === undefined
+      ? acquireTransport(settings, proxySettings(env))
+      : { api: o.dispatcher, other: o.dispatcher, release: () => Promise.resolve() };
   const http = new HttpCore({
     origin: url.origin,
     basePath: url.pathname.replace(/\/+$/, ""),
     credentials: new Credentials(o.email, o.token),
-    dispatcher,
+    dispatcher: transport.api,
+    elsewhere: transport.other,
     settings,
     logger: safeLogger(o.logger),
     userAgent: o.userAgent ?? "stackwright-client/0.1",
@@ -239,9 +258,25 @@ export function createClient(options: ClientOptions): StackwrightClient {
     waitForFetch: (stack, id, opts) => waitForFetch(readers, stack, id, opts),
     waitForSnapshot: (stack, id, opts) => waitForSnapshot(readers, stack, id, opts),
     close: async () => {
-      if (ownsDispatcher) await http.close();
+      await transport.release();
     },
   };
+}
+
+/** The variable that bounds the requests in flight to the API per process (`--api-concurrency`). */
+export const API_CONCURRENCY_VARIABLE = "STACKWRIGHT_API_CONCURRENCY";
+
+/** `STACKWRIGHT_API_CONCURRENCY` of `env`: undefined when unset, an InvalidOptionsError when malformed. */
+export function apiConcurrencyOf(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const text = env[API_CONCURRENCY_VARIABLE];
+  if (text === undefined || text === "") return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) {
+    throw new InvalidOptionsError(
+      `[${API_CONCURRENCY_VARIABLE}] must be a whole number from 1 to 1024, not '${text.slice(0, 20)}'`,
+    );
+  }
+  return n;
 }
 
 /** Wraps the caller's logger so that a throwing logger cannot fail an API call. */

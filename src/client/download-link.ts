@@ -6,6 +6,7 @@
 import type { Dispatcher } from "undici";
 import type { Snapshot } from "../api";
 import { abortedError, discardBody, headerValue, requestHeaders, type HttpContext } from "./attempt";
+import { tlsError } from "./tls";
 import { InvalidArgumentError, UnexpectedResponseError, errorFromResponse, type ApiError } from "./errors";
 
 /** Where the bytes are, whether the credentials may go there, and how errors show it. */
@@ -111,15 +112,20 @@ export function send(
     ? requestHeaders(ctx, { ...extra, accept: "*/*" })
     : { "user-agent": ctx.userAgent, accept: "*/*", ...extra };
   if (signal?.aborted === true) return Promise.reject(abortedError(method, link.shown));
-  return ctx.dispatcher.request({
-    origin: link.origin,
-    path: link.path,
-    method,
-    headers,
-    signal: signal ?? null,
-    headersTimeout: ctx.settings.headersTimeoutMs,
-    bodyTimeout: ctx.settings.bodyTimeoutMs,
-  });
+  const dispatcher = link.origin === ctx.origin ? ctx.dispatcher : ctx.elsewhere;
+  return dispatcher
+    .request({
+      origin: link.origin,
+      path: link.path,
+      method,
+      headers,
+      signal: signal ?? null,
+      headersTimeout: ctx.settings.headersTimeoutMs,
+      bodyTimeout: ctx.settings.bodyTimeoutMs,
+    })
+    .catch((thrown: unknown) => {
+      throw tlsError(method, link.shown, link.origin, thrown) ?? thrown;
+    });
 }
 
 export function statusError(response: Dispatcher.ResponseData, method: string, link: Link): ApiError {

@@ -13,6 +13,7 @@ import type { CallOptions } from "./call-options";
 import { declaredSize, downloadLink, send, statusError, type Link } from "./download-link";
 import { ApiError, ConnectionError, TimeoutError, UnexpectedResponseError } from "./errors";
 import { codeOf } from "./property";
+import { tlsError } from "./tls";
 import { classifyNetworkError, decideRetry, parseRetryAfter, type AttemptOutcome } from "./retry";
 
 /** Progress of a download, reported after every chunk written. */
@@ -196,6 +197,8 @@ function networkFailure(
 ): { outcome: AttemptOutcome; error: ApiError } {
   if (signal?.aborted === true) throw abortedError("GET", link.shown);
   if (ApiError.isInstance(thrown) && !(thrown instanceof ConnectionError)) throw thrown;
+  const tls = tlsError("GET", link.shown, link.origin, thrown);
+  if (tls !== undefined) throw tls;
   const failure = classifyNetworkError(thrown);
   if (failure === "timeout") {
     const timeoutMs = ctx.settings.bodyTimeoutMs;

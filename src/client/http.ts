@@ -203,11 +203,6 @@ export class HttpCore {
     }
     return `${url.pathname}${url.search}`;
   }
-
-  /** Closes the dispatcher when the client owns it. */
-  async close(): Promise<void> {
-    await this.#ctx.dispatcher.close();
-  }
 }
 
 function throwIfAborted(signal: AbortSignal | undefined, method: string, path: string): void {

@@ -2,7 +2,16 @@
  * The typed client of the Deployment Management API. This file only wires exports; see
  * `create-client.ts` to start.
  */
-export { createClient, ClientOptionsSchema, baseUrlProblem, isLoopbackHost } from "./create-client";
+export {
+  API_CONCURRENCY_VARIABLE,
+  apiConcurrencyOf,
+  createClient,
+  ClientOptionsSchema,
+  baseUrlProblem,
+  isLoopbackHost,
+} from "./create-client";
+export { API_PROXY_VARIABLE, proxySettings, shownProxy, type ProxySettings } from "./transport";
+export { EXTRA_CA_VARIABLE, tlsProblem, type TlsProblem } from "./tls";
 export type { ClientOptions, StackwrightClient } from "./create-client";
 export {
   CREDENTIAL_SOURCES,

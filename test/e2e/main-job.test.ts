@@ -122,6 +122,25 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(2);
     }, 240_000);
 
+    it("previews with the settings of Pulumi.dev.yaml alone, its token decrypted, with no stack named dev", () => {
+      // The README's laptop flow: no STACKWRIGHT_* variables; the file points at this emulator.
+      const settingsFile = path.join(project.dir, "Pulumi.dev.yaml");
+      const original = fs.readFileSync(settingsFile, "utf8");
+      fs.writeFileSync(
+        settingsFile,
+        original.replace(/stackwright:apiUrl: .*/, `stackwright:apiUrl: ${emulator.url}`),
+      );
+      try {
+        const { status, out } = run(["preview", "--project", project.dir]);
+        expect(out).not.toContain("no API settings");
+        expect(out).toContain("replace");
+        expect(status).toBe(0);
+        expect(fs.existsSync(project.stateFile("dev"))).toBe(false);
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+      }
+    }, 240_000);
+
     it("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
       const summary = path.join(project.dir, "summary.md");
       const { status, out } = run(["preview", "--project", project.dir, "--summary", summary], env);

@@ -23,13 +23,17 @@ const SERVER = path.join(repoRoot, ".tools", "s3-server", "bin", "moto_server");
 const START_TIMEOUT_MS = 30_000;
 
 /** Starts moto's S3 server and makes `bucket`. */
-export async function startS3Server(bucket = "stackwright-state"): Promise<TestS3Server> {
+export async function startS3Server(
+  bucket = "stackwright-state",
+  /** Extra settings of the server, e.g. `S3_IGNORE_SUBDOMAIN_BUCKETNAME` for a host name it must not read a bucket from. */
+  serverEnv: Record<string, string> = {},
+): Promise<TestS3Server> {
   if (!fs.existsSync(SERVER)) {
     throw new Error(`${SERVER} is missing: run 'npm run s3-server' (npm test runs it first)`);
   }
   const child = spawn(SERVER, ["-H", "127.0.0.1", "-p", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PYTHONUNBUFFERED: "1" },
+    env: { ...process.env, PYTHONUNBUFFERED: "1", ...serverEnv },
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let endpoint: string;

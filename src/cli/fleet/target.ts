@@ -5,15 +5,19 @@
  * file (`--config-file`), so no site has a config file of its own.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
+import { pathToFileURL } from "node:url";
+import { CommandError, LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
+import { z } from "zod";
 import { perFileStackName, targetProblem } from "../../config";
 import { engineEnv, pulumiCommand } from "../engine-env";
 import { hostedProject, sharedProviderHost, startProgramHost } from "../../program";
 import { EngineStack, type EngineHosts } from "../engine-run";
 import { CliError, UsageError } from "../exit-codes";
 import { createStackIfAbsent } from "../state/new-stack";
-import { lockTargetOf } from "../state/target";
+import { openStateStore } from "../state/store";
+import { lockTargetOf, projectNameOf } from "../state/target";
 
 export interface Target {
   readonly name: string;
@@ -74,6 +78,8 @@ export async function openWorkspace(
     throw new UsageError(`${dir} has no Pulumi.yaml: pass the Stackwright project directory with --project`);
   }
   const env = { ...engineEnv({ projectDir: dir }), ...extraEnv };
+  // The program of every engine run is hosted in this process and speaks gRPC to its engine.
+  process.env["no_grpc_proxy"] = env["no_grpc_proxy"];
   const backend = env["PULUMI_BACKEND_URL"] ?? "";
   // The local file backend refuses a directory that does not exist yet.
   if (backend.startsWith("file://")) fs.mkdirSync(new URL(backend).pathname, { recursive: true });
@@ -128,4 +134,71 @@ export async function withPerFileStack<T>(
   } finally {
     if (stray) fs.rmSync(ownFile, { force: true });
   }
+}
+
+/** What `pulumi config --json --show-secrets` prints: each key with its value. */
+const ConfigListing = z.record(z.string(), z.object({ value: z.unknown().optional() }));
+
+/**
+ * The target's settings (secrets decrypted) from its file `Pulumi.<target>.yaml`, whether or not
+ * the backend holds a stack named like the target: per-file stacks never make one. Pulumi reads
+ * the file, with the target's secrets provider as the file names it (`encryptionsalt` of the
+ * passphrase, `secretsprovider`/`encryptedkey` of a KMS), for a stack of that name in a scratch
+ * backend of its own, so nothing is read from or written to the real backend. With `--stack`
+ * (its own file) the stack's settings when the backend lists it.
+ */
+export async function readTargetSettings(target: Target): Promise<Record<string, string>> {
+  if (target.configFile === undefined) {
+    if (!target.stacks.has(target.name)) return {};
+    return valuesOf(await target.workspace.getAllConfig(target.name));
+  }
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-settings-"));
+  try {
+    const backend = pathToFileURL(scratch).href;
+    await createStackIfAbsent({
+      store: openStateStore(backend),
+      project: projectNameOf(target.projectDir),
+      stack: target.name,
+    });
+    const args = [
+      "config",
+      "--show-secrets",
+      "--json",
+      "--stack",
+      target.name,
+      "--config-file",
+      target.configFile,
+    ];
+    const env = { ...target.env, ...target.workspace.envVars, PULUMI_BACKEND_URL: backend };
+    let stdout: string;
+    try {
+      stdout = (await target.workspace.pulumiCommand.run(args, target.projectDir, env)).stdout;
+    } catch (error) {
+      const said = error instanceof CommandError ? errorLine(error.message) : undefined;
+      throw new UsageError(
+        `cannot read the settings of target '${target.name}' from ${target.configFile}` +
+          `${said === undefined ? "" : `: ${said}`}; check PULUMI_CONFIG_PASSPHRASE (or the secrets provider the file names)`,
+      );
+    }
+    return valuesOf(ConfigListing.parse(JSON.parse(stdout)));
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function valuesOf(listing: Readonly<Record<string, { value?: unknown }>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, { value }] of Object.entries(listing)) {
+    if (value !== undefined) out[key] = typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return out;
+}
+
+/** The engine's `error: ...` line of a failed command, without the secret-free rest. */
+function errorLine(message: string): string | undefined {
+  return message
+    .split("\n")
+    .map((line) => line.trim())
+    .find((line) => line.startsWith("error:"))
+    ?.replace(/^error:\s*/, "");
 }

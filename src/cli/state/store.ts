@@ -7,6 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
+import * as http from "node:http";
+import * as https from "node:https";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -50,10 +52,10 @@ export class BackendUrlError extends Error {
   override readonly name = "BackendUrlError";
 }
 
-/** Opens the backend named by `url` (`file://…` or `s3://…`). */
-export function openStateStore(url: string): StateStore {
+/** Opens the backend named by `url` (`file://…` or `s3://…`); `env` names the proxies (S3 only). */
+export function openStateStore(url: string, env: NodeJS.ProcessEnv = process.env): StateStore {
   if (url.startsWith("file://")) return fileStore(fileURLToPath(url));
-  if (url.startsWith("s3://")) return s3Store(url);
+  if (url.startsWith("s3://")) return s3Store(url, env);
   throw new BackendUrlError(
     `PULUMI_BACKEND_URL '${redactUrl(url)}' is not a backend Stackwright can read locks from: ` +
       `use file://DIR or s3://BUCKET?region=…&endpoint=…&use_path_style=true`,
@@ -160,9 +162,32 @@ export function s3Settings(url: string): {
   };
 }
 
-function s3Store(url: string): StateStore {
+/**
+ * The S3 client's HTTP handler options when `env` names a proxy: the SDK's Node handler with
+ * Node's own agents in proxy mode (`proxyEnv`: `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`, either
+ * case), which tunnel https through `CONNECT` and send http in absolute form. The engine (Go)
+ * reads the same variables for the same bucket. Certificates: Node's store plus
+ * `NODE_EXTRA_CA_CERTS`, verification always on.
+ */
+export function s3RequestHandler(
+  env: NodeJS.ProcessEnv,
+): { requestHandler: { httpAgent: http.Agent; httpsAgent: https.Agent } } | undefined {
+  const named = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"].some(
+    (name) => (env[name] ?? "").trim() !== "",
+  );
+  if (!named) return undefined;
+  return {
+    requestHandler: {
+      httpAgent: new http.Agent({ keepAlive: true, proxyEnv: env }),
+      httpsAgent: new https.Agent({ keepAlive: true, proxyEnv: env }),
+    },
+  };
+}
+
+function s3Store(url: string, env: NodeJS.ProcessEnv): StateStore {
   const s = s3Settings(url);
   const client = new S3Client({
+    ...s3RequestHandler(env),
     ...(s.region === undefined ? {} : { region: s.region }),
     ...(s.endpoint === undefined ? {} : { endpoint: s.endpoint }),
     ...(s.profile === undefined ? {} : { profile: s.profile }),

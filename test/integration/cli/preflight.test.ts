@@ -1,8 +1,10 @@
 import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError, exitCodeOf } from "../../../src/cli/exit-codes";
-import { preflight, type PreflightInput } from "../../../src/cli/preflight";
+import { PREFLIGHT_RETRY, preflight, type PreflightInput } from "../../../src/cli/preflight";
 import { TEST_USERS, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+import { startForwardProxy } from "../../helpers/forward-proxy";
+import { makeTestCa, startTlsFront } from "../../helpers/test-tls";
 
 let emulator: TestEmulator;
 beforeAll(async () => {
@@ -123,6 +125,102 @@ describe("the preflight before the engine starts", () => {
       new RegExp(
         `^stackwright preview: ${emulator.url}/not-the-api does not answer like the Deployment Management API \\(.*\\); check STACKWRIGHT_API_URL$`,
       ),
+    );
+  });
+
+  it("rides out a run of 429s, waiting as Retry-After says, and goes on", async () => {
+    await emulator.hooks.clearRequests();
+    await emulator.hooks.fault({
+      method: "GET",
+      path: "/svc/meta",
+      kind: "status",
+      status: 429,
+      retry_after: 1,
+      count: 3,
+    });
+    expect(await preflight(input(settings(emulator.url)))).toEqual({ whoami: expect.any(String) });
+    const metas = (await emulator.hooks.requests()).filter((r) => r.path === "/svc/meta");
+    expect(metas.map((r) => r.status)).toEqual([429, 429, 429, 200]);
+    // Each repeat came no sooner than the second Retry-After asked for.
+    for (let i = 1; i < metas.length; i++) {
+      expect((metas[i]?.at_ms ?? 0) - (metas[i - 1]?.at_ms ?? 0)).toBeGreaterThanOrEqual(1_000);
+    }
+  });
+
+  it("says 'rate limited' (exit 4, try again later) when the 429s outlast its bound", async () => {
+    await emulator.hooks.clearFaults();
+    await emulator.hooks.fault({
+      method: "GET",
+      path: "/svc/meta",
+      kind: "status",
+      status: 429,
+      retry_after: 1,
+      count: 50,
+    });
+    try {
+      const error = await preflight(input(settings(emulator.url))).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(CliError);
+      expect(exitCodeOf(error)).toBe(4);
+      expect((error as Error).message).toBe(
+        `stackwright preview: rate limited: the API at ${emulator.url} answered GET /svc/meta with 429 (Too Many Requests) ` +
+          `until the preflight's bound (${PREFLIGHT_RETRY.maxAttempts} attempts within 60 s, Retry-After honoured up to 30 s); ` +
+          `try again later, or make fewer requests at once (--api-concurrency)`,
+      );
+      expect((error as Error).message).not.toContain("check STACKWRIGHT_API_URL");
+    } finally {
+      await emulator.hooks.clearFaults();
+    }
+  });
+
+  it("retries a 503 like any idempotent GET", async () => {
+    await emulator.hooks.clearRequests();
+    await emulator.hooks.fault({ method: "GET", path: "/svc/meta", kind: "status", status: 503, count: 2 });
+    expect(await preflight(input(settings(emulator.url)))).toEqual({ whoami: expect.any(String) });
+    const metas = (await emulator.hooks.requests()).filter((r) => r.path === "/svc/meta");
+    expect(metas.map((r) => r.status)).toEqual([503, 503, 200]);
+  });
+
+  it("names the host and NODE_EXTRA_CA_CERTS when the API's certificate is not trusted, at once", async () => {
+    const ca = makeTestCa(["api.stackwright.test"]);
+    const front = await startTlsFront(ca, Number(new URL(emulator.url).port));
+    try {
+      const line = await refusal(preflight(input(settings(`https://127.0.0.1:${front.port}`))));
+      expect(line).toBe(
+        `stackwright preview: TLS to 127.0.0.1:${front.port} failed: its certificate is not signed by a CA this process trusts ` +
+          `(UNABLE_TO_VERIFY_LEAF_SIGNATURE); if a private CA signs it, set NODE_EXTRA_CA_CERTS to that CA's PEM file`,
+      );
+    } finally {
+      await front.close();
+      ca.remove();
+    }
+  });
+
+  it("names the proxy it went through, without its credentials, when the API cannot be reached", async () => {
+    const port = await closedPort();
+    const proxy = await startForwardProxy();
+    try {
+      const withCredentials = proxy.url.replace("http://", "http://runner:proxy-pass-0815@");
+      const line = await refusal(
+        preflight(input({ ...settings(`https://127.0.0.1:${port}`), HTTPS_PROXY: withCredentials })),
+      );
+      expect(line).toBe(
+        `stackwright preview: cannot reach the API at https://127.0.0.1:${port} (the proxy answered 502 to CONNECT) ` +
+          `(through the proxy ${proxy.url} of HTTPS_PROXY, unless NO_PROXY names the host); check STACKWRIGHT_API_URL and that the API is up`,
+      );
+      expect(line).not.toContain("proxy-pass-0815");
+      expect(proxy.connections(`127.0.0.1:${port}`)).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("refuses a malformed proxy variable in one line that names it", async () => {
+    const line = await refusal(preflight(input({ ...settings(emulator.url), HTTP_PROXY: "not a url" })));
+    expect(line).toBe(
+      "stackwright preview: HTTP_PROXY is not a URL (expected http://host:port, optionally http://user:password@host:port)",
     );
   });
 });
