@@ -35,7 +35,7 @@ const selectionFlags = {
     help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
   },
   shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
-  concurrency: { type: "string", help: "stacks run at once (default: the number of cores)" },
+  concurrency: { type: "string", help: "stacks run at once (default: two per core)" },
   summary: { type: "string", help: "write one Markdown summary of all selected stacks to this file" },
   parallel: { type: "string", help: "resource operations at once within a stack (default: the engine's)" },
   stack: {
@@ -167,6 +167,8 @@ export async function runFleetCommand(
           reads.dir,
           settings,
         );
+  // A stack the user cannot see: its line comes first, before anything else of the run.
+  for (const line of hidden.values()) warn(line);
   say(
     `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
   );
@@ -193,7 +195,7 @@ export async function runFleetCommand(
       ...(shortcut === undefined ? {} : { shortcut }),
     });
     const outcomes = [...refused, ...ran];
-    for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
+    for (const o of ran) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
     if (outcomes.length > 0) say(`\n${closingTable(outcomes)}`);
     else say("no API stack selected: nothing to do");
     if (flags.summary !== undefined) {
