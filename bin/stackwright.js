@@ -5,10 +5,11 @@
 const [major] = process.versions.node.split(".").map(Number);
 if (major < 22) {
   console.error(
-    `stackwright needs Node 22 or later; this is Node ${process.versions.node}. ` +
+    `stackwright needs Node.js 22 or later; this is Node.js ${process.versions.node}. ` +
       "Run it through npm (npm start, npm run stackwright -- <command>) so the project's Node 24 from node_modules/.bin is used.",
   );
-  process.exit(1);
+  // 4: the tool cannot run here (README, "Exit codes"; src/cli/exit-codes.ts).
+  process.exit(4);
 }
 
 // Before anything loads node:sqlite: its "experimental" warning alone is dropped.
@@ -21,7 +22,11 @@ require("../dist/src/cli/main.js")
       process.exitCode = code;
     },
     (err) => {
-      console.error(err instanceof Error ? err.message : String(err));
+      // main() reports every failure itself; an error that reaches here is a bug.
+      console.error(
+        'stackwright: this is a bug in Stackwright, not in your settings; please report it with the lines below (see README.md, "Reporting a bug")',
+      );
+      console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
       process.exitCode = 1;
     },
   );

@@ -156,12 +156,35 @@ function createError(e: unknown): grpc.ServiceError {
   return Object.assign(new Error(message), { code: grpc.status.UNKNOWN, details: message, metadata });
 }
 
-/** Any other failure: printed with its stack on stderr, as the SDK's service does. */
-function plainError(e: unknown): Error {
+/**
+ * Any other failure. A decision of ours (a ProviderError, an API error) reaches the engine as its
+ * message alone; anything else is a bug, printed with its stack on stderr behind a line that says
+ * so (the SDK's service prints every stack).
+ */
+export function plainError(e: unknown): Error {
   const err = e instanceof Error ? e : new Error(String(e));
-  console.error(`${String(err)}: ${err.stack ?? ""}`);
+  if (!isDecided(err)) console.error(`${BUG_LINE}\n${String(err)}: ${err.stack ?? ""}`);
   return err;
 }
+
+/**
+ * The brands of the errors raised on purpose (providers/shared/errors.ts, src/client/errors.ts):
+ * this process imports none of ours, so it knows them by their registered symbols.
+ */
+const DECIDED = [
+  Symbol.for("stackwright.providers.ProviderError"),
+  Symbol.for("stackwright.client.ApiError"),
+];
+
+/** An error raised on purpose: its message says all the user needs. */
+function isDecided(err: Error): boolean {
+  return DECIDED.some((brand) => Reflect.get(err, brand) === true);
+}
+
+/** The line in front of the trace of an error nobody meant to raise (README, "Reporting a bug"). */
+const BUG_LINE =
+  "stackwright: this is a bug in Stackwright, not in your settings; please report it with the lines below " +
+  '(see README.md, "Reporting a bug")';
 
 /** The SDK's own limit for a message from the engine (runtime/settings.ts), for every server of ours it talks to. */
 export const MAX_ENGINE_MESSAGE_BYTES = 400 * 1024 * 1024;

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { CheckFailure, CheckResult, DiffResult, Props } from "../shared/contract";
+import { refusal } from "../shared/errors";
 
 export type { CheckFailure, CheckResult, DiffResult, Props };
 
@@ -111,7 +112,7 @@ export function parseInputs<S extends z.ZodType>(schema: S, props: Props, what: 
   const parsed = schema.safeParse(userInputs(props));
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => `[${i.path.map(String).join(".")}] ${i.message}`);
-  throw new Error(`${what}: invalid inputs: ${problems.join("; ")}`);
+  throw refusal(`${what}: invalid inputs: ${problems.join("; ")}`);
 }
 
 /**

@@ -30,7 +30,7 @@ import {
   type DiffResult,
   type Props,
 } from "./common";
-import { InitError, wrap } from "./errors";
+import { InitError, refusal, wrap } from "./errors";
 import { followDeployment } from "./log-follower";
 import { withClient } from "./settings";
 
@@ -121,7 +121,7 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
     const where = `${String(news["stack"])}/${String(news["environment"])}`;
     const why = replaces.length > 0 ? `changed: ${replaces.join(", ")}` : "it would be started";
     return Promise.reject(
-      new Error(
+      refusal(
         `${where} is locked ("${heldLock}") and stays locked in this change, so its deployment cannot change (${why}). ` +
           "Remove the lock in the same change (Stackwright unlocks, deploys, and you lock again later), or leave the deployment as it is.",
       ),

@@ -19,7 +19,7 @@ import {
   type DiffResult,
   type Props,
 } from "./common";
-import { wrap } from "./errors";
+import { refusal, wrap } from "./errors";
 import { withClient } from "./settings";
 
 /** Inputs of an EnvironmentLock (the contract's). */
@@ -61,7 +61,7 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   if (wantsLock(olds) && wantsLock(news) && replaces.length === 0 && added.length > 0) {
     const where = `${String(news["stack"])}/${String(news["environment"])}`;
     return Promise.reject(
-      new Error(
+      refusal(
         `${where} is locked ("${String(news["message"] ?? "")}") and stays locked in this change, so the platform ` +
           `would refuse ${added.map((h) => h.replace(/@[0-9a-f]+$/, "")).join(", ")}. Remove the lock in the same change (Stackwright unlocks first and ` +
           "you lock again later), or leave these out until the lock is lifted.",

@@ -3,9 +3,9 @@
  * do next; they are built from our structured errors, which never carry a token.
  */
 import { ApiError } from "../../src/client";
-import { ProviderError } from "../shared/errors";
+import { ProviderError, refusal } from "../shared/errors";
 
-export { ProviderError };
+export { ProviderError, refusal };
 
 /**
  * The error shape the SDK's dynamic-provider host turns into "created but failed to

@@ -1,7 +1,7 @@
-import { DEFAULT_SEED_PATH, SPEEDS, type Speed, checkPublicUrl, startEmulator } from "../emulator";
+import { DEFAULT_SEED_PATH, SPEEDS, type Speed, checkPublicUrl, loadSeed, startEmulator } from "../emulator";
 import type { FlagSpec } from "./args";
 import { defineCommand } from "./command";
-import { EXIT_CODES, UsageError } from "./exit-codes";
+import { CliError, EXIT_CODES, UsageError } from "./exit-codes";
 import { say, warn } from "./output";
 
 const flags = {
@@ -65,7 +65,40 @@ function publicUrlOf(text: string | undefined): string | undefined {
   }
 }
 
-/** `stackwright emulator`: runs the reference server until SIGINT or SIGTERM. */
+/** The seed, read and checked before anything starts: a bad one is a bad value (exit 2). */
+function seedOf(file: string): ReturnType<typeof loadSeed> {
+  try {
+    return loadSeed(file);
+  } catch (err) {
+    throw new CliError(
+      "usage",
+      `stackwright emulator: --seed: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
+/** A port that cannot be listened on is a bad value too (exit 2), said in one line. */
+function listenProblem(err: unknown, port: number): CliError | undefined {
+  const code = typeof err === "object" && err !== null && "code" in err ? err.code : undefined;
+  if (code === "EADDRINUSE") {
+    return new CliError(
+      "usage",
+      `stackwright emulator: port ${port} on 127.0.0.1 is in use; pass another --port (0 picks a free one)`,
+    );
+  }
+  if (code === "EACCES") {
+    return new CliError(
+      "usage",
+      `stackwright emulator: port ${port} needs privileges this user lacks; pass --port 1024 or above`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * `stackwright emulator`: runs the reference server until SIGINT or SIGTERM. Like every server of
+ * ours it exits 0 when stopped by either (README, "Exit codes").
+ */
 export const runEmulatorCommand = defineCommand({
   name: "emulator",
   summary: `Runs the reference server of the API on 127.0.0.1 until SIGINT or SIGTERM. The demo seed is\n${DEFAULT_SEED_PATH}.`,
@@ -75,13 +108,16 @@ export const runEmulatorCommand = defineCommand({
     const speed = speedOf(flags.speed);
     const stateFile = flags["state-file"];
     const publicUrl = publicUrlOf(flags["public-url"]);
+    const seed = seedOf(flags.seed ?? DEFAULT_SEED_PATH);
     const emulator = await startEmulator({
-      seed: flags.seed ?? DEFAULT_SEED_PATH,
+      seed,
       speed,
       port,
       strict: flags.strict === true,
       ...(stateFile === undefined ? {} : { stateFile }),
       ...(publicUrl === undefined ? {} : { publicUrl }),
+    }).catch((err: unknown) => {
+      throw listenProblem(err, port) ?? err;
     });
     const signal = waitForSignal();
     say(`listening on ${emulator.url}`);

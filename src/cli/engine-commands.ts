@@ -5,7 +5,6 @@
  * a table per stack and exits non-zero when any failed; `--summary FILE` writes one Markdown
  * summary for all. Failures are reported by the command kit (exit-codes.ts).
  */
-import * as fs from "node:fs";
 import type { FlagSpec, ParsedFlags } from "./args";
 import { defineCommand } from "./command";
 import { combinedExitCode, EXIT_CODES, UsageError } from "./exit-codes";
@@ -22,7 +21,7 @@ import { planRun, type Plan } from "./fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "./fleet/run-stack";
 import { makeReadsDir, openShortcut } from "./fleet/shortcut";
 import { openTarget, openWorkspace, readTargetSettings, type Target } from "./fleet/target";
-import { factsOfOutcomes, factsSummary } from "./facts-summary";
+import { writeSummary } from "./summary-file";
 import { say, warn } from "./output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../config";
 import { API_CONCURRENCY_VARIABLE } from "../client";
@@ -48,7 +47,14 @@ const selectionFlags = {
     type: "string",
     help: `requests in flight to the API at once, in this process and in the shared provider host each (default: ${DEFAULT_API_CONCURRENCY})`,
   },
-  summary: { type: "string", help: "write one Markdown summary of all selected stacks to this file" },
+  summary: {
+    type: "string",
+    help: "write one Markdown summary of all selected stacks to this file (cut to fit a GitHub comment)",
+  },
+  "summary-full": {
+    type: "string",
+    help: "write the summary uncut to this file too (a CI artifact or the job summary)",
+  },
   parallel: { type: "string", help: "resource operations at once within a stack (default: the engine's)" },
   stack: {
     type: "string",
@@ -183,6 +189,8 @@ export async function runFleetCommand(
           reads.dir,
           settings,
         );
+  // A stack the user cannot see: its line comes first, before anything else of the run.
+  for (const line of hidden.values()) warn(line);
   say(
     `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
   );
@@ -209,17 +217,14 @@ export async function runFleetCommand(
       ...(shortcut === undefined ? {} : { shortcut }),
     });
     const outcomes = [...refused, ...ran];
-    for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
-    if (outcomes.length > 0) say(`\n${closingTable(outcomes)}`);
+    for (const o of ran) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
+    if (outcomes.length > 0) say(`\n${closingTable(outcomes, operation)}`);
     else say("no API stack selected: nothing to do");
     if (flags.summary !== undefined) {
       const title = `Stackwright ${operation}: ${target.name}`;
       const overrides = ran.flatMap((o) => overrideNotice(windows, o.job.stackName) ?? []);
-      fs.writeFileSync(
-        flags.summary,
-        `${fleetSummary(title, outcomes, plan.kept)}${windowSummary(overrides)}${factsSummary(factsOfOutcomes(ran))}`,
-      );
-      say(`summary written to ${flags.summary}`);
+      const input = fleetSummary(title, operation, outcomes, plan.kept, windowSummary(overrides));
+      writeSummary(input, flags.summary, flags["summary-full"]);
     }
     const signal = interrupts.received();
     return signal !== undefined ? EXIT_CODES.interrupted : combinedExitCode(outcomes.map((o) => o.exitCode));

@@ -4,8 +4,14 @@
  * same kind of failure always ends the same way, with one line that says what to change and no
  * stack trace.
  */
-import { CommandError, ConcurrentUpdateError, StackNotFoundError } from "@pulumi/pulumi/automation";
+import {
+  CommandError,
+  ConcurrentUpdateError,
+  StackNotFoundError,
+  type EngineEvent,
+} from "@pulumi/pulumi/automation";
 import { ConfigValidationError } from "../config";
+import { engineDiagnostic } from "./engine-diagnostic";
 
 /** What went wrong, as a CI job needs to tell apart. */
 export type ExitKind = "failed" | "usage" | "locked" | "environment" | "interrupted";
@@ -51,8 +57,8 @@ export class UsageError extends CliError {
 interface Row {
   readonly matches: (err: unknown) => boolean;
   readonly kind: (err: unknown) => ExitKind;
-  /** The line the user reads, or undefined when the engine's own report (already shown) says it. */
-  readonly message: (err: unknown, command: string) => string | undefined;
+  /** The line the user reads; `events` are the engine's, when the error ended an engine run. */
+  readonly message: (err: unknown, command: string, events?: readonly EngineEvent[]) => string;
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -69,21 +75,24 @@ const TABLE: readonly Row[] = [
   {
     matches: (e) => e instanceof ConcurrentUpdateError,
     kind: always("locked"),
-    message: (_e, command) =>
-      `stackwright ${command}: the stack is being updated by another run (the engine's report above names it)`,
+    message: (e, command, events) =>
+      `stackwright ${command}: the stack is being updated by another run (${engineDiagnostic(events ?? [], messageOf(e)) ?? "the engine's report above names it"})`,
   },
   {
     matches: (e) => e instanceof StackNotFoundError,
     kind: always("usage"),
-    message: (_e, command) =>
-      `stackwright ${command}: the stack does not exist (the engine's report above names it)`,
+    message: (e, command, events) =>
+      `stackwright ${command}: the stack does not exist (${engineDiagnostic(events ?? [], messageOf(e)) ?? "the engine's report above names it"})`,
   },
   {
     matches: (e) => e instanceof CommandError,
     kind: always("failed"),
-    // The engine's diagnostics (streamed already) name the resource and the cause; the
-    // CommandError's message would repeat all of it.
-    message: (_e, command) => `stackwright ${command} failed: the engine's report above names the cause.`,
+    // The engine's own first error (engine-diagnostic.ts): its events when the run has them,
+    // else its error stream, which the CommandError's message carries.
+    message: (e, command, events) => {
+      const cause = engineDiagnostic(events ?? [], e instanceof CommandError ? e.message : "");
+      return `stackwright ${command} failed: ${cause ?? "the engine reported an error without a message (its output is above)"}`;
+    },
   },
 ];
 
@@ -97,20 +106,17 @@ export function exitCodeOf(err: unknown): number {
   return EXIT_CODES[kindOf(err)];
 }
 
-/** The one line a user reads for `err` (undefined when the engine's report above says it). */
-export function describeError(command: string, err: unknown): string | undefined {
+/** The one line a user reads for `err`; `events`: the engine's, when it ended an engine run. */
+export function describeError(command: string, err: unknown, events?: readonly EngineEvent[]): string {
   const row = TABLE.find((r) => r.matches(err));
   if (row === undefined) return `stackwright ${command} failed: ${messageOf(err)}`;
-  return row.message(err, command);
+  return row.message(err, command, events);
 }
 
 /** Prints `err` in one place, the way its kind is reported, and returns the exit code. */
 export function reportError(command: string, err: unknown): number {
-  const line = describeError(command, err);
-  if (line !== undefined) {
-    const hint = err instanceof UsageError ? `\n(stackwright ${command} --help lists its flags)` : "";
-    console.error(`${line}${hint}`);
-  }
+  const hint = err instanceof UsageError ? `\n(stackwright ${command} --help lists its flags)` : "";
+  console.error(`${describeError(command, err)}${hint}`);
   return exitCodeOf(err);
 }
 

@@ -12,7 +12,13 @@ export function previewFromEvents(events: readonly EngineEvent[]): PreviewJson {
       const state = (s: typeof step.old | null) =>
         s === undefined || s === null
           ? undefined
-          : { urn: s.urn, type: s.type, inputs: s.inputs ?? {}, outputs: s.outputs ?? {} };
+          : {
+              urn: s.urn,
+              type: s.type,
+              inputs: s.inputs ?? {},
+              outputs: s.outputs ?? {},
+              ...(s.retainOnDelete === true ? { retainOnDelete: true } : {}),
+            };
       const oldState = state(step.old);
       const newState = state(step.new);
       preview.steps.push({

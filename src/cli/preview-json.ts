@@ -12,6 +12,8 @@ const resourceState = z
     id: z.string().optional(),
     inputs: z.record(z.string(), z.unknown()).optional(),
     outputs: z.record(z.string(), z.unknown()).optional(),
+    /** `retainOnDelete`: a delete leaves the object on the platform (`delete[retain]`). */
+    retainOnDelete: z.boolean().optional(),
   })
   .loose();
 

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { engineEnv, pulumiCommand } from "./engine-env";
 import { EngineStack } from "./engine-run";
-import { UsageError } from "./exit-codes";
+import { CliError } from "./exit-codes";
 
 /** The directory holding Stackwright's Pulumi.yaml: the package root (dist/src/cli → ../../..). */
 export function defaultProjectDir(): string {
@@ -26,7 +26,8 @@ export interface OpenStackOptions {
 async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: LocalWorkspace; stack: Stack }> {
   const projectDir = path.resolve(options.projectDir);
   if (!fs.existsSync(path.join(projectDir, "Pulumi.yaml"))) {
-    throw new UsageError(
+    throw new CliError(
+      "environment",
       `${projectDir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
     );
   }

@@ -25,6 +25,7 @@ import * as path from "node:path";
 import { inspect } from "node:util";
 import { parse } from "yaml";
 import { withProgramRun, writeReadsReport } from "../../providers";
+import { BUG_LINE, ProviderError } from "../../providers/shared/errors";
 import { stackProgram } from "./stack-program";
 
 // `withLocalStorage` gives a run the SDK's own per-run state; the SDK's inline-program server
@@ -50,9 +51,10 @@ export interface ProgramHost {
 
 /** What the SDK's program runner logs for an error that ends a program. */
 function describe(err: unknown): string {
-  if (pulumi.RunError.isInstance(err)) return err.message;
+  // Raised on purpose (a user's mistake, a refusal): the message alone, as the engine shows a RunError.
+  if (pulumi.RunError.isInstance(err) || ProviderError.isInstance(err)) return err.message;
   const text = err instanceof Error && err.stack !== undefined ? inspect(err) : String(err);
-  return `Running program failed with an unhandled exception:\n${text}`;
+  return `${BUG_LINE}\nRunning program failed with an unhandled exception:\n${text}`;
 }
 
 /** How a run takes an error that ends it. */

@@ -174,6 +174,24 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(summary.status).toBe(0);
     }, 240_000);
 
+    it("gives the same comment from plain pulumi's event log as preview --summary, Facts included", () => {
+      const events = path.join(project.dir, "preview-events.json");
+      const preview = spawnSync(
+        path.join(project.dir, ".tools", "bin", "pulumi"),
+        ["preview", "--event-log", events, "--stack", "dev.acme-web", "--config-file", "Pulumi.dev.yaml"],
+        { cwd: project.dir, env: { ...project.env, ...env }, encoding: "utf8", timeout: 240_000 },
+      );
+      expect(preview.status, preview.stderr).toBe(0);
+      const fromLog = run(["summary", events]);
+      expect(fromLog.status).toBe(0);
+      const file = path.join(project.dir, "same.md");
+      const fromRun = run(["preview", "--project", project.dir, "--summary", file], env);
+      expect(fromRun.status, fromRun.out).toBe(0);
+      expect(fromLog.out).toContain("### Facts");
+      expect(fromLog.out).toMatch(/\*\*No changes\*\* \([1-9]\d* unchanged\)/);
+      expect(fromLog.out).toBe(fs.readFileSync(file, "utf8"));
+    }, 480_000);
+
     it("fails the preview of a deployment change on an environment that stays locked, naming the lock", () => {
       editConfig((text) =>
         text.replace(

@@ -7,10 +7,9 @@ import * as os from "node:os";
 import { clientDefaults } from "../../client";
 import { EXIT_CODES, UsageError } from "../exit-codes";
 import { prefixedLines, renderTable, stderr, stdout } from "../output";
-import type { PreviewJson } from "../preview-json";
-import { previewFromEvents } from "../preview-events";
-import { renderSummary } from "../summary";
-import { runStack, type RunOptions, type StackJob, type StackOutcome } from "./run-stack";
+import type { SummaryInput } from "../summary";
+import { summaryOfRuns, type RunForSummary } from "../summary-runs";
+import { runStack, type Operation, type RunOptions, type StackJob, type StackOutcome } from "./run-stack";
 
 /**
  * Stacks at once when `--concurrency` is not given: two per core. With the program and the
@@ -75,8 +74,12 @@ export async function fanOut(
   return outcomes;
 }
 
-function resultOf(outcome: StackOutcome): string {
-  if (outcome.exitCode === EXIT_CODES.ok) return outcome.job.destroy ? "destroyed" : "ok";
+/** How a stack's run ended, in the closing table's words; a preview never destroyed anything. */
+function resultOf(outcome: StackOutcome, operation: Operation | undefined): string {
+  if (outcome.exitCode === EXIT_CODES.ok) {
+    if (!outcome.job.destroy) return "ok";
+    return operation === "preview" ? "ok (destroy planned)" : "destroyed";
+  }
   if (outcome.exitCode === EXIT_CODES.locked) return "locked";
   if (outcome.exitCode === EXIT_CODES.interrupted) return "interrupted";
   return "failed";
@@ -89,47 +92,45 @@ function changesText(outcome: StackOutcome): string {
 }
 
 /** The closing table, one row per stack. */
-export function closingTable(outcomes: readonly StackOutcome[]): string {
+export function closingTable(outcomes: readonly StackOutcome[], operation?: Operation): string {
   return renderTable(
     ["stack", "result", "changes", "duration"],
     outcomes.map((o) => [
       o.job.stackName,
-      resultOf(o),
+      resultOf(o, operation),
       changesText(o),
       `${(o.durationMs / 1000).toFixed(1)} s`,
     ]),
   );
 }
 
-/** One Markdown summary of every stack of the run: their planned (or made) changes, then failures. */
+/**
+ * The pull-request comment's input for every stack of the run: their planned (or made) changes,
+ * failures, kept stacks of deleted files, facts (summary-runs.ts, then summary.ts renders it).
+ */
 export function fleetSummary(
   title: string,
+  operation: Operation,
   outcomes: readonly StackOutcome[],
   kept: readonly string[],
-): string {
-  const merged: PreviewJson = { steps: [], diagnostics: [], changeSummary: {} };
-  for (const outcome of outcomes) {
-    const one = previewFromEvents(outcome.events);
-    merged.steps.push(...one.steps);
-    merged.diagnostics.push(...one.diagnostics);
-    for (const [op, n] of Object.entries(one.changeSummary)) {
-      merged.changeSummary[op] = (merged.changeSummary[op] ?? 0) + n;
-    }
-  }
-  const failed = outcomes.filter((o) => o.exitCode !== EXIT_CODES.ok);
-  const confirmed = outcomes.filter((o) => o.confirmed === true).map((o) => `\`${o.job.stackName}\``);
-  const notes = [
-    ...failed.map(
-      (o) => `- **${o.job.stackName}** ${resultOf(o)}${o.failure === undefined ? "" : `: ${o.failure}`}`,
+  sections = "",
+): SummaryInput {
+  const runs: RunForSummary[] = outcomes.map((o) => {
+    const result = resultOf(o, operation);
+    return {
+      stackName: o.job.stackName,
+      events: o.events,
+      // A stack planned for destruction ran to its end: only a failure needs a person.
+      result: o.exitCode === EXIT_CODES.ok ? "ok" : result,
+      ...(o.failure === undefined ? {} : { failure: o.failure }),
+      ...(o.confirmed === true ? { confirmed: true } : {}),
+    };
+  });
+  return summaryOfRuns(runs, {
+    title,
+    attention: kept.map(
+      (s) => `**${s}**: its file was deleted; its resources stay until a run with \`--destroy-deleted\``,
     ),
-    ...kept.map(
-      (s) => `- **${s}**: its file was deleted; its resources stay until a run with \`--destroy-deleted\``,
-    ),
-  ];
-  const rendered = renderSummary(merged, { title });
-  const body =
-    confirmed.length === 0
-      ? rendered
-      : `${rendered.trimEnd()}\n\nNo change, confirmed without the engine (same inputs, state and live reads as at their last no-change run): ${confirmed.join(", ")}\n`;
-  return notes.length === 0 ? body : `${body.trimEnd()}\n\n#### Needs attention\n\n${notes.join("\n")}\n`;
+    sections,
+  });
 }

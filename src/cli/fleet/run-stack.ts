@@ -189,7 +189,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
     });
     return outcome(EXIT_CODES.ok, changes);
   } catch (err) {
-    return outcome(exitCodeOf(err), {}, describeError(options.operation, err));
+    return outcome(exitCodeOf(err), {}, describeError(options.operation, err, events));
   } finally {
     errors.flush();
   }

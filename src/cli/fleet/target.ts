@@ -47,6 +47,16 @@ function engineHosts(projectDir: string): EngineHosts | undefined {
   };
 }
 
+/** A directory that is not a Pulumi project: the tool cannot run there (exit 4). */
+function projectProblem(dir: string): void {
+  if (!fs.existsSync(path.join(dir, "Pulumi.yaml"))) {
+    throw new CliError(
+      "environment",
+      `${dir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
+    );
+  }
+}
+
 /** Opens the target: its settings file must exist; lists the backend's stacks once. */
 export async function openTarget(
   projectDir: string,
@@ -56,13 +66,12 @@ export async function openTarget(
   const problem = targetProblem(name);
   if (problem !== undefined) throw new UsageError(`--target: ${problem}`);
   const dir = path.resolve(projectDir);
+  projectProblem(dir);
   const configFile = path.join(dir, `Pulumi.${name}.yaml`);
   if (!fs.existsSync(configFile)) {
-    throw new UsageError(
-      `target '${name}' has no settings file ${configFile}. Create it once and commit it:\n` +
-        `  pulumi stack init ${name}\n  pulumi config set stackwright:apiUrl https://...\n` +
-        `  pulumi config set stackwright:email ...\n  pulumi config set --secret stackwright:apiToken ...\n` +
-        `(after eval "$(npm run --silent stackwright -- env)"; see README, "Targets and per-file stacks")`,
+    throw new CliError(
+      "usage",
+      `target '${name}' has no settings file ${configFile}: create it once and commit it (README, "Targets and per-file stacks")`,
     );
   }
   return { ...(await openWorkspace(dir, extraEnv)), name, configFile };
@@ -74,9 +83,7 @@ export async function openWorkspace(
   extraEnv: Record<string, string> = {},
 ): Promise<Omit<Target, "name" | "configFile">> {
   const dir = path.resolve(projectDir);
-  if (!fs.existsSync(path.join(dir, "Pulumi.yaml"))) {
-    throw new UsageError(`${dir} has no Pulumi.yaml: pass the Stackwright project directory with --project`);
-  }
+  projectProblem(dir);
   const env = { ...engineEnv({ projectDir: dir }), ...extraEnv };
   // The program of every engine run is hosted in this process and speaks gRPC to its engine.
   process.env["no_grpc_proxy"] = env["no_grpc_proxy"];

@@ -78,6 +78,7 @@ describe("the pull-request summary", () => {
     expect(changes).toContainEqual({
       stack: "acme-web",
       environment: "uat",
+      op: "replace",
       kind: "redeploy",
       text: "from `0123456` to branch `main`",
     });

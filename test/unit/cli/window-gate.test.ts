@@ -32,6 +32,7 @@ function state() {
 const change = (environment: string, kind: PlannedChange["kind"], text: string): PlannedChange => ({
   stack: "acme-web",
   environment,
+  op: "create",
   kind,
   text,
 });
