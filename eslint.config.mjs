@@ -95,6 +95,11 @@ const layers = [
     ["@pulumi/pulumi"],
   ),
   layer(
+    ["src/edit/**"],
+    ["client", "emulator", "program", "cli", "providers"],
+    "src/edit imports only src/config and src/api",
+  ),
+  layer(
     ["src/program/**"],
     ["client", "emulator", "cli"],
     "src/program imports only src/config and providers",
