@@ -37,12 +37,17 @@ export function newestFirst(deployments: readonly Deployment[]): Deployment[] {
   return [...deployments].sort((a, b) => createdOf(b) - createdOf(a) || Number(b.id) - Number(a.id));
 }
 
-/** The deployment the environment runs: the one marked current, else the newest Completed. */
+/**
+ * The deployment the environment runs: the Completed one marked current, else the newest
+ * Completed. (The platform also marks a queued or running deployment current: the build it is
+ * becoming, not the one it runs.)
+ */
 export function currentBuildOf(deployments: readonly Deployment[]): Deployment | undefined {
-  const marked = deployments.find(
+  const completed = newestFirst(deployments).filter((d) => d.attributes.state === "Completed");
+  const marked = completed.find(
     (d) => (d.attributes.is_current_build as boolean | null | undefined) === true,
   );
-  return marked ?? newestFirst(deployments).find((d) => d.attributes.state === "Completed");
+  return marked ?? completed[0];
 }
 
 /** The full sha a deployment deployed ("" when the platform has none yet, e.g. an unbuilt package). */
