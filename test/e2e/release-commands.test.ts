@@ -362,6 +362,53 @@ describe("stackwright promote", () => {
   });
 });
 
+describe("stackwright promote selection", () => {
+  it("selects the files changed since a git ref, and splits --all into shards that cover each file once", async () => {
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
+    git("init", "-q", "-b", "main");
+    git(
+      "-c",
+      "user.name=t",
+      "-c",
+      "user.email=t@example.com",
+      "commit",
+      "-q",
+      "--allow-empty",
+      "-m",
+      "empty",
+    );
+    git("add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "stack files");
+    writeFileSync(join(dir, "stacks-config", "acme-intranet.yaml"), `# reviewed\n${ACME_INTRANET}`);
+    const changed = await stackwright([
+      "promote",
+      "--changed-since",
+      "HEAD",
+      "--from",
+      "uat",
+      "--to",
+      "prod",
+    ]);
+    expect(changed.status, changed.out).toBe(0);
+    expect(files().web).toBe(ACME_WEB);
+    expect(files().intranet).toContain(`ref: "${INTRANET_UAT}"`);
+
+    git("checkout", "-q", "--", ".");
+    const shards: boolean[][] = [];
+    for (const shard of ["1/2", "2/2"]) {
+      const before = files();
+      const run = await stackwright(["promote", "--all", "--shard", shard, "--from", "uat", "--to", "prod"]);
+      expect(run.status, run.out).toBe(0);
+      const after = files();
+      shards.push([after.web !== before.web, after.intranet !== before.intranet]);
+    }
+    // Each file is promoted by exactly one of the two shards.
+    expect(shards[0]?.map((v, i) => v !== shards[1]?.[i])).toEqual([true, true]);
+    expect(files().web).toContain(`ref: ${UAT}`);
+    expect(files().intranet).toContain(`ref: "${INTRANET_UAT}"`);
+  });
+});
+
 describe("stackwright rollback", () => {
   const PROD_PINNED = ACME_WEB.replace(
     "      ref_type: promote_from_uat\n",
