@@ -231,7 +231,15 @@ export async function applyPins(
       file: p.file,
       text: p.outcome?.changed === true ? p.outcome.text : p.before,
     }));
-    const made = commitOnNewBranch(options.projectDir, options.branch, files, message);
+    let made: { branch: string; commit: string };
+    try {
+      made = commitOnNewBranch(options.projectDir, options.branch, files, message);
+    } catch (error) {
+      // Not a repository, a taken branch name, uncommitted changes: the user's to fix (exit 2).
+      if (error instanceof EditRefusal)
+        throw new CliError("usage", `stackwright ${command}: ${error.message}`);
+      throw error;
+    }
     for (const p of changes) say(p.summary);
     say(
       `committed ${made.commit.slice(0, 12)} on the new branch '${made.branch}' (not checked out, not pushed): ` +

@@ -38,7 +38,10 @@ function git(
   } catch (error) {
     const stderr = error instanceof Error && "stderr" in error ? String(error.stderr).trim() : "";
     const first = stderr.split("\n").find((line) => line.trim() !== "") ?? String(error);
-    throw new EditRefusal("git", cwd, "", `git ${args[0] ?? ""} failed in ${cwd}: ${first}`);
+    const hint = /tell me who you are|empty ident/i.test(stderr)
+      ? "git knows no author here; set git config user.name and user.email"
+      : first;
+    throw new EditRefusal("git", cwd, "", `git ${args[0] ?? ""} failed in ${cwd}: ${hint}`);
   }
 }
 

@@ -199,6 +199,13 @@ describe("committing on a new branch", () => {
     expect(git("status", "--porcelain")).toBe("");
   });
 
+  it("refuses a directory outside any git repository", () => {
+    dir = mkdtempSync(join(tmpdir(), "sw-branch-"));
+    expect(() => commitOnNewBranch(dir, "x", [{ file: join(dir, "a.yaml"), text: "x" }], "m")).toThrow(
+      /^git rev-parse failed in .*: fatal: not a git repository/,
+    );
+  });
+
   it("refuses an existing branch and a file with uncommitted changes", () => {
     repository();
     git("branch", "taken");
