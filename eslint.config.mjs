@@ -95,13 +95,19 @@ const layers = [
     ["@pulumi/pulumi"],
   ),
   layer(
+    ["src/edit/**"],
+    ["client", "emulator", "program", "cli", "providers"],
+    "src/edit imports only src/config and src/api",
+  ),
+  layer(
     ["src/program/**"],
     ["client", "emulator", "cli"],
     "src/program imports only src/config and providers",
   ),
   // The CLI calls the API itself only before the engine starts (the preflight) and for commands
-  // that are API calls, not desired state (logs, snapshot download); everything else goes
-  // through the engine.
+  // that are API calls, not desired state (logs, snapshot download, history, and the reads of
+  // promote and rollback, which change files through src/edit); everything else goes through
+  // the engine.
   // The engine runs the program; for a `stackwright` run it runs it in the CLI's own process,
   // hosted through src/program's entry point (src/program/host.ts). Nothing else of the program
   // or of providers/ is the CLI's to call.

@@ -31,6 +31,18 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "print a deployment's log (--follow: until it finishes)",
     load: async () => (await import("./logs-command.js")).logsCommand,
   },
+  history: {
+    help: "list an environment's deployments, newest first (current build, Stackwright's or by hand)",
+    load: async () => (await import("./history-command.js")).historyCommand,
+  },
+  promote: {
+    help: "pin --to's deployment in the stack file to exactly what --from runs (a change to review)",
+    load: async () => (await import("./promote-command.js")).promoteCommand,
+  },
+  rollback: {
+    help: "pin an environment's deployment back to an earlier completed build (--up: deploy it now)",
+    load: async () => (await import("./rollback-command.js")).rollbackCommand,
+  },
   snapshot: {
     help: "snapshot download API_STACK SNAPSHOT --to FILE: download a snapshot (resumable)",
     load: async () => (await import("./snapshot-command.js")).snapshotCommand,
