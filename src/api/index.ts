@@ -26,3 +26,4 @@ export * from "./whitelist";
 export * from "./record";
 export * from "./data-reads";
 export * from "./never-repeated";
+export * from "./notify";

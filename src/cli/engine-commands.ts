@@ -19,6 +19,7 @@ import { factsOfOutcomes, factsSummary } from "./facts-summary";
 import { say, warn } from "./output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../config";
 import { preflightFleet } from "./preflight";
+import { notifyOutcomes, prepareNotify } from "./notify-run";
 import { handleInterrupts } from "./state/interrupt";
 import { lockFlags, lockPolicyOf } from "./state/target";
 import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "./window-gate";
@@ -152,6 +153,16 @@ export async function runFleetCommand(
   const settings = once(() => targetSettings(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override);
+  // Notification sinks (notify-run.ts): checked now, sent once every stack has ended.
+  const notify =
+    operation === "up" && flags.stack === undefined
+      ? await prepareNotify(
+          target.projectDir,
+          target.name,
+          plan.jobs.map((job) => job.apiStack),
+          process.env,
+        )
+      : undefined;
   // The program records the reason in the summary of each deployment it makes where windows are closed.
   if (override !== undefined) target.workspace.envVars[WINDOW_OVERRIDE_VARIABLE] = override;
   const shortcut =
@@ -196,12 +207,16 @@ export async function runFleetCommand(
     for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
     if (outcomes.length > 0) say(`\n${closingTable(outcomes)}`);
     else say("no API stack selected: nothing to do");
+    const notified =
+      notify === undefined
+        ? undefined
+        : await notifyOutcomes(notify.sinks, outcomes, windows, process.env, notify.options, say);
     if (flags.summary !== undefined) {
       const title = `Stackwright ${operation}: ${target.name}`;
       const overrides = ran.flatMap((o) => overrideNotice(windows, o.job.stackName) ?? []);
       fs.writeFileSync(
         flags.summary,
-        `${fleetSummary(title, outcomes, plan.kept)}${windowSummary(overrides)}${factsSummary(factsOfOutcomes(ran))}`,
+        `${fleetSummary(title, outcomes, plan.kept)}${windowSummary(overrides)}${factsSummary(factsOfOutcomes(ran))}${notified?.markdown ?? ""}`,
       );
       say(`summary written to ${flags.summary}`);
     }
