@@ -4,6 +4,7 @@ import { NOTIFY_EVENT_NAMES, NotifyEvent } from "../../../src/api";
 import type { SinkConfig } from "../../../src/config";
 import {
   deliverAll,
+  driftEvents,
   eventContext,
   retryAfterMs,
   sampleEvents,
@@ -175,6 +176,32 @@ describe("notification delivery to real receivers", () => {
     // A wrong shape is refused by the receivers (they check what the services check).
     expect(slackProblem({ blocks: [] })).toBe("no_text");
     expect(teamsProblem({ type: "message", attachments: [] })).toBe("one attachment expected");
+  });
+
+  it("sends drift detected once, nothing while it stays, and resolved once, over three drift runs", async () => {
+    const hook = await receiver();
+    const env = { WEBHOOK_URL: hook.url, WEBHOOK_SECRET: SECRET };
+    const entry = {
+      apiStack: "acme-web",
+      environment: "prod",
+      kind: "deployment",
+      desired: "3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f",
+      live: "0123456789abcdef0123456789abcdef01234567",
+      message: "prod runs a build deployed by hand",
+    };
+    // The drift command's memory says: new, then still drifted (not in the changes), then resolved.
+    for (const changes of [
+      { new: [entry], resolved: [] },
+      { new: [], resolved: [] },
+      { new: [], resolved: [entry] },
+    ]) {
+      await sendEvents(driftEvents(changes, eventContext("production", {})), () => [sink("webhook")], env);
+    }
+    const got = hook.received.map((r) => NotifyEvent.parse(JSON.parse(r.body)));
+    expect(got.map((e) => e.event)).toEqual(["drift.detected", "drift.resolved"]);
+    expect(got[0]).toMatchObject({ stack: "acme-web", environment: "prod", details: { live: entry.live } });
+    for (const r of hook.received)
+      expect(verify(SECRET, r.body, r.headers["x-stackwright-signature"])).toBe(true);
   });
 
   it("keeps the same bytes for every attempt of a request (built once)", () => {
