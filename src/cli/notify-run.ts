@@ -30,7 +30,7 @@ import {
 } from "../notify";
 import type { NotifyEvent } from "../api";
 import { ConfigValidationError } from "../config";
-import { UsageError } from "./exit-codes";
+import { CliError, UsageError } from "./exit-codes";
 import type { StackOutcome } from "./fleet/run-stack";
 import type { WindowGate } from "./window-gate";
 
@@ -97,7 +97,8 @@ export function requireSinkVariables(
 ): void {
   const lines = [...new Set(apiStacks.flatMap((s) => unsetVariables(sinks.sinksOf(s), env)))];
   if (lines.length > 0) {
-    throw new UsageError(
+    throw new CliError(
+      "usage",
       `notification sinks of this run need variables that are not set:\n${lines.map((l) => `  ${l}`).join("\n")}`,
     );
   }
