@@ -196,6 +196,9 @@ export async function deliverAll(
       }
       const outcome = await attempt(job, dispatcher, Math.min(o.attemptTimeoutMs, left), total.signal);
       if (outcome.ok) return result(true, n, `HTTP ${outcome.status}`);
+      if (total.signal.aborted) {
+        return result(false, n, `no answer; stopped at the delivery bound (${seconds(o.boundMs)})`);
+      }
       last = outcome.detail;
       if (!outcome.retry || n === o.maxAttempts) {
         return result(false, n, n === 1 ? last : `${last} after ${n} attempts`);
