@@ -94,6 +94,12 @@ const layers = [
     "providers/shared is loaded by both processes: it imports src/client and src/api only",
     ["@pulumi/pulumi"],
   ),
+  // Notifications: events, sink formats and delivery; the CLI calls it after a run.
+  layer(
+    ["src/notify/**"],
+    ["client", "emulator", "program", "cli", "providers"],
+    "src/notify imports only src/config and src/api",
+  ),
   layer(
     ["src/edit/**"],
     ["client", "emulator", "program", "cli", "providers"],

@@ -27,3 +27,4 @@ export * from "./record";
 export * from "./data-reads";
 export * from "./never-repeated";
 export * from "./live-build";
+export * from "./notify";

@@ -26,6 +26,7 @@ import { say, warn } from "./output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../config";
 import { API_CONCURRENCY_VARIABLE } from "../client";
 import { preflightFleet } from "./preflight";
+import { notifyOutcomes, prepareNotify } from "./notify-run";
 import { handleInterrupts } from "./state/interrupt";
 import { lockFlags, lockPolicyOf } from "./state/target";
 import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "./window-gate";
@@ -174,6 +175,16 @@ export async function runFleetCommand(
   const settings = once(() => targetSettings(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override);
+  // Notification sinks (notify-run.ts): checked now, sent once every stack has ended.
+  const notify =
+    operation === "up" && flags.stack === undefined
+      ? await prepareNotify(
+          target.projectDir,
+          target.name,
+          plan.jobs.map((job) => job.apiStack),
+          process.env,
+        )
+      : undefined;
   // The program records the reason in the summary of each deployment it makes where windows are closed.
   if (override !== undefined) target.workspace.envVars[WINDOW_OVERRIDE_VARIABLE] = override;
   const shortcut =
@@ -220,10 +231,15 @@ export async function runFleetCommand(
     for (const o of ran) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
     if (outcomes.length > 0) say(`\n${closingTable(outcomes, operation)}`);
     else say("no API stack selected: nothing to do");
+    const notified =
+      notify === undefined
+        ? undefined
+        : await notifyOutcomes(notify.sinks, outcomes, windows, process.env, notify.options, say);
     if (flags.summary !== undefined) {
       const title = `Stackwright ${operation}: ${target.name}`;
       const overrides = ran.flatMap((o) => overrideNotice(windows, o.job.stackName) ?? []);
-      const input = fleetSummary(title, operation, outcomes, plan.kept, windowSummary(overrides));
+      const sections = `${windowSummary(overrides)}${notified?.markdown ?? ""}`;
+      const input = fleetSummary(title, operation, outcomes, plan.kept, sections);
       writeSummary(input, flags.summary, flags["summary-full"]);
     }
     const signal = interrupts.received();

@@ -47,6 +47,10 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "snapshot download API_STACK SNAPSHOT --to FILE: download a snapshot (resumable)",
     load: async () => (await import("./snapshot-command.js")).snapshotCommand,
   },
+  notify: {
+    help: "notify test [--sink NAME]: send a sample of each subscribed event to the notification sinks",
+    load: async () => (await import("./notify-command.js")).notifyCommand,
+  },
   refresh: {
     help: "read the live state of the selected API stacks' resources",
     load: async () => (await import("./engine-commands.js")).refreshCommand,

@@ -89,3 +89,11 @@ export {
   WINDOW_OVERRIDE_VARIABLE,
 } from "./windows";
 export type { NextOpen, WindowVerdict } from "./windows";
+export {
+  NotifySchema,
+  SinkSchema,
+  TARGET_NOTIFY_KEY,
+  unsetSinkVariables,
+  validateTargetNotify,
+} from "./notify-schema";
+export type { SinkConfig, TargetNotify } from "./notify-schema";

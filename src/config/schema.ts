@@ -14,6 +14,7 @@ import { strictObject } from "./strict-object";
 import { EnvironmentCheckSchema, StackCheckSchema } from "./check-schema";
 import { ENVIRONMENT_FACTS, STACK_FACTS } from "./facts";
 import { WindowsSchema } from "./window-schema";
+import { NotifySchema } from "./notify-schema";
 
 /**
  * The zod schema of one stack file (`stacks-config/<stack>.yaml`, docs/stacks-config.md). Every type of
@@ -204,6 +205,10 @@ export const StackFileSchema = strictObject({
   windows: WindowsSchema.meta({
     description:
       "Change windows for every environment of the stack (an environment's own windows apply too).",
+  }),
+  notify: NotifySchema.meta({
+    description:
+      "Where to send notification events of this stack, besides the target's sinks (stackwright:notify in Pulumi.<target>.yaml; a sink of the same name here replaces the target's).",
   }),
 }).meta({
   title: "Stackwright stack file",

@@ -3,6 +3,7 @@ import { RefType, refProblem } from "../api/deployment";
 import { nameProblem, shownName } from "../api/names";
 import { SnapshotMode, snapshotModeCovers } from "../api/snapshot";
 import { type Finding, type SourceFile, position } from "./source-file";
+import { checkNotify } from "./notify-schema";
 
 /**
  * Rules of one stack file that involve more than one field: names used as map keys, ref vs
@@ -33,6 +34,7 @@ export function checkStackFile(source: SourceFile): Finding[] {
     }
   }
   checkRecords(root["records"], findings);
+  findings.push(...checkNotify(["notify"], root["notify"]));
   return findings;
 }
 

@@ -42,6 +42,14 @@ export interface StackOutcome {
   readonly failure?: string;
   /** Confirmed without starting the engine (shortcut.ts): nothing to change, nothing written. */
   readonly confirmed?: true;
+  /** What the run did besides the engine's events that people are told of (src/notify). */
+  readonly notices?: RunNotices;
+}
+
+/** Stale locks removed and restores recorded with an unknown outcome by a stack's run. */
+export interface RunNotices {
+  readonly recoveredLocks: { readonly holder: string; readonly reason: string }[];
+  readonly unknownRestores: { readonly name: string; readonly why: string }[];
 }
 
 export interface RunOptions {
@@ -80,6 +88,11 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
   const started = performance.now();
   const events: EngineEvent[] = [];
   const errors = engineErrorFilter(options.stderr);
+  const notices: RunNotices = { recoveredLocks: [], unknownRestores: [] };
+  const unknown = (why: string) => (settled: readonly { type: string; name: string }[]) => {
+    for (const s of settled)
+      if (s.type === "SnapshotRestore") notices.unknownRestores.push({ name: s.name, why });
+  };
   const outcome = (exitCode: number, changes: Record<string, number>, failure?: string): StackOutcome => ({
     job,
     exitCode,
@@ -87,6 +100,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
     durationMs: performance.now() - started,
     events,
     ...(failure === undefined ? {} : { failure }),
+    notices,
   });
   try {
     const { target } = options;
@@ -138,7 +152,8 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           // A restore left in flight by a killed run, or by a provider process that died in this
           // one, is recorded with an unknown outcome, never run again (state/pending-creates.ts).
           const note = (line: string) => options.stderr(`${line}\n`);
-          if (where !== undefined) await settlePendingCreates(stack, where, note);
+          if (where !== undefined)
+            unknown("an earlier run stopped")(await settlePendingCreates(stack, where, note));
           // With the shared provider host, each such create is recorded in flight before it
           // starts, for the kills the engine's pending operation does not cover (state/in-flight.ts).
           const guard =
@@ -149,9 +164,11 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
               await stack.run("up", guard === undefined ? engineOptions : { ...engineOptions, guard }),
             );
           } catch (err) {
-            await recordCrashedCreates(stack, job.stackName, events, note).catch((cause: unknown) =>
-              note(`stackwright: ${job.stackName}: could not record a create in flight: ${String(cause)}`),
-            );
+            await recordCrashedCreates(stack, job.stackName, events, note)
+              .then(unknown("its provider process died"))
+              .catch((cause: unknown) =>
+                note(`stackwright: ${job.stackName}: could not record a create in flight: ${String(cause)}`),
+              );
             throw err;
           }
           if (where !== undefined && shortcut !== undefined && inputs !== undefined) {
@@ -185,6 +202,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
             where ?? lockTargetOf(target.projectDir, job.stackName, target.env),
             options.lockPolicy,
             gated,
+            { onRecovered: (holder, reason) => void notices.recoveredLocks.push({ holder, reason }) },
           );
     });
     return outcome(EXIT_CODES.ok, changes);

@@ -43,6 +43,8 @@ export interface GuardHooks {
   readonly sleep?: (ms: number) => Promise<void>;
   /** The time; tests may move it. */
   readonly now?: () => number;
+  /** Told of each stale lock removed: whose it was, and why it was judged stale (notifications). */
+  readonly onRecovered?: (holder: string, reason: string) => void;
 }
 
 const POLL_MS = 1_000;
@@ -57,6 +59,7 @@ export async function recoverStaleLocks(
   const judge = (hooks.judge ?? (() => localJudge(policy.staleAfterMs)))();
   const { removed } = await removeStaleLocks(target.store, target.project, target.stack, judge);
   for (const { lock, reason } of removed) {
+    hooks.onRecovered?.(describeHolder(target.stack, lock), reason);
     log(
       `stackwright: removed a stale lock: ${describeHolder(target.stack, lock)}, but ${reason} (${lock.key})`,
     );

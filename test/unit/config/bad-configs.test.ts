@@ -311,7 +311,7 @@ const cases: readonly BadConfigCase[] = [
     dir: "top-level-list",
     it: "refuses a file whose top level is a list",
     errors: [
-      "acme-web.yaml:2:1: a stack file must be a map with the keys stack, environments, records, outputs, checks, windows",
+      "acme-web.yaml:2:1: a stack file must be a map with the keys stack, environments, records, outputs, checks, windows, notify",
     ],
   },
   {
@@ -339,7 +339,7 @@ const cases: readonly BadConfigCase[] = [
     dir: "unknown-top-level-key",
     it: "refuses a misspelt top-level key and suggests the right one",
     errors: [
-      "acme-web.yaml:3:1: enviroments: unknown key 'enviroments' (did you mean 'environments'?); allowed keys: stack, environments, records, outputs, checks, windows",
+      "acme-web.yaml:3:1: enviroments: unknown key 'enviroments' (did you mean 'environments'?); allowed keys: stack, environments, records, outputs, checks, windows, notify",
     ],
   },
   {

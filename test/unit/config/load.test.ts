@@ -96,6 +96,7 @@ environments:
       outputs: [],
       checks: [],
       windows: [],
+      notify: [],
     });
   });
 
@@ -107,6 +108,7 @@ environments:
       outputs: [],
       checks: [],
       windows: [],
+      notify: [],
     });
   });
 

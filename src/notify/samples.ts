@@ -1,0 +1,113 @@
+/**
+ * One sample of each event, for `stackwright notify test`: the shapes a real run sends, with
+ * example values and `test: true`, so an operator can see how a channel shows them.
+ */
+import type { NotifyEvent, NotifyEventName } from "../api";
+import { driftEvents, stackRunEvents, type EventContext } from "./events";
+
+/** A sample of each of `names`, about `apiStack`'s environment `environment`. */
+export function sampleEvents(
+  names: readonly NotifyEventName[],
+  apiStack: string,
+  environment: string,
+  context: EventContext,
+): NotifyEvent[] {
+  const ctx = { ...context, test: true };
+  const pulumiStack = `${ctx.target}.${apiStack}`;
+  const link = "https://deploy.example.com/naut/project/example/environment/example/deploy/0";
+  const made = (state: string) => ({
+    sequence: 0,
+    timestamp: 0,
+    resOutputsEvent: {
+      metadata: {
+        op: "create" as const,
+        urn: `urn:pulumi:${pulumiStack}::stackwright::Deployment::${apiStack}/${environment}`,
+        type: "pulumi-nodejs:dynamic/stackwright:Deployment",
+        provider: "",
+        new: {
+          type: "pulumi-nodejs:dynamic/stackwright:Deployment",
+          urn: "",
+          id: "0",
+          parent: "",
+          provider: "",
+          inputs: { stack: apiStack, environment, ref: "main" },
+          outputs: { deployment_id: "0", state, sha: "0".repeat(40), link },
+        },
+      },
+    },
+  });
+  const restore = (status: string, name: string) => ({
+    sequence: 0,
+    timestamp: 0,
+    resOutputsEvent: {
+      metadata: {
+        op: "create" as const,
+        urn: `urn:pulumi:${pulumiStack}::stackwright::SnapshotRestore::${apiStack}/${environment}/${name}`,
+        type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore",
+        provider: "",
+        new: {
+          type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore",
+          urn: "",
+          id: "0",
+          parent: "",
+          provider: "",
+          inputs: { stack: apiStack, environment },
+          outputs: { transfer_id: "0", status },
+        },
+      },
+    },
+  });
+  const base = { apiStack, pulumiStack, exitCode: 0, events: [] };
+  const samples: NotifyEvent[] = [
+    ...stackRunEvents({ ...base, events: [made("Completed")] }, ctx),
+    ...stackRunEvents({ ...base, events: [made("Failed")] }, ctx),
+    ...stackRunEvents({ ...base, events: [made("Submitted")] }, ctx),
+    ...stackRunEvents(
+      { ...base, events: [restore("Finished", "sample-restore"), restore("Failed", "sample-restore-2")] },
+      ctx,
+    ),
+    ...stackRunEvents(
+      {
+        ...base,
+        exitCode: 1,
+        failure: "a sample failure: nothing failed, this is `stackwright notify test`",
+        recoveredLocks: [
+          { holder: `stack ${pulumiStack} is being updated by example-host pid 0`, reason: "a sample" },
+        ],
+        unknownRestores: [{ name: "sample-restore", why: "a sample" }],
+        override: { reason: "a sample override reason", environments: [environment] },
+      },
+      ctx,
+    ),
+    ...driftEvents(
+      {
+        new: [
+          {
+            apiStack,
+            environment,
+            kind: "deployment",
+            desired: "a".repeat(40),
+            live: "b".repeat(40),
+            message: "a sample drift",
+          },
+        ],
+        resolved: [
+          {
+            apiStack,
+            environment,
+            kind: "deployment",
+            desired: "a".repeat(40),
+            live: "a".repeat(40),
+            message: "a sample drift",
+          },
+        ],
+      },
+      ctx,
+    ),
+  ];
+  // One sample of each name.
+  const seen = new Set<string>();
+  return samples.filter(
+    (e) => names.includes(e.event) && !seen.has(e.event) && seen.add(e.event) !== undefined,
+  );
+}

@@ -1,0 +1,49 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  NOTIFY_EVENT_NAMES,
+  NOTIFY_SCHEMA_FILE,
+  NotifyEvent,
+  notifyEventJsonSchemaText,
+} from "../../../src/api";
+import { driftEvents, eventContext, sampleEvents } from "../../../src/notify";
+
+const root = join(__dirname, "../../..");
+
+describe("the notification events' JSON Schema", () => {
+  it("is up to date with the zod schema (regenerate: UPDATE_SCHEMA=1 npx vitest run test/unit/notify/event-schema.test.ts)", () => {
+    const path = join(root, NOTIFY_SCHEMA_FILE);
+    const expected = notifyEventJsonSchemaText();
+    if (process.env["UPDATE_SCHEMA"] === "1") writeFileSync(path, expected);
+    expect(readFileSync(path, "utf8"), `${NOTIFY_SCHEMA_FILE} is stale; regenerate it`).toBe(expected);
+  });
+
+  it("names every event, and the samples of notify test are one valid payload of each", () => {
+    const schema = readFileSync(join(root, NOTIFY_SCHEMA_FILE), "utf8");
+    const samples = sampleEvents(NOTIFY_EVENT_NAMES, "acme-web", "uat", eventContext("dev", {}));
+    expect(samples.map((e) => e.event).sort()).toEqual([...NOTIFY_EVENT_NAMES].sort());
+    for (const name of NOTIFY_EVENT_NAMES) expect(schema).toContain(`"${name}"`);
+    for (const sample of samples) {
+      expect(NotifyEvent.parse(sample)).toEqual(sample);
+      expect(sample.test).toBe(true);
+    }
+  });
+
+  it("gives the same drift the same id in two runs, so a receiver can drop a repeat", () => {
+    const entry = {
+      apiStack: "acme-web",
+      environment: "prod",
+      kind: "deployment",
+      desired: "a",
+      live: "b",
+      message: "m",
+    };
+    const first = driftEvents({ new: [entry], resolved: [] }, eventContext("production", {}));
+    const second = driftEvents({ new: [entry], resolved: [] }, eventContext("production", {}));
+    expect(first[0]?.id).toBe(second[0]?.id);
+    expect(driftEvents({ new: [], resolved: [entry] }, eventContext("production", {}))[0]?.event).toBe(
+      "drift.resolved",
+    );
+  });
+});
