@@ -1,0 +1,96 @@
+/**
+ * What runs on an environment, read from the platform's answers: the live deployment (the one
+ * the environment's build came from), the deployments still in progress, and what the platform
+ * last resolved each branch to. Pure functions of the API's documents; no request is made here.
+ */
+import {
+  isDeploymentInProgress,
+  type Deployment,
+  type Environment,
+  type SnapshotListItem,
+  type Stack,
+} from "../api";
+
+/** One environment as import reads it: its document and every deployment it has had. */
+export interface ImportedEnvironment {
+  readonly environment: Environment;
+  readonly deployments: readonly Deployment[];
+}
+
+/** One API stack as import reads it. */
+export interface ImportedStack {
+  readonly stack: Stack;
+  /** In the platform's order (the stack document's `relationships.environments`). */
+  readonly environments: readonly ImportedEnvironment[];
+  readonly snapshots: readonly SnapshotListItem[];
+}
+
+/** What the platform last resolved a branch to: the newest deployment made from it. */
+export interface BranchHead {
+  readonly branch: string;
+  readonly sha: string;
+  /** The deployment that says so, and its environment. */
+  readonly deployment: string;
+  readonly environment: string;
+}
+
+const newestFirst = (a: Deployment, b: Deployment): number =>
+  b.attributes.date_created_unix - a.attributes.date_created_unix || Number(b.id) - Number(a.id);
+
+const hasSha = (d: Deployment): boolean => typeof d.attributes.sha === "string" && d.attributes.sha !== "";
+
+/**
+ * The deployment the environment's live build came from: the Completed one the platform marks
+ * as the current build, else (list items of the real platform may come without the mark) the
+ * newest Completed one whose sha is the environment's `build_sha`. Undefined for an environment
+ * that was never deployed (or whose build came from outside the deployment history).
+ */
+export function liveDeployment(env: ImportedEnvironment): Deployment | undefined {
+  const completed = env.deployments.filter((d) => d.attributes.state === "Completed" && hasSha(d));
+  const marked = completed.filter((d) => d.attributes.is_current_build === true).sort(newestFirst)[0];
+  if (marked !== undefined && marked.attributes.sha === env.environment.attributes.build_sha) return marked;
+  return completed
+    .filter((d) => d.attributes.sha === env.environment.attributes.build_sha)
+    .sort(newestFirst)[0];
+}
+
+/** Deployments of the environment that are Queued, Deploying or Aborting, newest first. */
+export function deploymentsInProgress(env: ImportedEnvironment): Deployment[] {
+  return env.deployments.filter((d) => isDeploymentInProgress(d.attributes.state)).sort(newestFirst);
+}
+
+/**
+ * Each branch's head as the platform last resolved it: the sha of the newest deployment made
+ * from the branch (`ref_type: branch`) on any environment of the stack, Completed or in
+ * progress. The API has no endpoint that reads a branch, so this is the best it can tell: a
+ * commit pushed since that was never deployed is not seen.
+ */
+export function branchHeads(stack: ImportedStack): Map<string, BranchHead> {
+  const candidates = stack.environments
+    .flatMap((env) => env.deployments.map((d) => ({ d, environment: env.environment.attributes.name })))
+    .filter(
+      ({ d }) =>
+        d.attributes.ref_type === "branch" &&
+        typeof d.attributes.ref_name === "string" &&
+        d.attributes.ref_name !== "" &&
+        hasSha(d) &&
+        (d.attributes.state === "Completed" || isDeploymentInProgress(d.attributes.state)),
+    )
+    .sort((a, b) => newestFirst(a.d, b.d));
+  const heads = new Map<string, BranchHead>();
+  for (const { d, environment } of candidates) {
+    const branch = d.attributes.ref_name ?? "";
+    if (!heads.has(branch)) {
+      heads.set(branch, { branch, sha: d.attributes.sha, deployment: d.id, environment });
+    }
+  }
+  return heads;
+}
+
+/** The branches whose head (as {@link branchHeads} tells it) is `sha`, sorted by name. */
+export function branchesAt(heads: ReadonlyMap<string, BranchHead>, sha: string): string[] {
+  return [...heads.values()]
+    .filter((head) => head.sha === sha)
+    .map((head) => head.branch)
+    .sort();
+}
