@@ -15,6 +15,7 @@ export interface PlannedChange {
 
 export type ChangeKind =
   | "deploy"
+  | "adopt"
   | "redeploy"
   | "retire"
   | "metadata"
@@ -30,6 +31,7 @@ export type ChangeKind =
 
 const KIND_LABELS: Record<ChangeKind, string> = {
   deploy: "deploy",
+  adopt: "adopt",
   redeploy: "redeploy",
   retire: "retire",
   metadata: "in place",
@@ -128,6 +130,14 @@ function describe(
       const refType = str(inputs["ref_type"]) ?? "ref";
       const ref = str(inputs["ref"]);
       const to = ref === undefined ? refType.replace(/_/g, " ") : `${refType} ${code(ref)}`;
+      // `adopt:` (as `stackwright import` writes it): the create records a deployment that exists.
+      const adopt = inputs["adopt"];
+      if (op === "create" && (typeof adopt === "string" || typeof adopt === "number")) {
+        return {
+          kind: "adopt",
+          text: `record deployment ${code(String(adopt))} (${to}) as it is; nothing deploys`,
+        };
+      }
       const from = shortSha(oldOutputs["sha"]) ?? shortSha(inputs["observed_sha"]);
       const reasons = step.replaceReasons?.length ? ` (changed: ${step.replaceReasons.join(", ")})` : "";
       return {

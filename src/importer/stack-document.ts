@@ -66,7 +66,7 @@ function deploymentComment(
   tracked: string | undefined,
   packaged: string | null,
 ): string[] {
-  const lines = [` The live build of ${env}: ${describeDeployment(live)}, sha ${live.attributes.sha}.`];
+  const lines = [` The live build of ${env}: ${describeDeployment(live)},`, `   sha ${live.attributes.sha}.`];
   const from = madeFrom(live);
   if (from !== undefined) lines.push(` The platform made it from ${from}.`);
   if (packaged !== null && from !== `package ${packaged}`) lines.push(` It runs the package ${packaged}.`);
@@ -91,12 +91,12 @@ function deploymentComment(
 }
 
 function inProgressComment(env: string, running: readonly Deployment[]): string[] {
-  return running.map(
-    (d) =>
-      ` ${describeDeployment(d)} (${d.attributes.state}, sha ${d.attributes.sha === "" ? "not built yet" : short(d.attributes.sha)})` +
-      ` was in progress on ${env} when import read it: this file pins the build that ran then. Once it` +
-      " finishes, the next preview warns that the environment drifted: import again with --force, or pin its sha.",
-  );
+  return running.flatMap((d) => [
+    ` ${describeDeployment(d)} (${d.attributes.state}, sha ${d.attributes.sha === "" ? "not built yet" : short(d.attributes.sha)})`,
+    `   was in progress on ${env} when import read it: this file pins the build that ran then. Once it`,
+    "   finishes, the next preview warns that the environment drifted: import again with --force, or",
+    "   pin its sha.",
+  ]);
 }
 
 function snapshotLine(s: SnapshotListItem): string {
@@ -182,7 +182,8 @@ function planEnvironment(
       ...(sha === ""
         ? []
         : [
-            ` Its build is ${sha}; declaring a deployment makes the next up deploy (a new deployment):`,
+            ` Its build is ${sha}; declaring a deployment makes the next up deploy`,
+            " (a new deployment):",
             `   deployment: { ref_type: sha, ref: ${sha} }`,
           ]),
       ...inProgressComment(name, running),

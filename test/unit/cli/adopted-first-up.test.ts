@@ -1,6 +1,7 @@
 import type { EngineEvent, OpType } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
 import { provedNoChange } from "../../../src/cli/fleet/shortcut";
+import { plannedChanges } from "../../../src/cli/summary";
 
 const DEPLOYMENT = "pulumi-nodejs:dynamic/stackwright:Deployment";
 
@@ -53,5 +54,29 @@ describe("a first up that only adopted deployments", () => {
       diagnosticEvent: { message: "drift", color: "never", severity: "warning" },
     };
     expect(provedNoChange({ create: 1 }, [adopted, warned])).toBe(false);
+  });
+});
+
+describe("the summary of a preview after import", () => {
+  it("shows an adopted deployment as adopt, nothing deploying, and a deployment without adopt as deploy", () => {
+    const urn = (name: string) => `urn:pulumi:dev.site::stackwright::${DEPLOYMENT}::${name}`;
+    const create = (name: string, inputs: Record<string, unknown>) => ({
+      op: "create",
+      urn: urn(name),
+      newState: { urn: urn(name), type: DEPLOYMENT, inputs },
+    });
+    const { changes } = plannedChanges({
+      steps: [
+        create("site/uat", { stack: "site", environment: "uat", ref_type: "sha", ref: "abc", adopt: "101" }),
+        create("site/prod", { stack: "site", environment: "prod", ref_type: "branch", ref: "main" }),
+      ],
+      diagnostics: [],
+      changeSummary: {},
+    });
+    expect(changes.map((c) => [c.environment, c.kind])).toEqual([
+      ["uat", "adopt"],
+      ["prod", "deploy"],
+    ]);
+    expect(changes[0]?.text).toContain("nothing deploys");
   });
 });
