@@ -148,16 +148,19 @@ export function readsFile(shortcut: Shortcut, stack: string): string {
   return path.join(shortcut.readsDir, dataReadsFileName(stack));
 }
 
-/** The type token of the Deployment resource, as the engine's events name it. */
+/** Type tokens of our resources, as the engine's events name them. */
 const DEPLOYMENT_TYPE = "pulumi-nodejs:dynamic/stackwright:Deployment";
+const LOCK_TYPE = "pulumi-nodejs:dynamic/stackwright:EnvironmentLock";
 
 /**
  * True when a `create` step changed nothing on the platform: a component (a grouping in the
- * state only) or a Deployment that adopted a finished deployment (`adopt:`, as `stackwright
- * import` writes it): its create reads the deployment and starts or waits for nothing.
+ * state only), the lock resource of an environment kept unlocked (it makes no request), or a
+ * Deployment that adopted a finished deployment (`adopt:`, as `stackwright import` writes it):
+ * its create reads the deployment and starts or waits for nothing.
  */
 function createdOnlyInState(step: NonNullable<EngineEvent["resOutputsEvent"]>["metadata"]): boolean {
   if (!step.type.startsWith("pulumi-nodejs:dynamic/")) return true;
+  if (step.type === LOCK_TYPE) return step.new?.inputs?.["locked"] === false;
   const adopted = step.new?.inputs?.["adopt"];
   return (
     step.type === DEPLOYMENT_TYPE &&

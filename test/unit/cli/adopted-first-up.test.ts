@@ -33,8 +33,14 @@ describe("a first up that only adopted deployments", () => {
   const component = step("create", "stackwright:index:Environment", {}, {});
   const adopted = step("create", DEPLOYMENT, { adopt: "101", ref_type: "sha" }, { state: "Completed" });
 
-  it("counts as proving the next run when every create is a component or an adopted finished deployment", () => {
-    expect(provedNoChange({ create: 2 }, [component, adopted])).toBe(true);
+  it("counts as proving the next run when every create is a component, an unlocked lock or an adopted finished deployment", () => {
+    const unlocked = step(
+      "create",
+      "pulumi-nodejs:dynamic/stackwright:EnvironmentLock",
+      { locked: false },
+      {},
+    );
+    expect(provedNoChange({ create: 3 }, [component, unlocked, adopted])).toBe(true);
   });
 
   it("does not when a deployment was created without adopt, or adopted while it still ran", () => {
@@ -45,7 +51,7 @@ describe("a first up that only adopted deployments", () => {
   });
 
   it("does not when anything else was created, updated or warned about", () => {
-    const lock = step("create", "pulumi-nodejs:dynamic/stackwright:EnvironmentLock", {}, {});
+    const lock = step("create", "pulumi-nodejs:dynamic/stackwright:EnvironmentLock", { locked: true }, {});
     expect(provedNoChange({ create: 2 }, [adopted, lock])).toBe(false);
     expect(provedNoChange({ create: 1, update: 1 }, [adopted])).toBe(false);
     const warned: EngineEvent = {
