@@ -9,6 +9,7 @@ export {
   branchesAt,
   deploymentsInProgress,
   liveDeployment,
+  shaOf,
   type BranchHead,
   type ImportedEnvironment,
   type ImportedStack,

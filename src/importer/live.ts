@@ -37,21 +37,36 @@ export interface BranchHead {
 const newestFirst = (a: Deployment, b: Deployment): number =>
   b.attributes.date_created_unix - a.attributes.date_created_unix || Number(b.id) - Number(a.id);
 
-const hasSha = (d: Deployment): boolean => typeof d.attributes.sha === "string" && d.attributes.sha !== "";
+/**
+ * The deployment's sha, or undefined when it has none yet: the platform sends `null` (or an empty
+ * text) for a package deployment that is not built.
+ */
+export function shaOf(d: Deployment): string | undefined {
+  const sha: unknown = d.attributes.sha;
+  return typeof sha === "string" && sha !== "" ? sha : undefined;
+}
+
+const hasSha = (d: Deployment): boolean => shaOf(d) !== undefined;
 
 /**
  * The deployment the environment's live build came from: the Completed one the platform marks
  * as the current build, else (list items of the real platform may come without the mark) the
  * newest Completed one whose sha is the environment's `build_sha`. Undefined for an environment
- * that was never deployed (or whose build came from outside the deployment history).
+ * that was never deployed (or whose build came from outside the deployment history). An
+ * environment that runs a package (`build_package`) is pinned by the package, not the sha: its
+ * marked deployment counts even without a sha.
  */
 export function liveDeployment(env: ImportedEnvironment): Deployment | undefined {
-  const completed = env.deployments.filter((d) => d.attributes.state === "Completed" && hasSha(d));
+  const a = env.environment.attributes;
+  const completed = env.deployments.filter((d) => d.attributes.state === "Completed");
   const marked = completed.filter((d) => d.attributes.is_current_build === true).sort(newestFirst)[0];
-  if (marked !== undefined && marked.attributes.sha === env.environment.attributes.build_sha) return marked;
-  return completed
-    .filter((d) => d.attributes.sha === env.environment.attributes.build_sha)
-    .sort(newestFirst)[0];
+  if (
+    marked !== undefined &&
+    (shaOf(marked) === a.build_sha || (a.build_package !== null && !hasSha(marked)))
+  ) {
+    return marked;
+  }
+  return completed.filter((d) => hasSha(d) && shaOf(d) === a.build_sha).sort(newestFirst)[0];
 }
 
 /** Deployments of the environment that are Queued, Deploying or Aborting, newest first. */
@@ -80,8 +95,9 @@ export function branchHeads(stack: ImportedStack): Map<string, BranchHead> {
   const heads = new Map<string, BranchHead>();
   for (const { d, environment } of candidates) {
     const branch = d.attributes.ref_name ?? "";
-    if (!heads.has(branch)) {
-      heads.set(branch, { branch, sha: d.attributes.sha, deployment: d.id, environment });
+    const sha = shaOf(d);
+    if (!heads.has(branch) && sha !== undefined) {
+      heads.set(branch, { branch, sha, deployment: d.id, environment });
     }
   }
   return heads;

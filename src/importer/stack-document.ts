@@ -12,6 +12,7 @@ import {
   branchesAt,
   deploymentsInProgress,
   liveDeployment,
+  shaOf,
   type BranchHead,
   type ImportedEnvironment,
   type ImportedStack,
@@ -40,7 +41,11 @@ export interface ImportedFile {
   readonly notes: readonly string[];
 }
 
-const short = (sha: string): string => sha.slice(0, 7);
+/** `sha 1a2b3c4`, or what a deployment without one is. */
+function shaText(d: Deployment): string {
+  const sha = shaOf(d);
+  return sha === undefined ? "not built yet" : `sha ${sha.slice(0, 7)}`;
+}
 
 /** `deployment 12 "Release 1.4" by ops@example.com`. */
 function describeDeployment(d: Deployment): string {
@@ -66,11 +71,15 @@ function deploymentComment(
   tracked: string | undefined,
   packaged: string | null,
 ): string[] {
-  const lines = [` The live build of ${env}: ${describeDeployment(live)},`, `   sha ${live.attributes.sha}.`];
+  const sha = shaOf(live);
+  const lines = [
+    ` The live build of ${env}: ${describeDeployment(live)},`,
+    sha === undefined ? "   not built from a commit the platform names." : `   sha ${sha}.`,
+  ];
   const from = madeFrom(live);
   if (from !== undefined) lines.push(` The platform made it from ${from}.`);
   if (packaged !== null && from !== `package ${packaged}`) lines.push(` It runs the package ${packaged}.`);
-  const branches = branchesAt(heads, live.attributes.sha).filter((b) => b !== tracked);
+  const branches = sha === undefined ? [] : branchesAt(heads, sha).filter((b) => b !== tracked);
   for (const branch of branches) {
     lines.push(
       ` This sha is the head of branch ${branch} (its newest deployment on this stack): to deploy the`,
@@ -92,7 +101,7 @@ function deploymentComment(
 
 function inProgressComment(env: string, running: readonly Deployment[]): string[] {
   return running.flatMap((d) => [
-    ` ${describeDeployment(d)} (${d.attributes.state}, sha ${d.attributes.sha === "" ? "not built yet" : short(d.attributes.sha)})`,
+    ` ${describeDeployment(d)} (${d.attributes.state}, ${shaText(d)})`,
     `   was in progress on ${env} when import read it: this file pins the build that ran then. Once it`,
     "   finishes, the next preview warns that the environment drifted: import again with --force, or",
     "   pin its sha.",
@@ -199,8 +208,9 @@ function planEnvironment(
     };
   }
   const packaged = a.build_package;
+  const sha = shaOf(live) ?? a.build_sha;
   const tracked =
-    options.track !== undefined && heads.get(options.track)?.sha === live.attributes.sha && packaged === null
+    options.track !== undefined && heads.get(options.track)?.sha === sha && packaged === null
       ? options.track
       : undefined;
   const deployment: Record<string, unknown> =
@@ -208,7 +218,7 @@ function planEnvironment(
       ? { ref_type: "branch", ref: tracked }
       : packaged !== null
         ? { ref_type: "package", ref: packaged }
-        : { ref_type: "sha", ref: live.attributes.sha };
+        : { ref_type: "sha", ref: sha };
   deployment["adopt"] = Number(live.id);
   return {
     name,

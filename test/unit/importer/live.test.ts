@@ -115,6 +115,31 @@ describe("the live deployment of an environment", () => {
   });
 });
 
+describe("an environment that runs a package", () => {
+  it("is pinned by its package and adopted even when its deployment names no sha (not built from a commit)", () => {
+    const stack: ImportedStack = {
+      stack: stackDoc,
+      snapshots: [],
+      environments: [
+        {
+          environment: environment("prod", "", "theme@2.1.0"),
+          deployments: [
+            deployment(9, { sha: "", ref_type: "package", ref_name: "theme@2.1.0", is_current_build: true }),
+          ],
+        },
+      ],
+    };
+    const file = importedStackFile(stack, { schemaPath: "./schema.json" });
+    const { stack: parsed, errors } = validateStackFile("site.yaml", file.text);
+    expect(errors).toEqual([]);
+    expect(parsed?.environments["prod"]?.deployment).toMatchObject({
+      ref_type: "package",
+      ref: "theme@2.1.0",
+      adopt: "9",
+    });
+  });
+});
+
 describe("a branch's head as the platform last resolved it", () => {
   it("is the sha of the newest deployment made from the branch on any environment", () => {
     const stack: ImportedStack = {
