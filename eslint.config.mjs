@@ -52,6 +52,11 @@ const layers = [
     "src/config imports none of ours but api",
   ),
   layer(
+    ["src/importer/**"],
+    ["client", "emulator", "config", "program", "cli", "providers"],
+    "src/importer imports only src/api: it decides what an imported file says, the CLI reads and writes",
+  ),
+  layer(
     ["providers/**"],
     ["emulator", "config", "program", "cli"],
     "providers import only src/client and src/api",

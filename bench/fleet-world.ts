@@ -21,8 +21,11 @@ const ENVIRONMENTS = [
 
 export const siteName = (i: number) => `site-${String(i).padStart(3, "0")}`;
 
-/** The emulator's world: one stack per site, three environments each. */
-export function fleetSeed(sites: number): SeedInput {
+/**
+ * The emulator's world: one stack per site, three environments each. With `deployed`, each
+ * environment's build came from a deployment of `main` (a fleet that `stackwright import` adopts).
+ */
+export function fleetSeed(sites: number, options: { deployed?: boolean } = {}): SeedInput {
   return {
     users: [{ email: EMAIL, token: TOKEN, username: "ops", first_name: "Olivia", surname: "Ops" }],
     stacks: Array.from({ length: sites }, (_, i) => ({
@@ -36,6 +39,9 @@ export function fleetSeed(sites: number): SeedInput {
         usage: e.usage,
         url: `https://${e.name}.${siteName(i)}.example.com`,
         build_sha: SHA,
+        ...(options.deployed === true
+          ? { deployments: [{ sha: SHA, ref_type: "branch" as const, ref: "main", deployer: EMAIL }] }
+          : {}),
       })),
     })),
   };
@@ -61,7 +67,10 @@ export function siteFile(i: number, trigger = "1"): string {
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 
-/** A scratch copy of the project (built dist/, linked node_modules and .tools) with `sites` files. */
+/**
+ * A scratch copy of the project (built dist/, linked node_modules and .tools) with `sites` files
+ * (none, an empty stacks-config/, for a fleet that `stackwright import` writes).
+ */
 export function fleetProject(sites: number): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-fleet-"));
   for (const entry of ["package.json", "Pulumi.yaml", "bin"]) {

@@ -4,7 +4,8 @@
  * stack per file, against the emulator at instant speed: preview, first up, a no-change up
  * confirmed without the engine (the fingerprint shortcut) and one with `--full`, each shard of
  * `--shard I/2`, and `preview --changed-since` with one file changed; API reads and writes of
- * each. Beside them, measured in the same run on the same toolchain, the floors of the
+ * each. And fleets of live sites adopted with `stackwright import --all`: the import, the first
+ * up (which must write nothing) and the second (confirmed without the engine). Beside them, measured in the same run on the same toolchain, the floors of the
  * mechanism underneath: an empty Pulumi program's no-change up, and bare no-op dynamic
  * resources in one stack. Prints one table of ratios, with the machine's load.
  *
@@ -88,12 +89,21 @@ function resourcesIn(dir: string): number {
     );
 }
 
-/** Runs `stackwright ARGS` in the project as its own process; rejects on a non-zero exit. */
-function cli(dir: string, env: Record<string, string>, args: readonly string[]): Promise<void> {
+/**
+ * Runs `stackwright ARGS` in the project as its own process (with `--project`, unless `project`
+ * is false: `import` writes into the working directory's stacks-config/); rejects on a non-zero
+ * exit.
+ */
+function cli(
+  dir: string,
+  env: Record<string, string>,
+  args: readonly string[],
+  project = true,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [path.join(dir, "bin", "stackwright.js"), ...args, "--project", dir],
+      [path.join(dir, "bin", "stackwright.js"), ...args, ...(project ? ["--project", dir] : [])],
       {
         cwd: dir,
         env,
@@ -110,22 +120,56 @@ function cli(dir: string, env: Record<string, string>, args: readonly string[]):
   });
 }
 
+/** The environment of a `stackwright` run in `dir` against `url`. */
+function runEnv(dir: string, url: string): Record<string, string> {
+  return {
+    // The engine's environment on top of this process's (git and the rest of PATH stay).
+    ...engineEnv({
+      projectDir: dir,
+      stateDir: path.join(dir, ".stackwright", "state"),
+      baseEnv: process.env,
+    }),
+    STACKWRIGHT_API_URL: url,
+    STACKWRIGHT_EMAIL: EMAIL,
+    STACKWRIGHT_API_TOKEN: TOKEN,
+  };
+}
+
+/** A fleet adopted with `stackwright import --all`: day one of a team with live sites. */
+interface ImportRow {
+  readonly sites: number;
+  readonly importing: Timing;
+  /** The first `up` after the import: records every resource, writes nothing. */
+  readonly up: Timing;
+  /** The second: confirmed without the engine. */
+  readonly confirmed: Timing;
+}
+
+/** `sites` live sites (a deployment of main on each environment), imported, then up twice. */
+async function measureImport(sites: number): Promise<ImportRow> {
+  const emulator = await startEmulator({ seed: fleetSeed(sites, { deployed: true }), speed: "instant" });
+  const dir = fleetProject(0);
+  try {
+    const env = runEnv(dir, emulator.url);
+    const run = (...args: string[]) => timed(emulator.url, () => cli(dir, env, args));
+    const importing = await timed(emulator.url, () => cli(dir, env, ["import", "--all"], false));
+    const written = fs.readdirSync(path.join(dir, "stacks-config")).filter((f) => f.endsWith(".yaml"));
+    if (written.length !== sites) throw new Error(`import wrote ${written.length} files for ${sites} sites`);
+    const up = await run("up");
+    const confirmed = await run("up");
+    return { sites, importing, up, confirmed };
+  } finally {
+    await emulator.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** One fleet of `sites` files, from a fresh platform and an empty backend. */
 async function measureFleet(sites: number): Promise<FleetRow> {
   const emulator = await startEmulator({ seed: fleetSeed(sites), speed: "instant" });
   const dir = fleetProject(sites);
   try {
-    const env: Record<string, string> = {
-      // The engine's environment on top of this process's (git and the rest of PATH stay).
-      ...engineEnv({
-        projectDir: dir,
-        stateDir: path.join(dir, ".stackwright", "state"),
-        baseEnv: process.env,
-      }),
-      STACKWRIGHT_API_URL: emulator.url,
-      STACKWRIGHT_EMAIL: EMAIL,
-      STACKWRIGHT_API_TOKEN: TOKEN,
-    };
+    const env = runEnv(dir, emulator.url);
     const git = (...args: string[]) =>
       execFileSync("git", ["-c", "user.email=bench@example.com", "-c", "user.name=bench", ...args], {
         cwd: dir,
@@ -211,6 +255,15 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
         `preview --changed-since (1 file) ${s(row.changedPreview.ms)} | ${row.resources} resources | load ${load()}`,
     );
   }
+  const imports: ImportRow[] = [];
+  for (const sites of sizes) {
+    const row = await measureImport(sites);
+    imports.push(row);
+    console.log(
+      `S=${sites} imported: import ${s(row.importing.ms)} | first up ${s(row.up.ms)} (${rw(row.up)}) | ` +
+        `second up ${s(row.confirmed.ms)} | load ${load()}`,
+    );
+  }
   const one = rows.find((r) => r.sites === 1);
   const empty = await measureFloor(0);
   const bare = await measureFloor(one?.resources ?? 7);
@@ -237,6 +290,17 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
       `no-change up ${s(bare.noChange.ms)}, first up ${s(bare.up.ms)}. Load average (1, 5, 15 min): ` +
       `${loadBefore} before, ${loadAfter} after.`,
   );
+
+  console.log(
+    "\n| imported fleet (`import --all`, then `up` twice) | import | reads / writes | first up | reads / writes | second up, confirmed | reads / writes |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
+  for (const r of imports) {
+    console.log(
+      `| ${r.sites} × 3 | ${s(r.importing.ms)} | ${rw(r.importing)} | ${s(r.up.ms)} | ${rw(r.up)} | ` +
+        `${s(r.confirmed.ms)} | ${rw(r.confirmed)} |`,
+    );
+  }
 
   const by = (n: number) => rows.find((r) => r.sites === n);
   const twenty = by(20);
@@ -271,6 +335,13 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
   target(
     "a no-change run writes nothing; ≤ 1 read per distinct data-source call",
     `${writes} writes at most; confirmed: ${reads}`,
+  );
+  const importWrites = Math.max(
+    ...imports.flatMap((r) => [r.importing.writes, r.up.writes, r.confirmed.writes]),
+  );
+  target(
+    "import, and the first and second up after it, write nothing (issue 25)",
+    `${importWrites} writes at most`,
   );
 }
 

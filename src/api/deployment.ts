@@ -160,6 +160,12 @@ export const DeploymentAttributes = z.object({
   deployer: Deployer,
   state: DeploymentState,
   is_current_build: z.boolean(),
+  /**
+   * Beyond the spec, as the platform sends them: the ref the deployment was made from (`branch`
+   * and `main`, `tag` and `v1.4.0`, ...). Absent or null on documents that do not carry them.
+   */
+  ref_type: z.string().nullish(),
+  ref_name: z.string().nullish(),
 });
 
 /** A deployment, type `deployments`. `id` is numeric in 1.0 and a string since 2.0. */

@@ -27,6 +27,10 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "remove the locks that stopped runs left on a stack (never a live process's)",
     load: async () => (await import("./state/unlock-command.js")).unlockCommand,
   },
+  import: {
+    help: "write stacks-config/ files from what the platform runs (the first up then changes nothing)",
+    load: async () => (await import("./import-command.js")).importCommand,
+  },
   logs: {
     help: "print a deployment's log (--follow: until it finishes)",
     load: async () => (await import("./logs-command.js")).logsCommand,

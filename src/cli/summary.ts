@@ -152,6 +152,14 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
       const refType = str(inputs["ref_type"]) ?? "ref";
       const ref = str(inputs["ref"]);
       const to = ref === undefined ? refType.replace(/_/g, " ") : `${refType} ${code(ref)}`;
+      // `adopt:` (as `stackwright import` writes it): the create records a deployment that exists.
+      const adopt = inputs["adopt"];
+      if (op === "create" && (typeof adopt === "string" || typeof adopt === "number")) {
+        return {
+          kind: "adopt",
+          text: `record deployment ${code(String(adopt))} (${to}) as it is; nothing deploys`,
+        };
+      }
       // The live sha read in this run (the drift check's), which is what the deployment replaces;
       // the sha recorded at the last run only when the live one is not known.
       const from = shortSha(step.newState?.inputs?.["observed_sha"]) ?? shortSha(oldOutputs["sha"]);

@@ -5,10 +5,10 @@
  * checkpoint (no engine ran on the stack since, and none holds its lock), and the same answers
  * from every data source that run read. Anything that differs or cannot be read runs the engine.
  *
- * The record is written only after an engine run that changed nothing, warned about nothing and
- * left no pending operation, and is removed before any engine run of the stack starts: a run
- * killed at any point leaves no record, or the one before it, which its own checkpoint then
- * contradicts.
+ * The record is written only after an engine run that changed nothing (or only recorded, in
+ * state, deployments it adopted as they were), warned about nothing and left no pending
+ * operation, and is removed before any engine run of the stack starts: a run killed at any point
+ * leaves no record, or the one before it, which its own checkpoint then contradicts.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import * as fs from "node:fs";
@@ -148,12 +148,48 @@ export function readsFile(shortcut: Shortcut, stack: string): string {
   return path.join(shortcut.readsDir, dataReadsFileName(stack));
 }
 
-/** True when the engine's events show nothing but `same` steps and no warning or error. */
+/** Type tokens of our resources, as the engine's events name them. */
+const DEPLOYMENT_TYPE = "pulumi-nodejs:dynamic/stackwright:Deployment";
+const LOCK_TYPE = "pulumi-nodejs:dynamic/stackwright:EnvironmentLock";
+
+/**
+ * True when a `create` step changed nothing on the platform: a component (a grouping in the
+ * state only), the lock resource of an environment kept unlocked (it makes no request), or a
+ * Deployment that adopted a finished deployment (`adopt:`, as `stackwright import` writes it):
+ * its create reads the deployment and starts or waits for nothing.
+ */
+function createdOnlyInState(step: NonNullable<EngineEvent["resOutputsEvent"]>["metadata"]): boolean {
+  if (!step.type.startsWith("pulumi-nodejs:dynamic/")) return true;
+  if (step.type === LOCK_TYPE) return step.new?.inputs?.["locked"] === false;
+  const adopted = step.new?.inputs?.["adopt"];
+  return (
+    step.type === DEPLOYMENT_TYPE &&
+    (typeof adopted === "string" || typeof adopted === "number") &&
+    String(adopted) !== "" &&
+    step.new?.outputs?.["state"] === "Completed"
+  );
+}
+
+/**
+ * True when the engine's events show nothing but `same` steps and no warning or error, or, for
+ * a stack's first `up` after `stackwright import`, nothing but creates that wrote only state
+ * (components, and deployments adopted as they were): that run moved nothing that the next one
+ * reads, so what it read proves the next run as well as a no-change run would.
+ */
 export function provedNoChange(
   changes: Readonly<Record<string, number>>,
   events: readonly EngineEvent[],
 ): boolean {
-  if (Object.keys(changes).length > 0) return false;
+  const kinds = Object.keys(changes);
+  if (kinds.some((kind) => kind !== "create")) return false;
+  if (kinds.length > 0) {
+    const steps = events.flatMap((e) =>
+      e.resOutputsEvent === undefined ? [] : [e.resOutputsEvent.metadata],
+    );
+    if (!steps.every((step) => step.op === "same" || (step.op === "create" && createdOnlyInState(step)))) {
+      return false;
+    }
+  }
   return !events.some((e) => {
     const severity = e.diagnosticEvent?.severity;
     return severity === "warning" || severity === "error";

@@ -1,0 +1,136 @@
+/**
+ * Day one of a team with live sites, end to end: `stackwright import --all` on a seeded platform
+ * (sha, branch and package deployments, a locked production, an environment never deployed),
+ * then `validate`, `preview`, `up` and `up` again through the real engine. Nothing may change on
+ * the platform: the preview plans only adoptions, the first up makes zero write requests (counted
+ * on the emulator's request log) while it records every resource in the per-file stacks, and the
+ * second up is confirmed without the engine.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../src/client";
+import {
+  demoCredentials,
+  emulatorHooks,
+  spawnEmulator,
+  type EmulatorHooks,
+  type EmulatorProcess,
+} from "../helpers/emulator";
+import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { runStackwright } from "../helpers/stackwright-process";
+
+const SEED = path.join(repoRoot, "test", "fixtures", "import", "seed.yaml");
+const STACKS = ["dev.blog", "dev.shop"];
+
+describe("the first runs after stackwright import", () => {
+  let project: ScratchProject;
+  let emulator: EmulatorProcess;
+  let hooks: EmulatorHooks;
+  let env: Record<string, string>;
+
+  const run = (args: string[]) => {
+    const result = runStackwright(project.dir, args, { ...project.env, ...env });
+    expect(result.out).not.toContain("demo-token");
+    return result;
+  };
+  const requests = async () =>
+    (await hooks.requests())
+      .filter((r) => !r.path.startsWith("/_emulator"))
+      .map((r) => `${r.method} ${r.path}`);
+  const writes = async () => (await requests()).filter((r) => !r.startsWith("GET "));
+  const rows = (out: string) =>
+    Object.fromEntries(
+      STACKS.map((stack) => [
+        stack,
+        new RegExp(`^${stack.replace(".", "\\.")}\\s+(\\S+)\\s+(.+?)\\s{2,}[\\d.]+ s$`, "m")
+          .exec(out)
+          ?.slice(1, 3)
+          .join(" | "),
+      ]),
+    );
+
+  /** The deployment ids the stack's checkpoint records, sorted. */
+  const adopted = (stack: string): string[] => {
+    const checkpoint = JSON.parse(fs.readFileSync(project.stateFile(stack), "utf8")) as {
+      checkpoint: { latest: { resources?: { type: string; outputs?: Record<string, unknown> }[] } };
+    };
+    return (checkpoint.checkpoint.latest.resources ?? [])
+      .filter((r) => r.type === "pulumi-nodejs:dynamic/stackwright:Deployment")
+      .map((r) => String(r.outputs?.["deployment_id"]))
+      .sort();
+  };
+
+  beforeAll(async () => {
+    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", SEED], 60_000, {
+      fromDist: true,
+    });
+    hooks = emulatorHooks(emulator.url);
+    env = demoCredentials(emulator.url);
+    const client = createClient({ baseUrl: emulator.url, email: "ops@example.com", token: "demo-token" });
+    try {
+      const pkg = await client.deployments.create("blog", "prod", {
+        ref_type: "package",
+        ref: "blog-theme@2.1.0",
+        bypass_and_start: true,
+      });
+      await client.waitForDeployment("blog", "prod", pkg.id);
+    } finally {
+      await client.close();
+    }
+    project = createScratchProject({ stacksConfig: {} });
+  }, 120_000);
+
+  afterAll(async () => {
+    emulator?.child.kill("SIGTERM");
+    await emulator?.exited;
+    project?.remove();
+  });
+
+  it("imports every visible stack into files that validate", () => {
+    const imported = run(["import", "--all"]);
+    expect(imported.status, imported.out).toBe(0);
+    const dir = path.join(project.dir, "stacks-config");
+    expect(fs.readdirSync(dir).sort()).toEqual(["blog.yaml", "schema.json", "shop.yaml"]);
+    const validated = run(["validate"]);
+    expect(validated.status, validated.out).toBe(0);
+  }, 120_000);
+
+  it("previews no change on the platform for any site: adoptions only, no write request", async () => {
+    await hooks.clearRequests();
+    const summary = path.join(project.dir, "preview.md");
+    const preview = run(["preview", "--summary", summary]);
+    expect(preview.status, preview.out).toBe(0);
+    expect(await writes()).toEqual([]);
+    const text = fs.readFileSync(summary, "utf8");
+    // shop: uat and prod adopted (test was never deployed); blog: prod adopted.
+    // The unchanged ones are the environments' lock resources, kept unlocked: no request.
+    expect(text, text).toMatch(/\*\*3 adopt\*\* \(\d+ unchanged\)/);
+    expect(text).not.toMatch(/\| (deploy|redeploy|lock|unlock|lock message|snapshot|restore) \|/);
+    expect(text).not.toContain("Warnings and errors");
+  }, 300_000);
+
+  it("makes zero write requests on the first up and records every resource in the per-file stacks", async () => {
+    await hooks.clearRequests();
+    const up = run(["up"]);
+    expect(up.status, up.out).toBe(0);
+    expect(await writes()).toEqual([]);
+    for (const stack of STACKS) {
+      expect(rows(up.out)[stack], up.out).toMatch(/^ok \| \d+ create$/);
+    }
+    expect(adopted("dev.shop")).toEqual(["101", "103"]);
+    expect(adopted("dev.blog")).toHaveLength(1);
+  }, 300_000);
+
+  it("confirms the second up without the engine, writing nothing", async () => {
+    await hooks.clearRequests();
+    const before = STACKS.map((stack) => fs.readFileSync(project.stateFile(stack)));
+    const up = run(["up"]);
+    expect(up.status, up.out).toBe(0);
+    expect(rows(up.out)).toEqual(Object.fromEntries(STACKS.map((s) => [s, "ok | no change (confirmed)"])));
+    expect(await writes()).toEqual([]);
+    STACKS.forEach((stack, i) =>
+      expect(fs.readFileSync(project.stateFile(stack)).equals(before[i] ?? Buffer.alloc(0))).toBe(true),
+    );
+  }, 300_000);
+});
