@@ -127,6 +127,23 @@ const layers = [
     ["program/.+", "providers"],
     "src/cli hosts the program only through src/program's entry point (index.ts) and never calls providers/",
   ),
+  // Inside src/cli, from the bottom up: the command kit (flags, output, exit codes), the engine run,
+  // reports (summaries, facts), gates (preflight, change windows), the state backend, the fleet
+  // run; commands sit on top and nothing imports them. Each folder may import only those below it.
+  ...[
+    ["kit", ["engine", "report", "gates", "state", "fleet", "commands"]],
+    ["engine", ["report", "gates", "state", "fleet", "commands"]],
+    ["report", ["gates", "state", "fleet", "commands"]],
+    ["gates", ["state", "fleet", "commands"]],
+    ["state", ["fleet", "commands"]],
+    ["fleet", ["commands"]],
+  ].map(([folder, above]) =>
+    layer(
+      [`src/cli/${folder}/**`],
+      ["program/.+", "providers", ...above],
+      `src/cli/${folder} imports only the folders of src/cli below it (kit < engine < report < gates < state < fleet < commands), and the program only through its entry point`,
+    ),
+  ),
 ];
 
 // Every eslint-disable says why, after " -- " (a directive without a reason fails the lint).

@@ -206,7 +206,7 @@ async function measureFleet(sites: number): Promise<FleetRow> {
 
 /**
  * Opens the floor project's `bench` stack on its own file backend, to be run by the engine
- * command alone, exactly as `stackwright` runs each per-file stack (src/cli/engine-run.ts).
+ * command alone, exactly as `stackwright` runs each per-file stack (src/cli/engine/run.ts).
  */
 async function floorStack(dir: string, n: number): Promise<EngineStack> {
   const env = {

@@ -8,7 +8,7 @@ if (major < 22) {
     `stackwright needs Node.js 22 or later; this is Node.js ${process.versions.node}. ` +
       "Run it through npm (npm start, npm run stackwright -- <command>) so the project's Node 24 from node_modules/.bin is used.",
   );
-  // 4: the tool cannot run here (README, "Exit codes"; src/cli/exit-codes.ts).
+  // 4: the tool cannot run here (README, "Exit codes"; src/cli/kit/exit-codes.ts).
   process.exit(4);
 }
 

@@ -4,6 +4,6 @@
  * drive the Pulumi CLI themselves, such as the benches.
  */
 export { main } from "./main";
-export { engineEnv, pulumiCommand } from "./engine-env";
-export { openEngineStack, openStack } from "./workspace";
-export type { EngineStack } from "./engine-run";
+export { engineEnv, pulumiCommand } from "./engine/env";
+export { openEngineStack, openStack } from "./engine/workspace";
+export type { EngineStack } from "./engine/run";

@@ -1,83 +1,83 @@
 /**
  * Entry point of the `stackwright` command: dispatches a subcommand and returns the exit code.
  * Commands load lazily, so that `validate` never opens the emulator's database or the engine.
- * Each command is built with the kit in command.ts; exit codes come from exit-codes.ts.
+ * Each command is built with the kit in kit/command.ts; exit codes come from kit/exit-codes.ts.
  */
-import type { Command } from "./command";
-import { EXIT_CODES } from "./exit-codes";
+import type { Command } from "./kit/command";
+import { EXIT_CODES } from "./kit/exit-codes";
 
 const commands: Record<string, { readonly help: string; load(): Promise<Command> }> = {
   start: {
     help: "the main job: validate, start the embedded emulator, up the dev stack, print outputs",
-    load: async () => (await import("./start-command.js")).startCommand,
+    load: async () => (await import("./commands/start.js")).startCommand,
   },
   validate: {
     help: "check stacks-config/ (no API call, no engine)",
-    load: async () => (await import("./validate-command.js")).validateCommand,
+    load: async () => (await import("./commands/validate.js")).validateCommand,
   },
   preview: {
     help: "show what up would change",
-    load: async () => (await import("./engine-commands.js")).previewCommand,
+    load: async () => (await import("./commands/engine.js")).previewCommand,
   },
   up: {
     help: "make the platform match stacks-config/",
-    load: async () => (await import("./engine-commands.js")).upCommand,
+    load: async () => (await import("./commands/engine.js")).upCommand,
   },
   unlock: {
     help: "remove the locks that stopped runs left on a stack (never a live process's)",
-    load: async () => (await import("./state/unlock-command.js")).unlockCommand,
+    load: async () => (await import("./commands/unlock.js")).unlockCommand,
   },
   import: {
     help: "write stacks-config/ files from what the platform runs (the first up then changes nothing)",
-    load: async () => (await import("./import-command.js")).importCommand,
+    load: async () => (await import("./commands/import.js")).importCommand,
   },
   logs: {
     help: "print a deployment's log (--follow: until it finishes)",
-    load: async () => (await import("./logs-command.js")).logsCommand,
+    load: async () => (await import("./commands/logs.js")).logsCommand,
   },
   history: {
     help: "list an environment's deployments, newest first (current build, Stackwright's or by hand)",
-    load: async () => (await import("./history-command.js")).historyCommand,
+    load: async () => (await import("./commands/history.js")).historyCommand,
   },
   promote: {
     help: "pin --to's deployment in the stack file to exactly what --from runs (a change to review)",
-    load: async () => (await import("./promote-command.js")).promoteCommand,
+    load: async () => (await import("./commands/promote.js")).promoteCommand,
   },
   rollback: {
     help: "pin an environment's deployment back to an earlier completed build (--up: deploy it now)",
-    load: async () => (await import("./rollback-command.js")).rollbackCommand,
+    load: async () => (await import("./commands/rollback.js")).rollbackCommand,
   },
   snapshot: {
     help: "snapshot download API_STACK SNAPSHOT --to FILE: download a snapshot (resumable)",
-    load: async () => (await import("./snapshot-command.js")).snapshotCommand,
+    load: async () => (await import("./commands/snapshot.js")).snapshotCommand,
   },
   notify: {
     help: "notify test [--sink NAME]: send a sample of each subscribed event to the notification sinks",
-    load: async () => (await import("./notify-command.js")).notifyCommand,
+    load: async () => (await import("./commands/notify.js")).notifyCommand,
   },
   refresh: {
     help: "read the live state of the selected API stacks' resources",
-    load: async () => (await import("./engine-commands.js")).refreshCommand,
+    load: async () => (await import("./commands/engine.js")).refreshCommand,
   },
   destroy: {
     help: "delete what the named API stacks manage on the platform",
-    load: async () => (await import("./engine-commands.js")).destroyCommand,
+    load: async () => (await import("./commands/engine.js")).destroyCommand,
   },
   migrate: {
     help: "move a target's single-stack state into one Pulumi stack per API stack (no API call)",
-    load: async () => (await import("./migrate-command.js")).migrateCommand,
+    load: async () => (await import("./commands/migrate.js")).migrateCommand,
   },
   summary: {
     help: "turn `pulumi preview --json` into a pull-request comment",
-    load: async () => (await import("./summary-command.js")).summaryCommand,
+    load: async () => (await import("./commands/summary.js")).summaryCommand,
   },
   env: {
     help: "print the engine's environment as export lines, for plain `pulumi` commands",
-    load: async () => (await import("./env-command.js")).envCommand,
+    load: async () => (await import("./commands/env.js")).envCommand,
   },
   emulator: {
     help: "run the reference server of the API",
-    load: async () => (await import("./emulator-command.js")).runEmulatorCommand,
+    load: async () => (await import("./commands/emulator.js")).runEmulatorCommand,
   },
 };
 

@@ -3,12 +3,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT_CODES } from "../../src/cli/exit-codes";
+import { EXIT_CODES } from "../../src/cli/kit/exit-codes";
 import { lockDirectory } from "../../src/cli/state/locks";
 import { demoCredentials, emulatorHooks, spawnEmulator, type EmulatorProcess } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 
-// Every row of the README's exit-code table (src/cli/exit-codes.ts), provoked through the real
+// Every row of the README's exit-code table (src/cli/kit/exit-codes.ts), provoked through the real
 // `stackwright` command as an operator runs it, each ending with one line that names the cause and
 // no stack trace. The interrupted row (130) is provoked by test/e2e/state-recovery.test.ts
 // ("stops gracefully on SIGINT").

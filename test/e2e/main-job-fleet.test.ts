@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shardOf } from "../../src/cli/fleet/selection";
-import { openStack } from "../../src/cli/workspace";
+import { openStack } from "../../src/cli/engine/workspace";
 import {
   demoCredentials,
   emulatorHooks,

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SeedInput } from "../../src/emulator";
 import { createClient, type StackwrightClient } from "../../src/client";
-import { HistoryDocument } from "../../src/cli/history-command";
+import { HistoryDocument } from "../../src/cli/commands/history";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { repoRoot } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";

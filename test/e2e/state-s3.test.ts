@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
 import { checkpointKey, createStackIfAbsent } from "../../src/cli/state/new-stack";
 import { openStateStore, type StateStore } from "../../src/cli/state/store";
-import { openStack } from "../../src/cli/workspace";
+import { openStack } from "../../src/cli/engine/workspace";
 import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { startS3Server, type TestS3Server } from "../helpers/s3-server";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";

@@ -26,7 +26,7 @@ import { stringify } from "yaml";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type FaultInput, type TestEmulator } from "../helpers/emulator";
-import { openStack } from "../../src/cli/workspace";
+import { openStack } from "../../src/cli/engine/workspace";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import {
   descendants,

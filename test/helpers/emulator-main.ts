@@ -1,5 +1,5 @@
 // `stackwright emulator` from the sources, for tests that run it as a real child process.
-import { runEmulatorCommand } from "../../src/cli/emulator-command";
+import { runEmulatorCommand } from "../../src/cli/commands/emulator";
 
 runEmulatorCommand(process.argv.slice(2)).then(
   (code) => {

@@ -8,8 +8,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { engineEnv } from "../../src/cli/engine-env";
-import { openStack } from "../../src/cli/workspace";
+import { engineEnv } from "../../src/cli/engine/env";
+import { openStack } from "../../src/cli/engine/workspace";
 
 export const repoRoot = path.resolve(__dirname, "..", "..");
 

@@ -5,10 +5,10 @@
  */
 import * as os from "node:os";
 import { clientDefaults } from "../../client";
-import { EXIT_CODES, UsageError } from "../exit-codes";
-import { prefixedLines, renderTable, stderr, stdout } from "../output";
-import type { SummaryInput } from "../summary";
-import { summaryOfRuns, type RunForSummary } from "../summary-runs";
+import { EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { prefixedLines, renderTable, stderr, stdout } from "../kit/output";
+import type { SummaryInput } from "../report/summary";
+import { summaryOfRuns, type RunForSummary } from "../report/summary-runs";
 import { runStack, type Operation, type RunOptions, type StackJob, type StackOutcome } from "./run-stack";
 
 /**

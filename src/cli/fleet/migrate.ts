@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
-import { CliError } from "../exit-codes";
+import { CliError } from "../kit/exit-codes";
 import { stackNameOf, withPerFileStack, type Target } from "./target";
 
 const ResourceSchema = z

@@ -5,7 +5,7 @@
  */
 import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState } from "../../config";
-import { UsageError } from "../exit-codes";
+import { UsageError } from "../kit/exit-codes";
 import { changesSince } from "./changes";
 import type { StackJob } from "./run-stack";
 import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "./selection";

@@ -2,20 +2,20 @@
  * One engine run of one per-file stack: THE place where the engine runs for a stack, so that
  * everything that wraps a run is one call here: the fingerprint shortcut (shortcut.ts) before
  * anything starts, then the lock guard (state/lock-guard.ts, for the operations that take the
- * lock) and the change-window gate (../window-gate.ts) around `engine()`. It never throws: a
+ * lock) and the change-window gate (../gates/windows.ts) around `engine()`. It never throws: a
  * failure becomes the stack's outcome, so one stack never stops the others.
  */
 import * as fs from "node:fs";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
-import type { EngineRunOptions } from "../engine-run";
-import { exitCodeOf, describeError, EXIT_CODES } from "../exit-codes";
+import type { EngineRunOptions } from "../engine/run";
+import { exitCodeOf, describeError, EXIT_CODES } from "../kit/exit-codes";
 import { removeConfirmation } from "../state/confirmations";
 import { engineErrorFilter } from "../state/engine-output";
 import { guardCreates } from "../state/in-flight";
 import { withStackLock, type LockPolicy, type LockTarget } from "../state/lock-guard";
 import { recordCrashedCreates, settlePendingCreates } from "../state/pending-creates";
 import { lockTargetOf } from "../state/target";
-import { gatedEngineRun, quietPlan, type WindowGate } from "../window-gate";
+import { gatedEngineRun, quietPlan, type WindowGate } from "../gates/windows";
 import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
 import { withPerFileStack, type Target } from "./target";
 

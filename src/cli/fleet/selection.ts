@@ -5,7 +5,7 @@
  * in the same shard, whatever else is selected: CI concurrency groups per shard then serialise
  * the runs of each API stack.
  */
-import { UsageError } from "../exit-codes";
+import { UsageError } from "../kit/exit-codes";
 
 /** One API stack to run: its file, or none when its file was deleted (only destroy runs it). */
 export interface Selected {

@@ -9,7 +9,7 @@
  * terminal is not passed on again (Pulumi would count it as the second and terminate).
  */
 import { execFileSync } from "node:child_process";
-import { CliError } from "../exit-codes";
+import { CliError } from "../kit/exit-codes";
 
 export interface Interruption {
   /** Aborted at the first signal: pass it to every engine call (`signal` option). */

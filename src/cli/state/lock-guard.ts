@@ -6,7 +6,7 @@
  */
 import { ConcurrentUpdateError } from "@pulumi/pulumi/automation";
 import { formatAge, describeHolder, localJudge, readLocks, removeStaleLocks, type LockJudge } from "./locks";
-import { CliError } from "../exit-codes";
+import { CliError } from "../kit/exit-codes";
 import type { StateStore } from "./store";
 
 /** How a run treats other runs' locks. */

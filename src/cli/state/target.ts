@@ -7,8 +7,8 @@ import * as path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { parseDuration } from "../../config";
-import { UsageError, type FlagSpec } from "../args";
-import { engineEnv } from "../engine-env";
+import { UsageError, type FlagSpec } from "../kit/args";
+import { engineEnv } from "../engine/env";
 import type { LockPolicy, LockTarget } from "./lock-guard";
 import { openStateStore } from "./store";
 

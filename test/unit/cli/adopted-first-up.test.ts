@@ -1,7 +1,7 @@
 import type { EngineEvent, OpType } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
 import { provedNoChange } from "../../../src/cli/fleet/shortcut";
-import { plannedChanges } from "../../../src/cli/summary";
+import { plannedChanges } from "../../../src/cli/report/summary";
 
 const DEPLOYMENT = "pulumi-nodejs:dynamic/stackwright:Deployment";
 

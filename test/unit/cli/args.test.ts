@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseFlags, UsageError } from "../../../src/cli/args";
+import { parseFlags, UsageError } from "../../../src/cli/kit/args";
 
 const spec = {
   stack: { type: "string", help: "the stack" },

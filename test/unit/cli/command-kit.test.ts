@@ -1,7 +1,13 @@
 import { CommandError, ConcurrentUpdateError } from "@pulumi/pulumi/automation";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { defineCommand, helpText } from "../../../src/cli/command";
-import { CliError, combinedExitCode, EXIT_CODES, exitCodeOf, UsageError } from "../../../src/cli/exit-codes";
+import { defineCommand, helpText } from "../../../src/cli/kit/command";
+import {
+  CliError,
+  combinedExitCode,
+  EXIT_CODES,
+  exitCodeOf,
+  UsageError,
+} from "../../../src/cli/kit/exit-codes";
 import { ConfigValidationError } from "../../../src/config";
 
 describe("the exit-code table", () => {

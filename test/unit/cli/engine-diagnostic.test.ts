@@ -1,8 +1,8 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { CommandError } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
-import { engineDiagnostic } from "../../../src/cli/engine-diagnostic";
-import { describeError } from "../../../src/cli/exit-codes";
+import { engineDiagnostic } from "../../../src/cli/kit/engine-diagnostic";
+import { describeError } from "../../../src/cli/kit/exit-codes";
 
 const diag = (message: string, severity: string, urn?: string): EngineEvent =>
   ({

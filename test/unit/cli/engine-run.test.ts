@@ -1,6 +1,6 @@
 import { PulumiCommand } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
-import { engineArgs, parseEventLog } from "../../../src/cli/engine-run";
+import { engineArgs, parseEventLog } from "../../../src/cli/engine/run";
 
 describe("the engine run of one stack", () => {
   it("passes the arguments the Automation API passes for each operation", () => {
@@ -35,7 +35,7 @@ describe("the engine run of one stack", () => {
   });
 
   it("relies on the SDK's own command runner, which the pinned SDK still has", () => {
-    // Its typings leave it out (internal); src/cli/engine-run.ts declares it. An SDK that drops it
+    // Its typings leave it out (internal); src/cli/engine/run.ts declares it. An SDK that drops it
     // must fail here, not at a user's first run.
     expect(typeof PulumiCommand.prototype.run).toBe("function");
   });

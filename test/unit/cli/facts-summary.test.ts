@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
-import { factsFromEvents, factsSummary } from "../../../src/cli/facts-summary";
+import { factsFromEvents, factsSummary } from "../../../src/cli/report/facts";
 
 const facts = {
   "acme-web": {

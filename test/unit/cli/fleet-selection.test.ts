@@ -8,7 +8,7 @@ import {
   shardOf,
   stableHash,
 } from "../../../src/cli/fleet/selection";
-import { UsageError } from "../../../src/cli/exit-codes";
+import { UsageError } from "../../../src/cli/kit/exit-codes";
 import { parsePerFileStackName, perFileStackName } from "../../../src/config";
 
 const names = fc.uniqueArray(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/), { maxLength: 60 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { linePrinter } from "../../../src/cli/logs-command";
-import { bytes, progressBar, progressReporter } from "../../../src/cli/progress";
+import { linePrinter } from "../../../src/cli/commands/logs";
+import { bytes, progressBar, progressReporter } from "../../../src/cli/kit/progress";
 
 const at = (receivedBytes: number, totalBytes = 1000, resumedFromBytes = 0) => ({
   receivedBytes,

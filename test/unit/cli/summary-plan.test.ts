@@ -4,11 +4,11 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closingTable, fleetSummary } from "../../../src/cli/fleet/fan-out";
 import type { StackOutcome } from "../../../src/cli/fleet/run-stack";
-import { plannedChanges, renderComment } from "../../../src/cli/summary";
-import { summaryInputOf } from "../../../src/cli/summary-command";
-import { writeSummary } from "../../../src/cli/summary-file";
-import { summaryOfRuns } from "../../../src/cli/summary-runs";
-import { previewFromEvents } from "../../../src/cli/preview-events";
+import { plannedChanges, renderComment } from "../../../src/cli/report/summary";
+import { summaryInputOf } from "../../../src/cli/commands/summary";
+import { writeSummary } from "../../../src/cli/report/summary-file";
+import { summaryOfRuns } from "../../../src/cli/report/summary-runs";
+import { previewFromEvents } from "../../../src/cli/engine/preview-events";
 import { eventLogText, planEvents, type PlannedStep } from "./summary-plan";
 
 const STACK = "dev.acme-web";

@@ -4,8 +4,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fleetSummary } from "../../../src/cli/fleet/fan-out";
 import type { StackOutcome } from "../../../src/cli/fleet/run-stack";
-import { previewFromEvents } from "../../../src/cli/preview-events";
-import { KIND_LABELS, plannedChanges, renderComment, type StepOp } from "../../../src/cli/summary";
+import { previewFromEvents } from "../../../src/cli/engine/preview-events";
+import { KIND_LABELS, plannedChanges, renderComment, type StepOp } from "../../../src/cli/report/summary";
 import { planEvents, type PlannedStep, type ResourceType } from "./summary-plan";
 
 /** The README's table of the words each engine step may show ("Reading the summary"). */

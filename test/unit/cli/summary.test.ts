@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parsePreviewJson } from "../../../src/cli/preview-json";
-import { plannedChanges, renderSummary } from "../../../src/cli/summary";
+import { parsePreviewJson } from "../../../src/cli/engine/preview-json";
+import { plannedChanges, renderSummary } from "../../../src/cli/report/summary";
 
 const T = (name: string) => `pulumi-nodejs:dynamic/stackwright:${name}`;
 const urn = (type: string, name: string) =>

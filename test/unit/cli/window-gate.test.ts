@@ -1,7 +1,7 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
 import { validateSources } from "../../../src/config";
-import type { PlannedChange } from "../../../src/cli/summary";
+import type { PlannedChange } from "../../../src/cli/report/summary";
 import {
   clockNow,
   closedEnvironments,
@@ -12,7 +12,7 @@ import {
   windowRefusals,
   windowSummary,
   type GatedRun,
-} from "../../../src/cli/window-gate";
+} from "../../../src/cli/gates/windows";
 import { summaryWithOverride, windowOverrideNote } from "../../../src/program/windows";
 
 const yaml = `stack: acme-web

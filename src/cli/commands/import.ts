@@ -1,0 +1,262 @@
+/**
+ * `stackwright import [API_STACK ...] [--all] [--into DIR] [--force] [--dry-run] [--track BRANCH]`:
+ * writes one stack file per API stack from what the platform runs now, so that a team with live
+ * sites starts from files whose first `up` changes nothing (every live deployment adopted, no
+ * lock declared). Reads only (GET): the stack list, and per stack its snapshots and, per
+ * environment, the environment and its deployments. What the files say is decided by
+ * src/importer; this command reads, validates each file with the loader's own rules, and writes
+ * it atomically, never over an existing file without --force.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Stack } from "../../api";
+import { nameProblem } from "../../api";
+import type { StackwrightClient } from "../../client";
+import {
+  formatConfigErrors,
+  isStackFileName,
+  stackFileJsonSchemaText,
+  validateStackFile,
+} from "../../config";
+import { importedStackFile, type ImportedFile, type ImportedStack } from "../../importer";
+import { defineCommand } from "../kit/command";
+import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { say, warn } from "../kit/output";
+import { checkedClient } from "../gates/preflight";
+
+const COMMAND = "import";
+/** Stacks read at once: each is a handful of GETs. */
+const READ_CONCURRENCY = 8;
+const SCHEMA_NAME = "schema.json";
+
+export const importCommand = defineCommand({
+  name: COMMAND,
+  args: ["API_STACK..."],
+  summary:
+    "Writes DIR/<stack>.yaml for each named API stack (or, with --all, each stack the user can see) from what " +
+    "the platform runs now: every environment's deployment pinned to its live build (ref_type sha, or package) " +
+    "with adopt: its deployment id, so the first up changes nothing on the platform; no lock (the API cannot " +
+    "read one); comments with what else could be declared. Reads the API settings from STACKWRIGHT_API_URL, " +
+    "STACKWRIGHT_EMAIL and STACKWRIGHT_API_TOKEN, and makes only GET requests.",
+  flags: {
+    all: { type: "boolean", help: "every stack the user can see (instead of naming them)" },
+    into: { type: "string", help: "the directory to write into (default stacks-config)" },
+    force: { type: "boolean", help: "overwrite files that exist (never without it)" },
+    "dry-run": { type: "boolean", help: "print the files instead of writing them" },
+    track: {
+      type: "string",
+      help: "BRANCH: environments whose live sha is the branch's head deploy the branch (ref_type: branch)",
+    },
+  },
+  async run({ flags, positional }) {
+    const named = [...new Set(positional)];
+    for (const name of named) {
+      const problem = nameProblem(name);
+      if (problem !== undefined)
+        throw new UsageError(`stackwright ${COMMAND}: API_STACK '${name}' ${problem}`);
+    }
+    if (named.length === 0 && flags.all !== true) {
+      throw new UsageError(`stackwright ${COMMAND}: name the API stacks to import, or pass --all`);
+    }
+    if (named.length > 0 && flags.all === true) {
+      throw new UsageError(`stackwright ${COMMAND}: name API stacks or pass --all, not both`);
+    }
+    const track = flags.track;
+    if (track !== undefined && (track.trim() === "" || /[\s\p{Cc}]/u.test(track))) {
+      throw new UsageError(`stackwright ${COMMAND}: --track needs a branch name (no spaces), not '${track}'`);
+    }
+    const into = path.resolve(flags.into ?? "stacks-config");
+    const { client, whoami } = await checkedClient({
+      command: COMMAND,
+      stacks: named.map((name) => ({ name, file: "an API_STACK argument" })),
+      config: () => undefined,
+      env: process.env,
+    });
+    try {
+      const visible = await client.stacks.list();
+      const stacks =
+        flags.all === true
+          ? visible
+          : named.map((name) => visible.find((s) => s.attributes.name === name) ?? missing(name));
+      if (stacks.length === 0) {
+        throw new CliError("usage", `stackwright ${COMMAND}: ${whoami} sees no stack to import`);
+      }
+      const targets = stacks.map((s) => ({ stack: s, file: path.join(into, `${s.attributes.name}.yaml`) }));
+      const dryRun = flags["dry-run"] === true;
+      // A dry run shows what a real one would write, also over existing files (it writes nothing).
+      refuseExisting(targets, into, flags.force === true || dryRun);
+      const started = Date.now();
+      const read = await mapLimit(targets, READ_CONCURRENCY, (t) => readStack(client, t.stack));
+      const files = read.map((imported, i) => {
+        const file = importedStackFile(imported, { schemaPath: `./${SCHEMA_NAME}`, track });
+        const target = targets[i]?.file ?? "";
+        const { errors } = validateStackFile(target, file.text);
+        if (errors.length > 0) {
+          throw new CliError(
+            "failed",
+            `stackwright ${COMMAND}: the file written for ${file.stack} does not validate (a bug of import; ` +
+              `nothing was written):\n${formatConfigErrors(errors)}`,
+          );
+        }
+        return { target, file };
+      });
+      for (const { file } of files) for (const note of file.notes) warn(`note: ${note}`);
+      if (dryRun) {
+        for (const { target, file } of files) {
+          const exists = fs.existsSync(target) ? ", exists: only --force would overwrite it" : "";
+          say(`--- # ${shown(target)} (not written: --dry-run${exists})\n${file.text.trimEnd()}`);
+        }
+        return EXIT_CODES.ok;
+      }
+      fs.mkdirSync(into, { recursive: true });
+      const schema = path.join(into, SCHEMA_NAME);
+      if (!fs.existsSync(schema)) writeAtomically(schema, stackFileJsonSchemaText(), false);
+      for (const { target, file } of files) {
+        writeAtomically(target, file.text, flags.force === true);
+        say(`wrote ${shown(target)}: ${outcomeText(file)}`);
+      }
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      say(
+        `${files.length} file${files.length === 1 ? "" : "s"} written in ${seconds} s. Review them, commit them, ` +
+          "then run stackwright preview: it should show no change on the platform.",
+      );
+      return EXIT_CODES.ok;
+    } finally {
+      await client.close();
+    }
+  },
+});
+
+function missing(name: string): never {
+  // The preflight has already refused a stack the user cannot see; the list changed since.
+  throw new CliError("usage", `stackwright ${COMMAND}: stack '${name}' is not in the stack list`);
+}
+
+/** A path as the user reads it: relative to the working directory when inside it. */
+function shown(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
+}
+
+function outcomeText(file: ImportedFile): string {
+  if (file.environments.length === 0) return "no environment";
+  return file.environments
+    .map((e) =>
+      e.kind === "never-deployed"
+        ? `${e.environment} never deployed`
+        : `${e.environment} ${e.kind === "tracked" ? "tracks the branch at" : "pinned to"} deployment ${e.deployment}`,
+    )
+    .join(", ");
+}
+
+/**
+ * Refuses (exit 2, nothing written) when a file to write exists and `force` is off, and always
+ * when another file of DIR already declares one of the stacks: a second file of the same stack
+ * is an error of stacks-config/.
+ */
+function refuseExisting(
+  targets: readonly { stack: Stack; file: string }[],
+  into: string,
+  force: boolean,
+): void {
+  const existing = targets.filter((t) => fs.existsSync(t.file)).map((t) => shown(t.file));
+  if (existing.length > 0 && !force) {
+    throw new UsageError(
+      `stackwright ${COMMAND}: ${existing.join(", ")} already exist${existing.length === 1 ? "s" : ""}; ` +
+        "nothing was written. Pass --force to overwrite, or --into another directory",
+    );
+  }
+  const declared = declaredStacks(into);
+  const elsewhere = targets.flatMap((t) => {
+    const other = declared.get(t.stack.attributes.name);
+    return other !== undefined && path.resolve(other) !== path.resolve(t.file)
+      ? [`'${t.stack.attributes.name}' (${shown(other)})`]
+      : [];
+  });
+  if (elsewhere.length > 0) {
+    throw new UsageError(
+      `stackwright ${COMMAND}: another file of ${shown(into)} already declares ${elsewhere.join(", ")}; ` +
+        "nothing was written. Remove or rename that file first (one file per stack)",
+    );
+  }
+}
+
+/** The `stack:` of each stack file of `dir` (files that do not parse are left to `validate`). */
+function declaredStacks(dir: string): Map<string, string> {
+  const declared = new Map<string, string>();
+  if (!fs.existsSync(dir)) return declared;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isFile() || !isStackFileName(entry.name)) continue;
+    const file = path.join(dir, entry.name);
+    const { stack } = validateStackFile(file, fs.readFileSync(file, "utf8"));
+    if (stack !== undefined) declared.set(stack.stack, file);
+  }
+  return declared;
+}
+
+/**
+ * Writes `text` to `file` in one step: a temporary file beside it, flushed, then renamed over it
+ * (`overwrite`) or linked to its name, which fails when the name exists (never a half-written
+ * file, never a file replaced without --force, even by a race).
+ */
+function writeAtomically(file: string, text: string, overwrite: boolean): void {
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  const fd = fs.openSync(temporary, "wx");
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    if (overwrite) fs.renameSync(temporary, file);
+    else fs.linkSync(temporary, file);
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "EEXIST") {
+      throw new UsageError(
+        `stackwright ${COMMAND}: ${shown(file)} appeared while importing; not overwritten`,
+      );
+    }
+    throw error;
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+}
+
+/** Everything import reads of one stack (GET only). */
+async function readStack(client: StackwrightClient, stack: Stack): Promise<ImportedStack> {
+  const name = stack.attributes.name;
+  const envNames = stack.relationships.environments.data.map((e) => String(e.id));
+  const [environments, snapshots] = await Promise.all([
+    Promise.all(
+      envNames.map(async (env) => {
+        const [environment, deployments] = await Promise.all([
+          client.environments.get(name, env),
+          client.deployments.list(name, env),
+        ]);
+        return { environment, deployments };
+      }),
+    ),
+    client.snapshots.list(name),
+  ]);
+  return { stack, environments, snapshots };
+}
+
+/** `work` over `items`, at most `limit` at once, results in the items' order. */
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      const item = items[i] as T;
+      results[i] = await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}

@@ -1,0 +1,97 @@
+/**
+ * `stackwright logs API_STACK ENVIRONMENT [--deployment ID] [--follow]`: prints a deployment's
+ * log (the newest deployment of the environment unless --deployment names one). With --follow it
+ * keeps printing new lines until the deployment finishes, then exits 0 when it completed and 1
+ * when it did not. Log lines go to stdout; what the command says about them goes to stderr.
+ */
+import { isDeploymentFinished, type Deployment } from "../../api";
+import { deploymentPhase, waitUntil, type StackwrightClient } from "../../client";
+import { apiClient, idArgument, nameArgument, timeoutArgument } from "../gates/api-command";
+import { defineCommand } from "../kit/command";
+import { CliError, EXIT_CODES } from "../kit/exit-codes";
+import { say, warn } from "../kit/output";
+
+const COMMAND = "logs";
+
+export const logsCommand = defineCommand({
+  name: COMMAND,
+  args: ["API_STACK", "ENVIRONMENT"],
+  summary:
+    "Prints the log of the environment's newest deployment (or of --deployment ID). With --follow, prints new " +
+    "lines as they come until the deployment finishes, then exits 0 if it completed, 1 if not. Reads the API " +
+    "settings from STACKWRIGHT_API_URL, STACKWRIGHT_EMAIL and STACKWRIGHT_API_TOKEN.",
+  flags: {
+    deployment: { type: "string", help: "the deployment id (default: the newest of the environment)" },
+    follow: { type: "boolean", help: "keep printing new lines until the deployment finishes" },
+    timeout: { type: "string", help: "how long --follow waits at most, e.g. 30m or 2h (default 30m)" },
+  },
+  async run({ flags, positional }) {
+    const stack = nameArgument(COMMAND, "API_STACK", positional[0]);
+    const environment = nameArgument(COMMAND, "ENVIRONMENT", positional[1]);
+    const chosen =
+      flags.deployment === undefined ? undefined : idArgument(COMMAND, "--deployment", flags.deployment);
+    const client = await apiClient(COMMAND, stack);
+    try {
+      const id = chosen ?? (await newestDeployment(client, stack, environment));
+      const printer = linePrinter();
+      const first = await client.deployments.log(stack, environment, id);
+      warn(heading(first.deployment));
+      printer.print(first.lines);
+      if (flags.follow !== true || isDeploymentFinished(first.deployment.attributes.state)) {
+        return EXIT_CODES.ok;
+      }
+      const timeoutMs = timeoutArgument(COMMAND, flags.timeout, client.settings.poll.timeoutMs);
+      const last = await waitUntil(
+        {
+          subject: `deployment ${id} of ${stack}/${environment}`,
+          poll: async (signal) => {
+            const log = await client.deployments.log(stack, environment, id, { signal });
+            printer.print(log.lines);
+            return log.deployment;
+          },
+          state: (d) => d.attributes.state,
+          // Every finished state ends the follow; the exit code says how it ended.
+          phase: (d) => (isDeploymentFinished(d.attributes.state) ? "succeeded" : "pending"),
+        },
+        { ...client.settings.poll, timeoutMs },
+      );
+      warn(`deployment ${id} ${last.attributes.state}`);
+      return deploymentPhase(last.attributes.state) === "succeeded" ? EXIT_CODES.ok : EXIT_CODES.failed;
+    } finally {
+      await client.close();
+    }
+  },
+});
+
+/** The id of the environment's newest deployment. */
+async function newestDeployment(
+  client: StackwrightClient,
+  stack: string,
+  environment: string,
+): Promise<string> {
+  const deployments = await client.deployments.list(stack, environment);
+  const newest = deployments.reduce<Deployment | undefined>(
+    (best, d) => (best === undefined || Number(d.id) > Number(best.id) ? d : best),
+    undefined,
+  );
+  if (newest === undefined) {
+    throw new CliError("failed", `stackwright ${COMMAND}: ${stack}/${environment} has no deployments yet`);
+  }
+  return newest.id;
+}
+
+function heading(d: Deployment): string {
+  const a = d.attributes;
+  return `deployment ${d.id} (${a.state}) ${a.short_sha} ${a.title}`.trimEnd();
+}
+
+/** Prints each line once: the log only grows, so the lines past those printed are new. */
+export function linePrinter(write: (line: string) => void = say): { print(lines: readonly string[]): void } {
+  let printed = 0;
+  return {
+    print(lines) {
+      for (const line of lines.slice(printed)) write(line);
+      printed = Math.max(printed, lines.length);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/** `stackwright migrate`: one Pulumi stack per API stack, from a target's single stack (fleet/migrate.ts). */
+import { defineCommand } from "../kit/command";
+import { EXIT_CODES } from "../kit/exit-codes";
+import { legacyProblem, migrateTarget } from "../fleet/migrate";
+import { openTarget } from "../fleet/target";
+import { say } from "../kit/output";
+import { defaultProjectDir } from "../engine/workspace";
+
+export const migrateCommand = defineCommand({
+  name: "migrate",
+  summary:
+    "Moves the resources of a target's single Pulumi stack (before per-file stacks) into one stack per API stack, <target>.<API stack>, without calling the platform. Safe to run again.",
+  flags: {
+    target: { type: "string", help: "the target to migrate (default: dev)" },
+    project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  },
+  async run({ flags }) {
+    const target = await openTarget(flags.project ?? defaultProjectDir(), flags.target ?? "dev");
+    if (legacyProblem(target) === undefined) {
+      say(`stack '${target.name}' holds no API stack's resources: nothing to migrate`);
+      return EXIT_CODES.ok;
+    }
+    const moved = await migrateTarget(target, say);
+    say(
+      `migrated ${moved.filter((m) => !m.skipped).length} API stack(s); run 'stackwright preview' to see that nothing changes`,
+    );
+    return EXIT_CODES.ok;
+  },
+});

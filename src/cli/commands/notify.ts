@@ -1,0 +1,85 @@
+/**
+ * `stackwright notify test [--sink NAME]`: sends one sample of each event a sink subscribes to
+ * (`test: true` in the payload), to every sink of the target and of the stack files, or to the
+ * named one, so an operator can check a channel. Exit 0 when every sample was delivered, 1 when
+ * one was not, 2 for a sink whose variable is unset or a name no file declares.
+ */
+import * as path from "node:path";
+import { loadDesiredState, ConfigValidationError } from "../../config";
+import { deliveryLines, eventContext, sampleEvents, sendEvents, type PlacedSink } from "../../notify";
+import { defineCommand, type Command } from "../kit/command";
+import { EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../fleet/notify";
+import { say } from "../kit/output";
+import { defaultProjectDir } from "../engine/workspace";
+
+const TEST = "notify test";
+
+const testCommand = defineCommand({
+  name: TEST,
+  summary:
+    "Sends one sample of each event each notification sink subscribes to (the target's sinks in Pulumi.<target>.yaml " +
+    "and those of every stack file), or only to the sink --sink names. The sinks' variables must be set.",
+  flags: {
+    sink: { type: "string", help: "only the sink of this name" },
+    target: { type: "string", help: "the target whose sinks to test (default: dev)" },
+    project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  },
+  async run({ flags }) {
+    const projectDir = flags.project ?? defaultProjectDir();
+    const target = flags.target ?? "dev";
+    const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
+    if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
+    const sinks = await loadTargetSinks(projectDir, target, loaded.state);
+    // Each sink once: by name, with the first stack that uses it (its samples are about that stack).
+    const chosen = new Map<string, { stack: string; environment: string; placed: PlacedSink }>();
+    for (const stack of loaded.state.stacks) {
+      for (const placed of sinks.sinksOf(stack.stack)) {
+        if (chosen.has(placed.sink.name)) continue;
+        const environment = placed.sink.environments?.[0] ?? Object.keys(stack.environments)[0] ?? "example";
+        chosen.set(placed.sink.name, { stack: stack.stack, environment, placed });
+      }
+    }
+    if (flags.sink !== undefined && !chosen.has(flags.sink)) {
+      const known = [...chosen.keys()];
+      throw new UsageError(
+        `stackwright ${TEST}: no sink is named '${flags.sink}'; ${known.length === 0 ? "no sink is declared" : `declared: ${known.join(", ")}`}`,
+      );
+    }
+    const picked = [...chosen.values()].filter(
+      (c) => flags.sink === undefined || c.placed.sink.name === flags.sink,
+    );
+    if (picked.length === 0) {
+      say(`no notification sink is declared for target '${target}': nothing to test`);
+      return EXIT_CODES.ok;
+    }
+    const env = process.env;
+    requireSinkVariables({ target, sinksOf: () => picked.map((c) => c.placed) }, [""], env);
+    const ctx = eventContext(target, env);
+    const results = (
+      await Promise.all(
+        picked.map(async (c) => {
+          const events = sampleEvents(c.placed.sink.events, c.stack, c.environment, ctx);
+          return sendEvents(events, () => [c.placed], env, deliveryOptions(env));
+        }),
+      )
+    ).flat();
+    for (const line of deliveryLines(results)) say(line);
+    return results.every((r) => r.delivered) ? EXIT_CODES.ok : EXIT_CODES.failed;
+  },
+});
+
+/** `stackwright notify SUBCOMMAND ...`: only `test` so far. */
+export const notifyCommand: Command = async (argv) => {
+  const [sub, ...rest] = argv;
+  if (sub === "test") return testCommand(rest);
+  const help = sub === undefined || sub === "--help" || sub === "-h";
+  const text =
+    "usage: stackwright notify test [--sink NAME] [--target TARGET]   (stackwright notify test --help)";
+  if (help) {
+    say(text);
+    return sub === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;
+  }
+  process.stderr.write(`stackwright notify: unknown subcommand '${sub}'. ${text}\n`);
+  return EXIT_CODES.usage;
+};

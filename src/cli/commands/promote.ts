@@ -1,0 +1,157 @@
+/**
+ * `stackwright promote API_STACK... --from ENV --to ENV`: pins `--to`'s deployment to exactly
+ * what `--from` runs now (its live build's full sha), in each selected stack file, as a change
+ * to review: `ref_type: sha`, that sha, and a title that says what it is (`Promote 8f3c2a1 from
+ * uat`). The platform is only read (the environment and its deployments); it changes when `up`
+ * runs on the merged change. Refusals, one line each, stop the whole command before any file is
+ * written (pin-change.ts).
+ */
+import * as path from "node:path";
+import { liveBuildOf, shortSha, type LiveBuildProblemKind } from "../../api";
+import type { StackwrightClient } from "../../client";
+import { nameArgument } from "../gates/api-command";
+import { defineCommand } from "../kit/command";
+import { EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { changesSince } from "../fleet/changes";
+import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "../fleet/selection";
+import {
+  PROBLEM_FLAGS,
+  applyPins,
+  describeDeployment,
+  pinFlags,
+  planPin,
+  problemLabel,
+  projectDirOf,
+  requireFlag,
+  stackFiles,
+  type PlannedPin,
+} from "../fleet/pin-change";
+import { checkedClient } from "../gates/preflight";
+import { say } from "../kit/output";
+
+const COMMAND = "promote";
+
+export const promoteCommand = defineCommand({
+  name: COMMAND,
+  args: ["API_STACK..."],
+  summary:
+    "Pins --to's deployment in stacks-config/<API_STACK>.yaml to the sha --from runs now (ref_type: sha, the full " +
+    "sha, title 'Promote <short sha> from <from>'), keeping every other byte of the file. Refuses when --from is " +
+    "drifted, failed, deploying or awaiting approval, or --to is locked or in a closed change window (each with a " +
+    "flag to override it, recorded in the title), and when the file would not validate. Without --branch the " +
+    "working tree changes and the diff is printed; nothing touches the platform until `up`. Reads the API " +
+    "settings from STACKWRIGHT_API_URL, STACKWRIGHT_EMAIL and STACKWRIGHT_API_TOKEN.",
+  flags: {
+    from: { type: "string", help: "ENV: the environment whose live build is promoted (e.g. uat)" },
+    to: { type: "string", help: "ENV: the environment whose deployment is pinned (e.g. prod)" },
+    all: { type: "boolean", help: "every API stack of stacks-config/" },
+    "changed-since": {
+      type: "string",
+      help: "GIT_REF: the API stacks whose file differs from this git ref",
+    },
+    shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+    ...pinFlags,
+    "allow-drift": {
+      type: "boolean",
+      help: "promote although --from runs something Stackwright did not deploy, or its history does not say",
+    },
+    "allow-failed": { type: "boolean", help: "promote although --from's newest deployment failed" },
+    "allow-deploying": { type: "boolean", help: "promote although --from is deploying" },
+    "allow-pending": {
+      type: "boolean",
+      help: "promote although a deployment of --from waits for approval or a start",
+    },
+  },
+  async run({ flags, positional }) {
+    const from = nameArgument(COMMAND, "--from", requireFlag(COMMAND, "from", flags.from));
+    const to = nameArgument(COMMAND, "--to", requireFlag(COMMAND, "to", flags.to));
+    if (from === to) throw new UsageError(`stackwright ${COMMAND}: --from and --to are both '${from}'`);
+    const projectDir = projectDirOf(flags.project);
+    const files = await stackFiles(projectDir);
+    const selected = select(positional, files, projectDir, flags);
+    if (selected.length === 0) {
+      say(`stackwright ${COMMAND}: no API stack selected: nothing to do`);
+      return EXIT_CODES.ok;
+    }
+    const { client } = await checkedClient({
+      command: COMMAND,
+      stacks: selected.map((s) => ({ name: s.apiStack, file: s.file ?? "" })),
+      config: () => undefined,
+      env: process.env,
+    });
+    let planned: PlannedPin[];
+    try {
+      planned = [];
+      // One stack after another: a few reads each, and the order of the output is the order asked.
+      for (const s of selected) planned.push(await planPromotion(client, s, from, to, flags));
+    } finally {
+      await client.close();
+    }
+    const subject =
+      planned.length === 1
+        ? `Promote ${planned[0]?.apiStack ?? ""}/${to} to ${shortSha(planned[0]?.sha ?? "")} from ${from}`
+        : `Promote ${to} of ${planned.length} stacks to what ${from} runs`;
+    await applyPins(COMMAND, planned, { branch: flags.branch, projectDir, subject });
+    return EXIT_CODES.ok;
+  },
+});
+
+/** The API stacks asked for: by name, --all, or --changed-since; then --shard. */
+function select(
+  names: readonly string[],
+  files: ReadonlyMap<string, string>,
+  projectDir: string,
+  flags: { all?: boolean; "changed-since"?: string; shard?: string },
+): Selected[] {
+  const all: Selected[] = [...files].map(([apiStack, file]) => ({ apiStack, file }));
+  const ways = [names.length > 0, flags.all === true, flags["changed-since"] !== undefined].filter(Boolean);
+  if (ways.length !== 1) {
+    throw new UsageError(
+      `stackwright ${COMMAND}: name the API stacks, or pass --all or --changed-since GIT_REF (exactly one of them)`,
+    );
+  }
+  for (const name of names) nameArgument(COMMAND, "API_STACK", name);
+  let selected: Selected[];
+  if (names.length > 0) selected = selectByNames(all, names);
+  else if (flags.all === true) selected = all;
+  else {
+    const byFile = new Map([...files].map(([stack, file]) => [path.relative(projectDir, file), stack]));
+    const changes = changesSince(projectDir, flags["changed-since"] ?? "", "", (rel) => byFile.get(rel));
+    selected = selectChanged(all, { ...changes, shared: [] }).selected;
+  }
+  return flags.shard === undefined ? selected : inShard(selected, parseShard(flags.shard));
+}
+
+type ProblemFlags = { [K in (typeof PROBLEM_FLAGS)[LiveBuildProblemKind]]?: boolean | undefined };
+
+async function planPromotion(
+  client: StackwrightClient,
+  selected: Selected,
+  from: string,
+  to: string,
+  flags: ProblemFlags & { "allow-locked"?: boolean | undefined; "override-window"?: string | undefined },
+): Promise<PlannedPin> {
+  const { apiStack } = selected;
+  const environment = await client.environments.get(apiStack, from);
+  const deployments = await client.deployments.list(apiStack, from);
+  const live = liveBuildOf(`${apiStack}/${from}`, environment.attributes.build_sha, deployments);
+  const refusals: string[] = [];
+  const overrides: string[] = [];
+  for (const problem of live.problems) {
+    const flag = PROBLEM_FLAGS[problem.kind];
+    if (flags[flag] === true) overrides.push(problemLabel(problem.kind));
+    else refusals.push(`${problem.text}; promote what was tested once it is settled, or pass --${flag}`);
+  }
+  const short = shortSha(live.sha);
+  return planPin({
+    apiStack,
+    environment: to,
+    file: selected.file ?? "",
+    flags,
+    sha: live.sha,
+    title: `Promote ${short} from ${from}`,
+    overrides,
+    refusals,
+    summary: `${apiStack}/${to}: pinned to ${live.sha}, the live build of ${from}: ${describeDeployment(live.deployment, live.sha)}`,
+  });
+}

@@ -1,0 +1,202 @@
+/**
+ * `stackwright rollback API_STACK ENV [--to DEPLOYMENT_ID | --steps N] [--up]`: pins the
+ * environment's deployment to the sha of an earlier completed deployment (by default the last
+ * one before the current build that ran another sha), titled `Roll back to <short> (was
+ * <short>)`, as a change to the file like `promote` makes. Without `--up` nothing touches the
+ * platform; with it, `up` runs for that one stack at once (the on-call path) and the file change
+ * is left to commit.
+ */
+import { currentBuildOf, newestFirst, shaOf, shortSha, type Deployment } from "../../api";
+import { idArgument, nameArgument } from "../gates/api-command";
+import { defineCommand } from "../kit/command";
+import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
+import {
+  applyPins,
+  describeDeployment,
+  displayPath,
+  pinFlags,
+  planPin,
+  projectDirOf,
+  stackFiles,
+} from "../fleet/pin-change";
+import { checkedClient } from "../gates/preflight";
+import { say } from "../kit/output";
+import { selectByNames } from "../fleet/selection";
+
+const COMMAND = "rollback";
+
+export const rollbackCommand = defineCommand({
+  name: COMMAND,
+  args: ["API_STACK", "ENV"],
+  summary:
+    "Pins ENV's deployment in stacks-config/<API_STACK>.yaml to the sha of the last completed deployment before " +
+    "the current build that ran another sha (--steps N: the Nth such; --to ID: that deployment, which must have " +
+    "completed), titled 'Roll back to <short sha> (was <short sha>)'. Same editing rules and refusals as " +
+    "promote. Without --up nothing touches the platform; --up runs `up` for this one stack at once and leaves " +
+    "the file change to commit. Reads the API settings from STACKWRIGHT_API_URL, STACKWRIGHT_EMAIL and " +
+    "STACKWRIGHT_API_TOKEN.",
+  flags: {
+    to: { type: "string", help: "DEPLOYMENT_ID: the completed deployment whose sha to go back to" },
+    steps: {
+      type: "string",
+      help: "N: go back N distinct earlier builds (default 1: the one before the current build)",
+    },
+    ...pinFlags,
+    "allow-deploying": { type: "boolean", help: "roll back although a deployment of ENV is running" },
+    up: { type: "boolean", help: "run `up` for this stack at once after changing the file (on call)" },
+    target: {
+      type: "string",
+      help: "with --up: the target whose settings Pulumi.<target>.yaml the stack uses (default: dev)",
+    },
+  },
+  async run({ flags, positional }) {
+    const apiStack = nameArgument(COMMAND, "API_STACK", positional[0]);
+    const environment = nameArgument(COMMAND, "ENV", positional[1]);
+    if (flags.to !== undefined && flags.steps !== undefined) {
+      throw new UsageError(`stackwright ${COMMAND}: give --to or --steps, not both`);
+    }
+    if (flags.up === true && flags.branch !== undefined) {
+      throw new UsageError(
+        `stackwright ${COMMAND}: --up deploys the working tree's file, --branch leaves it unchanged; use one`,
+      );
+    }
+    const chosen = flags.to === undefined ? undefined : idArgument(COMMAND, "--to", flags.to);
+    const steps = stepsOf(flags.steps);
+    const projectDir = projectDirOf(flags.project);
+    const files = await stackFiles(projectDir);
+    const [selected] = selectByNames(
+      [...files].map(([name, file]) => ({ apiStack: name, file })),
+      [apiStack],
+    );
+    const file = selected?.file ?? "";
+
+    const { client } = await checkedClient({
+      command: COMMAND,
+      stacks: [{ name: apiStack, file: displayPath(file) }],
+      config: () => undefined,
+      env: process.env,
+    });
+    let deployments: Deployment[];
+    try {
+      deployments = await client.deployments.list(apiStack, environment);
+    } finally {
+      await client.close();
+    }
+    const where = `${apiStack}/${environment}`;
+    const current = currentBuildOf(deployments);
+    if (current === undefined) {
+      throw new CliError(
+        "failed",
+        `stackwright ${COMMAND}: ${where} has no completed deployment to roll back from`,
+      );
+    }
+    const target =
+      chosen === undefined
+        ? earlierBuild(deployments, current, steps, where)
+        : named(deployments, chosen, where);
+    const refusals: string[] = [];
+    const overrides: string[] = [];
+    const running = deployments.find((d) => ["Queued", "Deploying", "Aborting"].includes(d.attributes.state));
+    if (running !== undefined) {
+      if (flags["allow-deploying"] === true) overrides.push("deploying");
+      else {
+        refusals.push(
+          `${where} is deploying (deployment ${running.id} is ${running.attributes.state}); wait for it, or pass --allow-deploying`,
+        );
+      }
+    }
+    const sha = shaOf(target);
+    const was = shaOf(current);
+    const planned = await planPin({
+      apiStack,
+      environment,
+      file,
+      flags,
+      sha,
+      title: `Roll back to ${shortSha(sha)} (was ${shortSha(was)})`,
+      overrides,
+      refusals,
+      summary: `${where}: pinned to ${sha}, ${describeDeployment(target, sha)}, instead of the current build ${describeDeployment(current, was)}`,
+    });
+    await applyPins(COMMAND, [planned], {
+      branch: flags.branch,
+      projectDir,
+      subject: `Roll back ${where} to ${shortSha(sha)} (was ${shortSha(was)})`,
+    });
+    if (flags.up !== true) return EXIT_CODES.ok;
+
+    say(`stackwright ${COMMAND}: running up for ${apiStack} now (--up)`);
+    const { runFleetCommand } = await import("./engine.js");
+    const code = await runFleetCommand(
+      "up",
+      {
+        target: flags.target ?? "dev",
+        project: projectDir,
+        ...(flags["override-window"] === undefined ? {} : { "override-window": flags["override-window"] }),
+      },
+      [apiStack],
+    );
+    say(
+      code === EXIT_CODES.ok
+        ? `${where} runs ${shortSha(sha)} now. The change to ${displayPath(file)} is not committed: commit it, or the next up from the repository puts back what it says.`
+        : `up for ${apiStack} did not succeed (exit ${code}); ${displayPath(file)} is changed and not committed.`,
+    );
+    return code;
+  },
+});
+
+function stepsOf(value: string | undefined): number {
+  if (value === undefined) return 1;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 1 || n > 1000) {
+    throw new UsageError(
+      `stackwright ${COMMAND}: --steps must be a whole number from 1 to 1000, not '${value}'`,
+    );
+  }
+  return n;
+}
+
+/**
+ * The Nth distinct build before the current one: completed deployments older than the current
+ * build, newest first, skipping those that ran the current sha and repeats of a sha.
+ */
+function earlierBuild(
+  deployments: readonly Deployment[],
+  current: Deployment,
+  steps: number,
+  where: string,
+): Deployment {
+  const currentIndex = newestFirst(deployments).findIndex((d) => d.id === current.id);
+  const seen = new Set<string>([shaOf(current)]);
+  const earlier: Deployment[] = [];
+  for (const d of newestFirst(deployments).slice(currentIndex + 1)) {
+    if (d.attributes.state !== "Completed" || shaOf(d) === "" || seen.has(shaOf(d))) continue;
+    seen.add(shaOf(d));
+    earlier.push(d);
+  }
+  const found = earlier[steps - 1];
+  if (found === undefined) {
+    throw new CliError(
+      "failed",
+      `stackwright ${COMMAND}: ${where} has ${earlier.length} earlier completed build(s) with another sha than its current build, not ${steps}; see stackwright history`,
+    );
+  }
+  return found;
+}
+
+/** The deployment `--to` names, which must be one of the environment's and must have completed. */
+function named(deployments: readonly Deployment[], id: string, where: string): Deployment {
+  const found = deployments.find((d) => d.id === id);
+  if (found === undefined) {
+    throw new UsageError(
+      `stackwright ${COMMAND}: deployment ${id} is not a deployment of ${where} (see stackwright history)`,
+    );
+  }
+  if (found.attributes.state !== "Completed" || shaOf(found) === "") {
+    throw new CliError(
+      "failed",
+      `stackwright ${COMMAND}: deployment ${id} of ${where} is ${found.attributes.state}, not Completed; roll back only to a build that completed`,
+    );
+  }
+  return found;
+}

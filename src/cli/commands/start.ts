@@ -1,0 +1,121 @@
+/**
+ * `stackwright start` (what `npm start` runs): the main job on embedded defaults. It validates
+ * stacks-config/, starts the emulator with its state persisted under .stackwright/, runs `up` on
+ * each API stack's stack of the `dev` target (migrating a single-stack state first) and prints the
+ * outputs. A second run changes nothing. With STACKWRIGHT_API_URL
+ * set it runs against that API instead, with no emulator.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ConfigValidationError, loadDesiredState } from "../../config";
+import type { FlagSpec } from "../kit/args";
+import { defineCommand } from "../kit/command";
+import { combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
+import { legacyProblem, migrateTarget } from "../fleet/migrate";
+import { openTarget, stackNameOf } from "../fleet/target";
+import { say, warn } from "../kit/output";
+import { handleInterrupts } from "../state/interrupt";
+import { defaultProjectDir } from "../engine/workspace";
+
+/** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
+export const EMBEDDED_PORT = 8787;
+
+/** The demo seed's Stack Manager; used only against the embedded emulator. */
+export const DEMO_CREDENTIALS = { email: "ops@example.com", token: "demo-token" } as const;
+
+const flags = {
+  target: { type: "string", help: "the target whose settings the stacks use (default: dev)" },
+  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  speed: { type: "string", help: "the embedded emulator's pace: instant, fast (default) or realistic" },
+} satisfies FlagSpec;
+
+/** The part of the environment that points the engine at an API. */
+interface ApiTarget {
+  readonly env: Record<string, string>;
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+async function embeddedEmulator(projectDir: string, speed: string): Promise<ApiTarget> {
+  // Loaded only here: `validate` and friends never open the emulator's database.
+  const { DEFAULT_SEED_PATH, SPEEDS, startEmulator } = await import("../../emulator/index.js");
+  const pace = SPEEDS.find((s) => s === speed);
+  if (pace === undefined) throw new UsageError(`--speed must be one of ${SPEEDS.join(", ")}, not '${speed}'`);
+  const stateDir = path.join(projectDir, ".stackwright");
+  fs.mkdirSync(stateDir, { recursive: true });
+  const stateFile = path.join(stateDir, "emulator.db");
+  // The port of Pulumi.dev.yaml's apiUrl, so links in the outputs stay valid between runs; any
+  // free port when something else holds it.
+  const options = { seed: DEFAULT_SEED_PATH, stateFile, speed: pace };
+  const emulator = await startEmulator({ ...options, port: EMBEDDED_PORT }).catch((err: unknown) => {
+    if (err instanceof Error && "code" in err && err.code === "EADDRINUSE") return startEmulator(options);
+    throw err;
+  });
+  return {
+    env: {
+      STACKWRIGHT_API_URL: emulator.url,
+      STACKWRIGHT_EMAIL: DEMO_CREDENTIALS.email,
+      STACKWRIGHT_API_TOKEN: DEMO_CREDENTIALS.token,
+    },
+    description: `the embedded emulator at ${emulator.url} (state in ${path.relative(process.cwd(), stateFile) || stateFile})`,
+    close: () => emulator.close(),
+  };
+}
+
+export const startCommand = defineCommand({
+  name: "start",
+  summary:
+    "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up on every API stack of the dev target and prints the outputs.",
+  flags,
+  async run({ flags }) {
+    const projectDir = flags.project ?? defaultProjectDir();
+    const targetName = flags.target ?? "dev";
+
+    const configDir = path.join(projectDir, "stacks-config");
+    const loaded = await loadDesiredState(configDir);
+    if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
+    say(`stacks-config: ${loaded.state.stacks.map((s) => s.stack).join(", ")} valid`);
+
+    const external = process.env["STACKWRIGHT_API_URL"];
+    const api: ApiTarget =
+      external !== undefined && external !== ""
+        ? { env: {}, description: `the API at ${external}`, close: async () => {} }
+        : await embeddedEmulator(projectDir, flags.speed ?? "fast");
+    const interrupts = handleInterrupts();
+    try {
+      const target = await openTarget(projectDir, targetName, api.env);
+      // The one-stack state of earlier versions moves into per-file stacks by itself here.
+      if (legacyProblem(target) !== undefined) await migrateTarget(target, say);
+      say(`running up on target '${targetName}' against ${api.description}\n`);
+      const jobs = loaded.state.stacks.map((s) => ({
+        apiStack: s.stack,
+        stackName: stackNameOf(target, s.stack),
+        destroy: false,
+      }));
+      const outcomes = await fanOut(jobs, defaultConcurrency(), {
+        target,
+        operation: "up",
+        refresh: false,
+        lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
+        signal: interrupts.signal,
+      });
+      for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
+      say(`\n${closingTable(outcomes)}`);
+      const total: Record<string, number> = {};
+      for (const o of outcomes)
+        for (const [op, n] of Object.entries(o.changes)) total[op] = (total[op] ?? 0) + n;
+      const changes = Object.entries(total).map(([op, n]) => `${n} ${op}`);
+      const code = combinedExitCode(outcomes.map((o) => o.exitCode));
+      if (code === EXIT_CODES.ok) {
+        say(
+          `\n${changes.length === 0 ? "no changes: the platform already matches stacks-config/" : `done: ${changes.join(", ")}`}`,
+        );
+      }
+      return code;
+    } finally {
+      interrupts.dispose();
+      await api.close();
+    }
+  },
+});

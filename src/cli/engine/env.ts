@@ -1,0 +1,92 @@
+/**
+ * The one place that decides how the Pulumi engine runs for Stackwright: every entry point (the
+ * `stackwright` command, `npm start`, the end-to-end tests, the benchmarks) builds its environment
+ * here, so that all of them use the same CLI, the same Node and the same local state.
+ */
+import * as path from "node:path";
+import { PulumiCommand } from "@pulumi/pulumi/automation";
+import { CliError } from "../kit/exit-codes";
+
+/** Passphrase of the local, embedded stacks when the caller sets none (state under .stackwright/). */
+export const LOCAL_PASSPHRASE = "stackwright-local-state";
+
+export interface EngineEnvOptions {
+  /** The project directory (holds Pulumi.yaml, node_modules/, .tools/). */
+  readonly projectDir: string;
+  /**
+   * Where stack state lives. When absent, `PULUMI_BACKEND_URL` of the base environment wins, then
+   * `<projectDir>/.stackwright/state`.
+   */
+  readonly stateDir?: string;
+  /** The environment to extend; defaults to `process.env`. */
+  readonly baseEnv?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Returns the environment variables for the Pulumi CLI and everything it spawns: the local file
+ * backend, passphrase secrets, no update check, no plugin download, `PULUMI_HOME` inside the
+ * project, loopback gRPC kept off proxies ({@link loopbackGrpcBypass}), and `.tools/bin` then `node_modules/.bin` first on PATH (so the language host and the
+ * dynamic-provider plugin run on the project's Node 24).
+ */
+export function engineEnv(options: EngineEnvOptions): Record<string, string> {
+  const base = options.baseEnv ?? process.env;
+  const projectDir = path.resolve(options.projectDir);
+  const backendUrl =
+    options.stateDir !== undefined
+      ? `file://${path.resolve(options.stateDir)}`
+      : (base["PULUMI_BACKEND_URL"] ?? `file://${path.join(projectDir, ".stackwright", "state")}`);
+  const pathEntries = [
+    path.join(projectDir, ".tools", "bin"),
+    path.join(projectDir, "node_modules", ".bin"),
+    ...(base["PATH"] ?? "").split(path.delimiter).filter((p) => p !== ""),
+  ];
+  return {
+    PATH: pathEntries.join(path.delimiter),
+    PULUMI_BACKEND_URL: backendUrl,
+    PULUMI_CONFIG_PASSPHRASE: base["PULUMI_CONFIG_PASSPHRASE"] ?? LOCAL_PASSPHRASE,
+    PULUMI_HOME: path.join(projectDir, ".stackwright", "pulumi-home"),
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    no_grpc_proxy: loopbackGrpcBypass(base),
+    // S3-compatible stores often send no checksum; the AWS SDK then warns on every read. Validate
+    // only where the S3 API requires it (what the SDK did before 2025), unless the caller chose.
+    ...(backendUrl.startsWith("s3://")
+      ? {
+          AWS_REQUEST_CHECKSUM_CALCULATION: base["AWS_REQUEST_CHECKSUM_CALCULATION"] ?? "when_required",
+          AWS_RESPONSE_CHECKSUM_VALIDATION: base["AWS_RESPONSE_CHECKSUM_VALIDATION"] ?? "when_required",
+        }
+      : {}),
+  };
+}
+
+/**
+ * `no_grpc_proxy` that keeps loopback out of any proxy. The engine, the program and the provider
+ * host speak gRPC to each other on 127.0.0.1; gRPC for Node (`@grpc/grpc-js`, in the SDK and in
+ * our hosts) sends even that through `https_proxy`/`http_proxy` unless `no_grpc_proxy` (or
+ * `no_proxy`) names it, and a company proxy cannot reach this machine's loopback. Go's gRPC
+ * (the engine) never proxies loopback. Whatever the caller listed is kept.
+ */
+export function loopbackGrpcBypass(base: Readonly<Record<string, string | undefined>>): string {
+  const listed = (base["no_grpc_proxy"] ?? base["no_proxy"] ?? base["NO_PROXY"] ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  return [...new Set([...listed, "127.0.0.1", "localhost", "::1"])].join(",");
+}
+
+/**
+ * The CLI that `npm run toolchain` put in `<projectDir>/.tools/bin`. It never installs anything:
+ * a missing CLI is an error that says which command provides it.
+ */
+export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> {
+  const root = path.join(path.resolve(projectDir), ".tools");
+  try {
+    return await PulumiCommand.get({ root, skipVersionCheck: true });
+  } catch (cause) {
+    throw new CliError(
+      "environment",
+      `The Pulumi CLI is not in ${root}/bin. Run 'npm run toolchain' in ${projectDir} (it builds or links it).`,
+      { cause },
+    );
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Opens a stack of the Stackwright project through the Automation API, with the engine
+ * environment of engine-env.ts. The program runs in its own Node process (workDir), exactly as
+ * `pulumi up` in the project directory would run it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import { engineEnv, pulumiCommand } from "./env";
+import { EngineStack } from "./run";
+import { CliError } from "../kit/exit-codes";
+
+/** The directory holding Stackwright's Pulumi.yaml: the package root (dist/src/cli → ../../..). */
+export function defaultProjectDir(): string {
+  const fromDist = path.resolve(__dirname, "..", "..", "..");
+  return fs.existsSync(path.join(fromDist, "Pulumi.yaml")) ? fromDist : path.resolve(__dirname, "..", "..");
+}
+
+export interface OpenStackOptions {
+  readonly projectDir: string;
+  readonly stackName: string;
+  /** Extra environment for the engine and everything it spawns (program, providers). */
+  readonly env?: Record<string, string>;
+}
+
+async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: LocalWorkspace; stack: Stack }> {
+  const projectDir = path.resolve(options.projectDir);
+  if (!fs.existsSync(path.join(projectDir, "Pulumi.yaml"))) {
+    throw new CliError(
+      "environment",
+      `${projectDir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
+    );
+  }
+  const env = { ...engineEnv({ projectDir }), ...options.env };
+  const backend = env["PULUMI_BACKEND_URL"] ?? "";
+  // The local file backend refuses a directory that does not exist yet.
+  if (backend.startsWith("file://")) fs.mkdirSync(new URL(backend).pathname, { recursive: true });
+  const ws = await LocalWorkspace.create({
+    workDir: projectDir,
+    envVars: env,
+    pulumiCommand: await pulumiCommand(projectDir),
+  });
+  return { ws, stack: await Stack.createOrSelect(options.stackName, ws) };
+}
+
+/** Selects the stack, creating it on the local backend when it does not exist yet. */
+export async function openStack(options: OpenStackOptions): Promise<Stack> {
+  return (await openWorkspaceStack(options)).stack;
+}
+
+/**
+ * The same stack, for runs of the engine command alone ({@link EngineStack}), as every stack of
+ * a `stackwright` run is run: what a bench compares those runs with.
+ */
+export async function openEngineStack(options: OpenStackOptions): Promise<EngineStack> {
+  const { ws, stack } = await openWorkspaceStack(options);
+  return new EngineStack(ws, stack.name);
+}

@@ -1,0 +1,187 @@
+/**
+ * The notifications of a fleet command (src/notify does the work): the sinks of the target
+ * (`stackwright:notify` in Pulumi.<target>.yaml) and of each stack file, checked before any engine
+ * starts (a variable a sink in use needs and that is unset is a configuration error), and the
+ * events of the run sent after its last stack ended, within the delivery bound. Delivery never
+ * changes the exit code.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import {
+  formatErrorLine,
+  loadDesiredState,
+  validateTargetNotify,
+  type ConfigError,
+  type DesiredState,
+  type PathSegment,
+  type TargetNotify,
+} from "../../config";
+import {
+  deliveryLines,
+  deliveryMarkdown,
+  eventContext,
+  mergeSinks,
+  sendEvents,
+  stackRunEvents,
+  unsetVariables,
+  type DeliveryOptions,
+  type DeliveryResult,
+  type PlacedSink,
+} from "../../notify";
+import type { NotifyEvent } from "../../api";
+import { ConfigValidationError } from "../../config";
+import { CliError, UsageError } from "../kit/exit-codes";
+import type { StackOutcome } from "./run-stack";
+import type { WindowGate } from "../gates/windows";
+
+/** The sinks of one target: by API stack, the target's merged with the file's. */
+export interface TargetSinks {
+  readonly target: string;
+  sinksOf(apiStack: string): readonly PlacedSink[];
+}
+
+const where = (error: ConfigError) => `${error.file}:${error.line}:${error.column}`;
+
+function placed(
+  sinks: readonly TargetNotify["sinks"][number][],
+  locate: (path: readonly PathSegment[]) => ConfigError,
+): PlacedSink[] {
+  return sinks.map((sink, i) => ({
+    sink,
+    places: {
+      url_env: where(locate([i, "url_env"])),
+      ...(sink.secret_env === undefined ? {} : { secret_env: where(locate([i, "secret_env"])) }),
+    },
+  }));
+}
+
+/** The target's own sinks, from its settings file; a fault in them is a configuration error. */
+export function targetNotifyOf(projectDir: string, target: string): TargetNotify | undefined {
+  const file = path.join(projectDir, `Pulumi.${target}.yaml`);
+  if (!fs.existsSync(file)) return undefined;
+  return validateTargetNotify(file, fs.readFileSync(file, "utf8"));
+}
+
+/** Every sink a target's run may use, placed in its file. */
+export async function loadTargetSinks(
+  projectDir: string,
+  target: string,
+  state?: DesiredState,
+): Promise<TargetSinks> {
+  const own = targetNotifyOf(projectDir, target);
+  if (own !== undefined && own.errors.length > 0) throw new ConfigValidationError(own.errors);
+  const ofTarget = own === undefined ? [] : placed(own.sinks, (p) => own.locate(p, ""));
+  let desired = state;
+  if (desired === undefined) {
+    const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
+    desired = loaded.ok ? loaded.state : undefined;
+  }
+  const byStack = new Map<string, PlacedSink[]>();
+  for (const stack of desired?.stacks ?? []) {
+    const d = desired;
+    if (d === undefined) break;
+    const ofFile = placed(stack.notify, (p) => d.locate(stack.stack, ["notify", ...p], ""));
+    byStack.set(stack.stack, mergeSinks(ofTarget, ofFile));
+  }
+  return { target, sinksOf: (apiStack) => byStack.get(apiStack) ?? ofTarget };
+}
+
+/**
+ * Before an `up`: the variables the selected stacks' sinks need must be set, or the run stops
+ * here (exit 2) with one line per variable, at the line that names it.
+ */
+export function requireSinkVariables(
+  sinks: TargetSinks,
+  apiStacks: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): void {
+  const lines = [...new Set(apiStacks.flatMap((s) => unsetVariables(sinks.sinksOf(s), env)))];
+  if (lines.length > 0) {
+    throw new CliError(
+      "usage",
+      `notification sinks of this run need variables that are not set:\n${lines.map((l) => `  ${l}`).join("\n")}`,
+    );
+  }
+}
+
+/** The delivery bound from STACKWRIGHT_NOTIFY_BOUND (`30s`, `1500ms`), else the default. */
+export function deliveryOptions(env: Readonly<Record<string, string | undefined>>): DeliveryOptions {
+  const text = env["STACKWRIGHT_NOTIFY_BOUND"];
+  if (text === undefined || text === "") return {};
+  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
+  const ms = match === null ? NaN : Number(match[1]) * (match[2] === "ms" ? 1 : 1000);
+  if (!(ms >= 100 && ms <= 600_000)) {
+    throw new UsageError(
+      `STACKWRIGHT_NOTIFY_BOUND must be a duration from 100ms to 600s, like 30s or 1500ms; got '${text}'`,
+    );
+  }
+  return { boundMs: ms, attemptTimeoutMs: Math.min(10_000, ms) };
+}
+
+/**
+ * Before an `up` of a target: its sinks, checked (a fault in Pulumi.<target>.yaml's sinks, an
+ * unset variable a selected stack's sink needs, a bad STACKWRIGHT_NOTIFY_BOUND: exit 2).
+ */
+export async function prepareNotify(
+  projectDir: string,
+  target: string,
+  apiStacks: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ sinks: TargetSinks; options: DeliveryOptions }> {
+  const options = deliveryOptions(env);
+  const sinks = await loadTargetSinks(projectDir, target);
+  requireSinkVariables(sinks, apiStacks, env);
+  return { sinks, options };
+}
+
+/** The events of a fleet run's outcomes. */
+export function eventsOfOutcomes(
+  target: string,
+  outcomes: readonly StackOutcome[],
+  windows: WindowGate | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): NotifyEvent[] {
+  const ctx = eventContext(target, env);
+  return outcomes.flatMap((o) => {
+    const closed = windows?.closed.get(o.job.apiStack) ?? [];
+    const override = windows?.override;
+    return stackRunEvents(
+      {
+        apiStack: o.job.apiStack,
+        pulumiStack: o.job.stackName,
+        exitCode: o.exitCode,
+        ...(o.failure === undefined ? {} : { failure: o.failure }),
+        events: o.events,
+        recoveredLocks: o.notices?.recoveredLocks ?? [],
+        unknownRestores: (o.notices?.unknownRestores ?? []).map((r) => ({
+          name: r.name.split("/").pop() ?? r.name,
+          why: r.why,
+        })),
+        ...(override !== undefined && closed.length > 0 && o.exitCode === 0
+          ? { override: { reason: override, environments: closed.map((c) => c.environment) } }
+          : {}),
+      },
+      ctx,
+    );
+  });
+}
+
+/** Sends the run's events, prints how it went and returns the summary's section. */
+export async function notifyOutcomes(
+  sinks: TargetSinks,
+  outcomes: readonly StackOutcome[],
+  windows: WindowGate | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  options: DeliveryOptions,
+  say: (line: string) => void,
+): Promise<{ results: DeliveryResult[]; markdown: string }> {
+  const events = eventsOfOutcomes(sinks.target, outcomes, windows, env);
+  const results = await sendEvents(events, (s) => sinks.sinksOf(s), env, options);
+  for (const line of deliveryLines(results)) say(line);
+  return { results, markdown: deliveryMarkdown(results) };
+}
+
+/** `file:line:col: message` lines of config errors (for `validate`'s warnings). */
+export function warningLines(errors: readonly ConfigError[]): string[] {
+  return errors.map((e) => `warning: ${formatErrorLine(e)}`);
+}

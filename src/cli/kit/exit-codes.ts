@@ -1,0 +1,131 @@
+/**
+ * The one table from errors to exit codes of the `stackwright` command (documented in the
+ * README's "Exit codes"). Every command reports a failure through {@link reportError}, so the
+ * same kind of failure always ends the same way, with one line that says what to change and no
+ * stack trace.
+ */
+import {
+  CommandError,
+  ConcurrentUpdateError,
+  StackNotFoundError,
+  type EngineEvent,
+} from "@pulumi/pulumi/automation";
+import { ConfigValidationError } from "../../config";
+import { engineDiagnostic } from "./engine-diagnostic";
+
+/** What went wrong, as a CI job needs to tell apart. */
+export type ExitKind = "failed" | "usage" | "locked" | "environment" | "interrupted";
+
+/** Exit status per kind; 0 is success. Fixed: scripts and CI branch on them. */
+export const EXIT_CODES = {
+  ok: 0,
+  /** A change, a read or the engine failed (in at least one stack). */
+  failed: 1,
+  /** A bad flag or argument, an invalid stacks-config/, missing or wrong settings. */
+  usage: 2,
+  /** A stack is being updated by another run (its lock is held). */
+  locked: 3,
+  /** The tool cannot run here: no Pulumi CLI, an unreachable state backend, a broken install. */
+  environment: 4,
+  /** Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it). */
+  interrupted: 130,
+} as const satisfies Record<ExitKind | "ok", number>;
+
+/**
+ * An error whose kind the CLI knows. Throw it (or {@link UsageError}) from a command; the kit
+ * prints the message alone and exits with the kind's code.
+ */
+export class CliError extends Error {
+  constructor(
+    readonly kind: ExitKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "CliError";
+  }
+}
+
+/** A bad flag, argument or setting: exit 2, with a pointer to `--help`. */
+export class UsageError extends CliError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("usage", message, options);
+    this.name = "UsageError";
+  }
+}
+
+interface Row {
+  readonly matches: (err: unknown) => boolean;
+  readonly kind: (err: unknown) => ExitKind;
+  /** The line the user reads; `events` are the engine's, when the error ended an engine run. */
+  readonly message: (err: unknown, command: string, events?: readonly EngineEvent[]) => string;
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const always = (kind: ExitKind) => () => kind;
+
+/** First match wins: the specific Pulumi errors come before CommandError, their base class. */
+const TABLE: readonly Row[] = [
+  {
+    matches: (e) => e instanceof CliError,
+    kind: (e) => (e instanceof CliError ? e.kind : "failed"),
+    message: messageOf,
+  },
+  { matches: (e) => ConfigValidationError.isInstance(e), kind: always("usage"), message: messageOf },
+  {
+    matches: (e) => e instanceof ConcurrentUpdateError,
+    kind: always("locked"),
+    message: (e, command, events) =>
+      `stackwright ${command}: the stack is being updated by another run (${engineDiagnostic(events ?? [], messageOf(e)) ?? "the engine's report above names it"})`,
+  },
+  {
+    matches: (e) => e instanceof StackNotFoundError,
+    kind: always("usage"),
+    message: (e, command, events) =>
+      `stackwright ${command}: the stack does not exist (${engineDiagnostic(events ?? [], messageOf(e)) ?? "the engine's report above names it"})`,
+  },
+  {
+    matches: (e) => e instanceof CommandError,
+    kind: always("failed"),
+    // The engine's own first error (engine-diagnostic.ts): its events when the run has them,
+    // else its error stream, which the CommandError's message carries.
+    message: (e, command, events) => {
+      const cause = engineDiagnostic(events ?? [], e instanceof CommandError ? e.message : "");
+      return `stackwright ${command} failed: ${cause ?? "the engine reported an error without a message (its output is above)"}`;
+    },
+  },
+];
+
+/** The kind of any thrown value: a CliError says its own; unknown errors count as failures. */
+export function kindOf(err: unknown): ExitKind {
+  return TABLE.find((row) => row.matches(err))?.kind(err) ?? "failed";
+}
+
+/** The exit code of any thrown value. */
+export function exitCodeOf(err: unknown): number {
+  return EXIT_CODES[kindOf(err)];
+}
+
+/** The one line a user reads for `err`; `events`: the engine's, when it ended an engine run. */
+export function describeError(command: string, err: unknown, events?: readonly EngineEvent[]): string {
+  const row = TABLE.find((r) => r.matches(err));
+  if (row === undefined) return `stackwright ${command} failed: ${messageOf(err)}`;
+  return row.message(err, command, events);
+}
+
+/** Prints `err` in one place, the way its kind is reported, and returns the exit code. */
+export function reportError(command: string, err: unknown): number {
+  const hint = err instanceof UsageError ? `\n(stackwright ${command} --help lists its flags)` : "";
+  console.error(`${describeError(command, err)}${hint}`);
+  return exitCodeOf(err);
+}
+
+/**
+ * The exit code of a run over several stacks: 0 when none failed; the failures' common code
+ * when they agree (all locked: 3); 1 (failed) when they differ.
+ */
+export function combinedExitCode(codes: readonly number[]): number {
+  const failures = [...new Set(codes.filter((c) => c !== EXIT_CODES.ok))];
+  if (failures.length === 0) return EXIT_CODES.ok;
+  return failures.length === 1 ? (failures[0] ?? EXIT_CODES.failed) : EXIT_CODES.failed;
+}
