@@ -1,6 +1,7 @@
 /**
- * Day one of a team with live sites, end to end: `stackwright import --all` on a seeded platform
- * (sha, branch and package deployments, a locked production, an environment never deployed),
+ * Day one of a team with live sites, end to end: `stackwright import --all --track main` on a
+ * seeded platform (sha, branch and package deployments, a locked production, an environment never
+ * deployed; one environment at main's head, so it tracks the branch),
  * then `validate`, `preview`, `up` and `up` again through the real engine. Nothing may change on
  * the platform: the preview plans only adoptions, the first up makes zero write requests (counted
  * on the emulator's request log) while it records every resource in the per-file stacks, and the
@@ -88,8 +89,10 @@ describe("the first runs after stackwright import", () => {
   });
 
   it("imports every visible stack into files that validate", () => {
-    const imported = run(["import", "--all"]);
+    // shop/uat runs main's head: it deploys the branch from now on; the rest stay pinned.
+    const imported = run(["import", "--all", "--track", "main"]);
     expect(imported.status, imported.out).toBe(0);
+    expect(imported.out).toContain("wrote stacks-config/shop.yaml: uat tracks the branch at deployment 101");
     const dir = path.join(project.dir, "stacks-config");
     expect(fs.readdirSync(dir).sort()).toEqual(["blog.yaml", "schema.json", "shop.yaml"]);
     const validated = run(["validate"]);

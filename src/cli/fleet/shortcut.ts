@@ -161,12 +161,20 @@ const LOCK_TYPE = "pulumi-nodejs:dynamic/stackwright:EnvironmentLock";
 function createdOnlyInState(step: NonNullable<EngineEvent["resOutputsEvent"]>["metadata"]): boolean {
   if (!step.type.startsWith("pulumi-nodejs:dynamic/")) return true;
   if (step.type === LOCK_TYPE) return step.new?.inputs?.["locked"] === false;
-  const adopted = step.new?.inputs?.["adopt"];
+  const inputs = step.new?.inputs ?? {};
+  const outputs = step.new?.outputs ?? {};
+  const adopted = inputs["adopt"];
+  // The sha the environment ran when the program read it: an adopted deployment that was
+  // approved, started and finished in this run would have moved the build (and been a write).
+  const observed = inputs["observed_sha"];
   return (
     step.type === DEPLOYMENT_TYPE &&
     (typeof adopted === "string" || typeof adopted === "number") &&
     String(adopted) !== "" &&
-    step.new?.outputs?.["state"] === "Completed"
+    outputs["state"] === "Completed" &&
+    typeof observed === "string" &&
+    observed !== "" &&
+    outputs["sha"] === observed
   );
 }
 

@@ -4,6 +4,7 @@ import { provedNoChange } from "../../../src/cli/fleet/shortcut";
 import { plannedChanges } from "../../../src/cli/report/summary";
 
 const DEPLOYMENT = "pulumi-nodejs:dynamic/stackwright:Deployment";
+const SHA = "a".repeat(40);
 
 function step(
   op: OpType,
@@ -31,7 +32,12 @@ function step(
 // finished deployments, it proves the next run as a no-change run would (docs/state.md).
 describe("a first up that only adopted deployments", () => {
   const component = step("create", "stackwright:index:Environment", {}, {});
-  const adopted = step("create", DEPLOYMENT, { adopt: "101", ref_type: "sha" }, { state: "Completed" });
+  const adopted = step(
+    "create",
+    DEPLOYMENT,
+    { adopt: "101", ref_type: "sha", observed_sha: SHA },
+    { state: "Completed", sha: SHA },
+  );
 
   it("counts as proving the next run when every create is a component, an unlocked lock or an adopted finished deployment", () => {
     const unlocked = step(
@@ -43,11 +49,19 @@ describe("a first up that only adopted deployments", () => {
     expect(provedNoChange({ create: 3 }, [component, unlocked, adopted])).toBe(true);
   });
 
-  it("does not when a deployment was created without adopt, or adopted while it still ran", () => {
+  it("does not when a deployment was created without adopt, adopted while it still ran, or started", () => {
     const created = step("create", DEPLOYMENT, { ref_type: "sha" }, { state: "Completed" });
     const waited = step("create", DEPLOYMENT, { adopt: "7" }, { state: "Submitted" });
     expect(provedNoChange({ create: 2 }, [component, created])).toBe(false);
     expect(provedNoChange({ create: 2 }, [component, waited])).toBe(false);
+    // Approved when adopted, so started in this run: the environment now runs another build.
+    const started = step(
+      "create",
+      DEPLOYMENT,
+      { adopt: "7", observed_sha: SHA },
+      { state: "Completed", sha: "b".repeat(40) },
+    );
+    expect(provedNoChange({ create: 1 }, [started])).toBe(false);
   });
 
   it("does not when anything else was created, updated or warned about", () => {
