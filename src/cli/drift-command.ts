@@ -1,0 +1,118 @@
+/**
+ * `stackwright drift [API_STACK ...]`: the scheduled check. It observes the selected stacks as
+ * `status` does (src/observe: the desired state against what the last `up` recorded in the state
+ * backend and what the platform runs; no engine, no write to the API) and reports every
+ * environment that drifted: a hand deployment, a file whose ref the last `up` did not deploy, a
+ * failed deployment, a deployment no `up` made. It remembers what it reported in the state backend,
+ * next to the confirmations, so each entry is new, still there, or resolved.
+ *
+ * Exit codes (combined over the stacks, error > drift > clean): 0 clean, 5 drift, 1 when a check
+ * could not be made (a stack the user cannot see, a read that failed).
+ */
+import * as fs from "node:fs";
+import { DriftMemory, driftMarkdown, driftMemoryKey, driftReport, type DriftReport } from "../observe";
+import { defineCommand } from "./command";
+import { EXIT_CODES } from "./exit-codes";
+import { observeFlags, observeTarget } from "./observe-target";
+import { say, warn } from "./output";
+import type { StateStore } from "./state/store";
+
+/** The exit code of a report: error > drift > clean. */
+export function driftExitCode(result: DriftReport["result"]): number {
+  return { clean: EXIT_CODES.ok, drift: EXIT_CODES.drift, error: EXIT_CODES.failed }[result];
+}
+
+async function readMemory(
+  store: StateStore,
+  project: string,
+  pulumiStack: string,
+): Promise<DriftMemory | undefined> {
+  const text = await store.read(driftMemoryKey(project, pulumiStack));
+  if (text === undefined) return undefined;
+  try {
+    const parsed = DriftMemory.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined; // unreadable: as if nothing was reported
+  }
+}
+
+/** The report's lines for the terminal. */
+function reportLines(report: DriftReport): string {
+  const head = {
+    clean: "no drift",
+    drift: `drift in ${report.counts.new + report.counts.still} environment(s)`,
+    error: `${report.counts.errors} check(s) could not be made`,
+  }[report.result];
+  const lines = [
+    `stackwright drift: ${report.target}: ${head} (${report.counts.new} new, ${report.counts.still} still, ${report.counts.resolved} resolved)`,
+    ...report.drift.map(
+      (d) =>
+        `  ${d.status.padEnd(8)} ${d.stack}/${d.environment}: ${d.kind}` +
+        (d.live_sha === null ? "" : `, runs ${d.live_sha.slice(0, 7)}`) +
+        (d.by === null ? "" : ` (by ${d.by}${d.since === null ? "" : ` since ${d.since}`})`),
+    ),
+    ...report.errors.map(
+      (e) => `  error    ${e.stack}${e.environment === null ? "" : `/${e.environment}`}: ${e.reason}`,
+    ),
+  ];
+  return lines.join("\n");
+}
+
+export const driftCommand = defineCommand({
+  name: "drift",
+  args: ["API_STACK..."],
+  summary:
+    "Checks whether what runs on the platform drifted from the desired state and the last up, for each " +
+    "selected API stack (default: all), without changing anything on the platform. Exits 0 when clean, 5 when " +
+    "anything drifted, 1 when a check could not be made (error > drift > clean). Remembers what it reported " +
+    "in the state backend, so each entry says new, still or resolved.",
+  flags: {
+    ...observeFlags,
+    json: {
+      type: "string",
+      help: "write the drift report as JSON (version 1, docs/schemas/drift-v1.schema.json) to FILE, or - for stdout",
+    },
+    summary: { type: "string", help: "write the drift report as Markdown to FILE" },
+  },
+  async run({ flags, positional }) {
+    const { status, store, project } = await observeTarget({
+      command: "drift",
+      names: positional,
+      target: flags.target,
+      project: flags.project,
+      changedSince: flags["changed-since"],
+      shard: flags.shard,
+    });
+    const memories = new Map<string, DriftMemory | undefined>();
+    await Promise.all(
+      status.stacks.map(async (s) => memories.set(s.stack, await readMemory(store, project, s.pulumi_stack))),
+    );
+    const { report, memories: next } = driftReport(status, memories);
+    await Promise.all(
+      status.stacks.map(async (s) => {
+        const memory = next.get(s.stack);
+        if (memory === undefined) return; // not checked: the memory stays
+        const key = driftMemoryKey(project, s.pulumi_stack);
+        if (memory.reported.length === 0) {
+          if (memories.get(s.stack) !== undefined) await store.remove(key);
+        } else {
+          await store.write(key, `${JSON.stringify(memory, null, 2)}\n`);
+        }
+      }),
+    );
+    if (flags.json === "-") say(JSON.stringify(report, null, 2));
+    else {
+      say(reportLines(report));
+      if (flags.json !== undefined) {
+        fs.writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
+        warn(`drift report written to ${flags.json}`);
+      }
+    }
+    if (flags.summary !== undefined) {
+      fs.writeFileSync(flags.summary, driftMarkdown(report));
+      warn(`summary written to ${flags.summary}`);
+    }
+    return driftExitCode(report.result);
+  },
+});
