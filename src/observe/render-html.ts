@@ -15,7 +15,7 @@ const LOOK: Readonly<Record<SyncState, { symbol: string; bg: string; fg: string 
   "in sync": { symbol: "✓", bg: "#d6f5dd", fg: "#0b4d1c" },
   drifted: { symbol: "≠", bg: "#ffe8b3", fg: "#5c3b00" },
   deploying: { symbol: "↻", bg: "#d3ecfa", fg: "#063f5c" },
-  "awaiting approval": { symbol: "⏸", bg: "#eadcfa", fg: "#3d1466" },
+  "awaiting approval": { symbol: "…", bg: "#eadcfa", fg: "#3d1466" },
   failed: { symbol: "✗", bg: "#fbd3d3", fg: "#6b0f0f" },
   "not yet deployed": { symbol: "○", bg: "#e3e7ee", fg: "#243043" },
   "not managed": { symbol: "–", bg: "#f4f4f4", fg: "#3d3d3d" },
@@ -65,30 +65,66 @@ function timeline(status: FleetStatus, environments: readonly string[]): string 
   return `<h2>Last deployments per environment</h2><div class="timelines">${sections.join("")}</div>`;
 }
 
-function cell(env: EnvironmentStatus, id: string): string {
-  const look = LOOK[env.sync];
-  const label = `${env.stack} ${env.environment}: ${env.sync}`;
+function cell(env: EnvironmentStatus): string {
+  // Small on purpose (3,000 of them at 1,000 sites): the row and column headers name the cell,
+  // its position names its details.
   return (
-    `<td data-env="${escapeHtml(env.environment)}" data-sync="${slug(env.sync)}">` +
-    `<button type="button" class="cell s-${slug(env.sync)}" data-cell="${id}" aria-label="${escapeHtml(label)}, details" aria-haspopup="dialog">` +
-    `<span aria-hidden="true">${look.symbol}</span> ${escapeHtml(env.sync)}</button></td>`
+    `<td data-sync="${slug(env.sync)}"><button type="button" aria-haspopup="dialog">` +
+    `<span aria-hidden="true">${LOOK[env.sync].symbol}</span> ${escapeHtml(env.sync)}</button></td>`
   );
+}
+
+const refText = (r: { ref_type: string; ref: string } | null) =>
+  r === null ? "not managed" : r.ref === "" ? r.ref_type : `${r.ref_type} ${r.ref}`;
+const deploymentText = (d: ObservedDeployment | null) =>
+  d === null
+    ? "-"
+    : `#${d.id} ${d.state} ${d.short_sha} ${d.title} (${d.deployer?.email ?? "?"}, ${when(d.at)} UTC)`;
+
+/**
+ * A cell's details, as the dialog shows them, in the order of the script's LABELS: texts made
+ * here, so the page carries each once and short.
+ */
+function details(
+  env: EnvironmentStatus,
+  lastUp: FleetStatus["stacks"][number]["last_up"],
+): (string | null | string[])[] {
+  const live = env.live;
+  return [
+    `${env.stack} / ${env.environment}: ${env.sync}`,
+    env.reason ?? "-",
+    refText(env.desired),
+    env.applied === null ? "-" : `${refText(env.applied)} ${env.applied.sha.slice(0, 7)}`,
+    live === null
+      ? "-"
+      : `${live.short_sha}${live.deployment === null ? "" : ` by ${live.deployment.deployer?.email ?? "?"} at ${when(live.deployment.at)} UTC`}`,
+    env.lock === null ? "none" : `locked: ${env.lock.message === "" ? "(no message)" : env.lock.message}`,
+    env.window === null
+      ? "none"
+      : env.window.open
+        ? "open"
+        : `closed${env.window.next_open === null ? "" : ` until ${when(env.window.next_open)} UTC`}`,
+    deploymentText(env.newest),
+    env.newest?.link ?? null,
+    lastUp === null ? "-" : `${when(lastUp.at)} UTC ${lastUp.result}`,
+    env.failure_log,
+  ];
 }
 
 /** The page of `status`. */
 export function statusHtml(status: FleetStatus): string {
   const environments = [...new Set(status.stacks.flatMap((s) => s.environments.map((e) => e.environment)))];
-  const details: Record<string, EnvironmentStatus & { last_up: FleetStatus["stacks"][number]["last_up"] }> =
-    {};
-  let n = 0;
+  // Row by row, column by column: the script finds a cell's details by its position.
+  const data: ((string | null | string[])[] | null)[][] = [];
   const rows = status.stacks.map((stack) => {
+    const row: ((string | null | string[])[] | null)[] = [];
+    data.push(row);
     const cells = environments.map((name) => {
       const env = stack.environments.find((e) => e.environment === name);
-      if (env === undefined)
-        return `<td data-env="${escapeHtml(name)}" data-sync="none"><span class="none">not in file</span></td>`;
-      const id = `c${n++}`;
-      details[id] = { ...env, last_up: stack.last_up };
-      return cell(env, id);
+      row.push(env === undefined ? null : details(env, stack.last_up));
+      return env === undefined
+        ? `<td data-sync="none"><span class="none">not in file</span></td>`
+        : cell(env);
     });
     const error = stack.error === null ? "" : ` <span class="error">(${escapeHtml(stack.error)})</span>`;
     return `<tr data-stack="${escapeHtml(stack.stack)}"><th scope="row">${escapeHtml(stack.stack)}${error}</th>${cells.join("")}</tr>`;
@@ -102,14 +138,16 @@ export function statusHtml(status: FleetStatus): string {
     ".filters label{display:flex;flex-direction:column;font-weight:600}",
     "table{border-collapse:collapse}th,td{border:1px solid #bbb;padding:2px 4px;text-align:left}",
     "thead th{position:sticky;top:0;background:#fff}",
-    ".cell{font:inherit;border:1px solid #555;border-radius:3px;padding:1px 6px;cursor:pointer;min-width:10rem;text-align:left}",
-    ".cell:focus-visible{outline:3px solid #1a1a1a;outline-offset:1px}",
-    "td[data-hidden] .cell{display:none}",
+    "td button{font:inherit;color:inherit;background:transparent;border:1px solid #555;border-radius:3px;padding:1px 6px;cursor:pointer;min-width:10rem;text-align:left}",
+    "td button:focus-visible{outline:3px solid #1a1a1a;outline-offset:1px}",
+    "td[data-hidden] button{display:none}",
     ".none{color:#595959}.error{color:#6b0f0f;font-weight:normal}",
     ".timelines{display:flex;flex-wrap:wrap;gap:2rem}.timeline ol{padding-left:1.2rem;margin:0}",
     "dialog{max-width:50rem;width:90%}dialog pre{background:#f4f4f4;padding:.5rem;overflow:auto;max-height:20rem}",
     "dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}",
-    ...SYNC_STATES.map((s) => `.s-${slug(s)}{background:${LOOK[s].bg};color:${LOOK[s].fg}}`),
+    ...SYNC_STATES.map(
+      (s) => `.s-${slug(s)},td[data-sync="${slug(s)}"]{background:${LOOK[s].bg};color:${LOOK[s].fg}}`,
+    ),
   ].join("\n");
   const legend = SYNC_STATES.map(
     (s) =>
@@ -118,52 +156,53 @@ export function statusHtml(status: FleetStatus): string {
   const script = `
 (function () {
   var data = JSON.parse(document.getElementById("fleet-data").textContent);
+  var envs = JSON.parse(document.getElementById("fleet-environments").textContent);
   var state = document.getElementById("f-state"), envSel = document.getElementById("f-env"), name = document.getElementById("f-name");
-  var shown = document.getElementById("shown");
+  var shown = document.getElementById("shown"), rows = document.querySelectorAll("tbody tr");
+  var heads = document.querySelectorAll("thead th");
   function apply() {
     var s = state.value, e = envSel.value, q = name.value.trim().toLowerCase(), visible = 0;
-    document.querySelectorAll("[data-env]").forEach(function (el) { el.hidden = e !== "" && el.getAttribute("data-env") !== e; });
-    document.querySelectorAll("tbody tr").forEach(function (row) {
-      var any = false;
-      row.querySelectorAll("td").forEach(function (td) {
+    for (var c = 0; c < envs.length; c++) heads[c + 1].hidden = e !== "" && envs[c] !== e;
+    rows.forEach(function (row) {
+      var any = false, tds = row.querySelectorAll("td");
+      for (var c = 0; c < tds.length; c++) {
+        var td = tds[c];
+        td.hidden = e !== "" && envs[c] !== e;
         var match = !td.hidden && (s === "" || td.getAttribute("data-sync") === s);
         if (match) td.removeAttribute("data-hidden"); else td.setAttribute("data-hidden", "");
-        if (match && td.querySelector(".cell")) any = true;
-      });
+        if (match && td.firstChild.tagName === "BUTTON") any = true;
+      }
       var show = any && (q === "" || row.getAttribute("data-stack").toLowerCase().indexOf(q) >= 0);
       row.hidden = !show;
       if (show) visible++;
     });
-    shown.textContent = visible + " of " + document.querySelectorAll("tbody tr").length + " sites shown";
+    shown.textContent = visible + " of " + rows.length + " sites shown";
   }
   [state, envSel].forEach(function (el) { el.addEventListener("change", apply); });
   name.addEventListener("input", apply);
   var dialog = document.getElementById("details"), body = document.getElementById("details-body");
+  var LABELS = [null, "Why", "Desired", "Last up deployed", "Live", "Lock", "Change window", "Newest deployment", null, "Last up"];
   function text(tag, value) { var el = document.createElement(tag); el.textContent = value; return el; }
-  function ref(r) { return r === null ? "not managed" : r.ref === "" ? r.ref_type : r.ref_type + " " + r.ref; }
-  function dep(d) { return d === null ? "-" : "#" + d.id + " " + d.state + " " + d.short_sha + " " + d.title + " (" + (d.deployer ? d.deployer.email : "?") + ", " + d.at + ")"; }
-  function show(id) {
-    var c = data[id];
-    document.getElementById("details-title").textContent = c.stack + " / " + c.environment + ": " + c.sync;
+  function show(c) {
+    document.getElementById("details-title").textContent = c[0];
     body.replaceChildren();
     var dl = document.createElement("dl");
-    function row(k, v) { dl.appendChild(text("dt", k)); var dd = document.createElement("dd"); if (typeof v === "string") dd.textContent = v; else dd.appendChild(v); dl.appendChild(dd); }
-    row("Why", c.reason || "-");
-    row("Desired", ref(c.desired));
-    row("Last up deployed", c.applied ? ref(c.applied) + " " + c.applied.sha.slice(0, 7) : "-");
-    row("Live", c.live ? c.live.short_sha + (c.live.deployment ? " by " + (c.live.deployment.deployer ? c.live.deployment.deployer.email : "?") + " at " + c.live.deployment.at : "") : "-");
-    row("Lock", c.lock ? "locked: " + (c.lock.message || "(no message)") : "none");
-    row("Change window", c.window === null ? "none" : c.window.open ? "open" : "closed" + (c.window.next_open ? " until " + c.window.next_open : ""));
-    var last = c.newest;
-    if (last !== null && last.link) { var a = text("a", dep(last)); a.href = last.link; row("Newest deployment", a); } else row("Newest deployment", dep(last));
-    row("Last up", c.last_up ? c.last_up.at + " " + c.last_up.result : "-");
+    for (var i = 1; i < LABELS.length; i++) {
+      if (LABELS[i] === null) continue;
+      dl.appendChild(text("dt", LABELS[i]));
+      var dd = document.createElement("dd");
+      if (i === 7 && c[8]) { var a = text("a", c[7]); a.href = c[8]; dd.appendChild(a); } else dd.textContent = c[i];
+      dl.appendChild(dd);
+    }
     body.appendChild(dl);
-    if (c.failure_log) { body.appendChild(text("h3", "Log (last lines)")); body.appendChild(text("pre", c.failure_log.join("\\n"))); }
+    if (c[10]) { body.appendChild(text("h3", "Log (last lines)")); body.appendChild(text("pre", c[10].join("\\n"))); }
     dialog.showModal();
   }
   document.querySelector("tbody").addEventListener("click", function (ev) {
-    var b = ev.target.closest("button[data-cell]");
-    if (b) show(b.getAttribute("data-cell"));
+    var b = ev.target.closest("button");
+    if (!b) return;
+    var td = b.parentNode, tr = td.parentNode;
+    show(data[tr.sectionRowIndex][td.cellIndex - 1]);
   });
   document.getElementById("details-close").addEventListener("click", function () { dialog.close(); });
   apply();
@@ -195,7 +234,7 @@ ${css}
 </form>
 <table>
 <caption>Sync state per site and environment (select a cell for its details)</caption>
-<thead><tr><th scope="col">Site</th>${environments.map((e) => `<th scope="col" data-env="${escapeHtml(e)}">${escapeHtml(e)}</th>`).join("")}</tr></thead>
+<thead><tr><th scope="col">Site</th>${environments.map((e) => `<th scope="col">${escapeHtml(e)}</th>`).join("")}</tr></thead>
 <tbody>
 ${rows.join("\n")}
 </tbody>
@@ -207,7 +246,8 @@ ${timeline(status, environments)}
 <div id="details-body"></div>
 <button type="button" id="details-close">Close</button>
 </dialog>
-<script type="application/json" id="fleet-data">${scriptJson(details)}</script>
+<script type="application/json" id="fleet-data">${scriptJson(data)}</script>
+<script type="application/json" id="fleet-environments">${scriptJson(environments)}</script>
 <script>${script}</script>
 </body>
 </html>
