@@ -10,31 +10,16 @@
  * could not be made (a stack the user cannot see, a read that failed).
  */
 import * as fs from "node:fs";
-import { DriftMemory, driftMarkdown, driftMemoryKey, driftReport, type DriftReport } from "../observe";
+import { driftMarkdown, driftReport, type DriftMemory, type DriftReport } from "../observe";
 import { defineCommand } from "./command";
 import { EXIT_CODES } from "./exit-codes";
 import { observeFlags, observeTarget } from "./observe-target";
 import { say, warn } from "./output";
-import type { StateStore } from "./state/store";
+import { keepDriftMemory, readDriftMemory } from "./state/drift-memory";
 
 /** The exit code of a report: error > drift > clean. */
 export function driftExitCode(result: DriftReport["result"]): number {
   return { clean: EXIT_CODES.ok, drift: EXIT_CODES.drift, error: EXIT_CODES.failed }[result];
-}
-
-async function readMemory(
-  store: StateStore,
-  project: string,
-  pulumiStack: string,
-): Promise<DriftMemory | undefined> {
-  const text = await store.read(driftMemoryKey(project, pulumiStack));
-  if (text === undefined) return undefined;
-  try {
-    const parsed = DriftMemory.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined; // unreadable: as if nothing was reported
-  }
 }
 
 /** The report's lines for the terminal. */
@@ -86,19 +71,17 @@ export const driftCommand = defineCommand({
     });
     const memories = new Map<string, DriftMemory | undefined>();
     await Promise.all(
-      status.stacks.map(async (s) => memories.set(s.stack, await readMemory(store, project, s.pulumi_stack))),
+      status.stacks.map(async (s) =>
+        memories.set(s.stack, await readDriftMemory(store, project, s.pulumi_stack)),
+      ),
     );
     const { report, memories: next } = driftReport(status, memories);
     await Promise.all(
       status.stacks.map(async (s) => {
         const memory = next.get(s.stack);
-        if (memory === undefined) return; // not checked: the memory stays
-        const key = driftMemoryKey(project, s.pulumi_stack);
-        if (memory.reported.length === 0) {
-          if (memories.get(s.stack) !== undefined) await store.remove(key);
-        } else {
-          await store.write(key, `${JSON.stringify(memory, null, 2)}\n`);
-        }
+        // Not checked: its record stays as it was.
+        if (memory !== undefined)
+          await keepDriftMemory(store, project, s.pulumi_stack, memories.get(s.stack), memory);
       }),
     );
     if (flags.json === "-") say(JSON.stringify(report, null, 2));
