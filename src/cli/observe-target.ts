@@ -6,10 +6,12 @@
  * environment does not give all three API settings.
  */
 import * as path from "node:path";
-import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { z } from "zod";
 import { resolveCredentials } from "../client";
 import { ConfigValidationError, loadDesiredState, perFileStackName, targetProblem } from "../config";
-import { observeFleet, type FleetStatus, type StackToObserve } from "../observe";
+import { observeFleet, readCheckpoint, type FleetStatus, type StackToObserve } from "../observe";
 import type { FlagSpec } from "./args";
 import { engineEnv, pulumiCommand } from "./engine-env";
 import { UsageError } from "./exit-codes";
@@ -26,6 +28,8 @@ import { defaultProjectDir } from "./workspace";
  * number an `--api-concurrency` flag sets).
  */
 export const DEFAULT_API_CONCURRENCY = 8;
+
+const execFileAsync = promisify(execFile);
 
 export const observeFlags = {
   target: { type: "string", help: "the target whose stacks to observe, Pulumi.<target>.yaml (default: dev)" },
@@ -99,30 +103,49 @@ async function selectStacks(
   });
 }
 
+const ConfigValues = z.record(z.string(), z.looseObject({ value: z.unknown().optional() }));
+
 /**
  * The target's settings for the API: from the environment when it gives all three (no process is
- * started), else from Pulumi.<target>.yaml with its secret decrypted (`pulumi config`, not the
- * engine).
+ * started), else from Pulumi.<target>.yaml with its secret decrypted by one `pulumi config`
+ * process (not the engine), run on a stack of the backend that reads that file: the target's own
+ * stack, or else the first selected per-file stack the backend has.
  */
 async function apiSettings(
   projectDir: string,
   target: string,
   env: Record<string, string>,
+  store: StateStore,
+  project: string,
+  stacks: readonly StackToObserve[],
 ): Promise<(key: string) => string | undefined> {
+  const none = () => undefined;
   const fromEnv = resolveCredentials(undefined, { ...process.env, ...env });
-  if (fromEnv.baseUrl !== undefined && fromEnv.email !== undefined && fromEnv.token !== undefined) {
-    return () => undefined;
+  if (fromEnv.baseUrl !== undefined && fromEnv.email !== undefined && fromEnv.token !== undefined)
+    return none;
+  let stack: string | undefined;
+  for (const candidate of [target, ...stacks.map((s) => s.pulumiStack)]) {
+    if ((await readCheckpoint(store, project, candidate)) !== undefined) {
+      stack = candidate;
+      break;
+    }
   }
-  const workspace = await LocalWorkspace.create({
-    workDir: projectDir,
-    envVars: env,
-    pulumiCommand: await pulumiCommand(projectDir),
-  });
+  if (stack === undefined) return none; // the preflight then names the missing settings
+  const pulumi = (await pulumiCommand(projectDir)).command;
   try {
-    const config = await workspace.getAllConfig(target);
-    return (key) => config[key]?.value;
+    const { stdout } = await execFileAsync(
+      pulumi,
+      ["config", "--json", "--show-secrets", "--stack", stack, "--config-file", `Pulumi.${target}.yaml`],
+      { cwd: projectDir, env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 1 << 20 },
+    );
+    const parsed = ConfigValues.safeParse(JSON.parse(stdout));
+    if (!parsed.success) return none;
+    return (key) => {
+      const value = parsed.data[key]?.value;
+      return typeof value === "string" ? value : undefined;
+    };
   } catch {
-    return () => undefined; // the preflight then names the missing settings
+    return none; // the preflight then names the missing settings
   }
 }
 
@@ -139,7 +162,7 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
   const { client } = await checkedClient({
     command: options.command,
     stacks: [],
-    config: await apiSettings(projectDir, target, env),
+    config: await apiSettings(projectDir, target, env, store, project, stacks),
     env: process.env,
   });
   try {
