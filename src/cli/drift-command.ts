@@ -10,16 +10,74 @@
  * could not be made (a stack the user cannot see, a read that failed).
  */
 import * as fs from "node:fs";
-import { driftMarkdown, driftReport, type DriftMemory, type DriftReport } from "../observe";
+import * as path from "node:path";
+import {
+  driftMarkdown,
+  driftReport,
+  withEngineChecks,
+  type DriftMemory,
+  type DriftReport,
+  type EngineCheck,
+  type FleetStatus,
+} from "../observe";
 import { defineCommand } from "./command";
-import { EXIT_CODES } from "./exit-codes";
+import { EXIT_CODES, UsageError } from "./exit-codes";
 import { observeFlags, observeTarget } from "./observe-target";
 import { say, warn } from "./output";
+import { defaultConcurrency, fanOut } from "./fleet/fan-out";
+import { openTarget } from "./fleet/target";
+import { previewFromEvents } from "./preview-events";
 import { keepDriftMemory, readDriftMemory } from "./state/drift-memory";
+import { handleInterrupts } from "./state/interrupt";
+import { plannedChanges } from "./summary";
 
 /** The exit code of a report: error > drift > clean. */
 export function driftExitCode(result: DriftReport["result"]): number {
   return { clean: EXIT_CODES.ok, drift: EXIT_CODES.drift, error: EXIT_CODES.failed }[result];
+}
+
+/**
+ * `--full`: the engine's preview with refresh of every stack the reads could check, K at once;
+ * what it would change, per environment. Reads only (a preview writes no state, and its program
+ * only reads the API).
+ */
+async function engineChecks(
+  status: FleetStatus,
+  projectDir: string,
+  target: string,
+): Promise<Map<string, EngineCheck>> {
+  const checked = status.stacks.filter((s) => s.error === null);
+  if (checked.length === 0) return new Map();
+  const opened = await openTarget(projectDir, target);
+  const interrupts = handleInterrupts();
+  try {
+    const outcomes = await fanOut(
+      checked.map((s) => ({
+        apiStack: s.stack,
+        stackName: s.pulumi_stack,
+        destroy: false,
+        file: path.join(projectDir, s.file),
+      })),
+      defaultConcurrency(),
+      {
+        target: opened,
+        operation: "preview",
+        refresh: true,
+        lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
+        signal: interrupts.signal,
+      },
+    );
+    return new Map(
+      outcomes.map((o): [string, EngineCheck] => [
+        o.job.apiStack,
+        o.exitCode === EXIT_CODES.ok
+          ? { ok: true, planned: plannedChanges(previewFromEvents(o.events)).changes }
+          : { ok: false, reason: o.failure ?? `exit ${o.exitCode} (the engine's report above says why)` },
+      ]),
+    );
+  } finally {
+    interrupts.dispose();
+  }
 }
 
 /** The report's lines for the terminal. */
@@ -51,7 +109,8 @@ export const driftCommand = defineCommand({
     "Checks whether what runs on the platform drifted from the desired state and the last up, for each " +
     "selected API stack (default: all), without changing anything on the platform. Exits 0 when clean, 5 when " +
     "anything drifted, 1 when a check could not be made (error > drift > clean). Remembers what it reported " +
-    "in the state backend, so each entry says new, still or resolved.",
+    "in the state backend, so each entry says new, still or resolved. With --full it also runs the engine's " +
+    "preview with refresh on each stack (no change, no write) and counts what it would change as drift.",
   flags: {
     ...observeFlags,
     json: {
@@ -59,9 +118,16 @@ export const driftCommand = defineCommand({
       help: "write the drift report as JSON (version 1, docs/schemas/drift-v1.schema.json) to FILE, or - for stdout",
     },
     summary: { type: "string", help: "write the drift report as Markdown to FILE" },
+    full: {
+      type: "boolean",
+      help: "also run the engine's preview with refresh on every stack; a change it plans counts as drift",
+    },
   },
   async run({ flags, positional }) {
-    const { status, store, project } = await observeTarget({
+    if (flags.full === true && flags.json === "-") {
+      throw new UsageError("--full prints the engine's progress on stdout: give --json a FILE, not -");
+    }
+    const observed = await observeTarget({
       command: "drift",
       names: positional,
       target: flags.target,
@@ -69,13 +135,21 @@ export const driftCommand = defineCommand({
       changedSince: flags["changed-since"],
       shard: flags.shard,
     });
+    const { store, project } = observed;
+    const status =
+      flags.full === true
+        ? withEngineChecks(
+            observed.status,
+            await engineChecks(observed.status, observed.projectDir, flags.target ?? "dev"),
+          )
+        : observed.status;
     const memories = new Map<string, DriftMemory | undefined>();
     await Promise.all(
       status.stacks.map(async (s) =>
         memories.set(s.stack, await readDriftMemory(store, project, s.pulumi_stack)),
       ),
     );
-    const { report, memories: next } = driftReport(status, memories);
+    const { report, memories: next } = driftReport(status, memories, flags.full === true);
     await Promise.all(
       status.stacks.map(async (s) => {
         const memory = next.get(s.stack);

@@ -54,6 +54,7 @@ export interface ObserveOptions {
 /** The observation, and the backend it read (drift keeps its memory there). */
 export interface Observed {
   readonly status: FleetStatus;
+  readonly projectDir: string;
   readonly store: StateStore;
   readonly project: string;
 }
@@ -175,7 +176,7 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
       apiConcurrency: options.apiConcurrency ?? DEFAULT_API_CONCURRENCY,
       now: clockNow(),
     });
-    return { status, store, project };
+    return { status, store, project, projectDir };
   } finally {
     await client.close();
   }

@@ -4,7 +4,14 @@
  * (the drift memory of each stack), so that each entry is new, still there, or resolved. Pure:
  * the memories are read and written by the caller.
  */
-import type { DriftEntry, DriftMemory, DriftReport, EnvironmentStatus, FleetStatus } from "./model";
+import {
+  countSync,
+  type DriftEntry,
+  type DriftMemory,
+  type DriftReport,
+  type EnvironmentStatus,
+  type FleetStatus,
+} from "./model";
 
 /** The outcome of one stack's check, before it is compared with the memory. */
 interface Finding {
@@ -21,6 +28,8 @@ const describeDesired = (env: EnvironmentStatus) =>
 export function driftReport(
   status: FleetStatus,
   memories: ReadonlyMap<string, DriftMemory | undefined>,
+  /** True when the engine checked too (`--full`): only then can a planned change be resolved. */
+  engineChecked = false,
 ): { report: DriftReport; memories: Map<string, DriftMemory> } {
   const now = status.generated_at;
   const drift: DriftEntry[] = [];
@@ -67,8 +76,8 @@ export function driftReport(
     }
     for (const p of previous) {
       if (reported.some((r) => r.environment === p.environment && r.kind === p.kind)) continue;
-      if (unknown.has(p.environment)) {
-        reported.push(p); // could not be checked: neither still nor resolved
+      if (unknown.has(p.environment) || (p.kind === "planned change" && !engineChecked)) {
+        reported.push(p); // could not be checked (this time): neither still nor resolved
         continue;
       }
       const env = stack.environments.find((e) => e.environment === p.environment);
@@ -107,4 +116,37 @@ export function driftReport(
     },
     memories: next,
   };
+}
+
+/** What the engine's preview (with refresh) of one stack found, for `drift --full`. */
+export type EngineCheck =
+  | {
+      readonly ok: true;
+      readonly planned: readonly { readonly environment: string; readonly text: string }[];
+    }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * The observation with the engine's findings added: an environment where the preview plans a
+ * change, and that the reads found nothing wrong with, drifted (`planned change`); a stack whose
+ * preview failed could not be checked.
+ */
+export function withEngineChecks(status: FleetStatus, checks: ReadonlyMap<string, EngineCheck>): FleetStatus {
+  const stacks = status.stacks.map((stack) => {
+    const check = checks.get(stack.stack);
+    if (check === undefined || stack.error !== null) return stack;
+    if (!check.ok) return { ...stack, error: `the engine's preview failed: ${check.reason}` };
+    const environments = stack.environments.map((env) => {
+      const planned = check.planned.filter((p) => p.environment === env.environment);
+      if (planned.length === 0 || env.drift !== null || env.sync === "unknown") return env;
+      return {
+        ...env,
+        sync: "drifted" as const,
+        reason: `the engine plans: ${planned.map((p) => p.text).join("; ")}`,
+        drift: { kind: "planned change" as const, since: null, by: null },
+      };
+    });
+    return { ...stack, environments };
+  });
+  return { ...status, stacks, counts: countSync(stacks) };
 }

@@ -15,6 +15,6 @@ export {
 } from "./observe";
 export { Budget, Reads } from "./reads";
 export { syncOf, type Applied, type SyncInput, type SyncVerdict } from "./sync";
-export { driftReport } from "./drift";
+export { driftReport, withEngineChecks, type EngineCheck } from "./drift";
 export { countsLine, driftMarkdown, statusTable } from "./render-text";
 export { escapeHtml, statusHtml } from "./render-html";

@@ -46,10 +46,12 @@ export const ObservedDeployment = z.object({
 });
 export type ObservedDeployment = z.infer<typeof ObservedDeployment>;
 
-export const DriftKind = z.enum(["hand deployment", "desired changed", "failed", "not deployed"]).meta({
-  description:
-    "hand deployment: the platform runs another sha than the last up deployed; desired changed: the file asks for another ref than the last up deployed; failed: the newest deployment failed; not deployed: the file asks for a deployment no up made",
-});
+export const DriftKind = z
+  .enum(["hand deployment", "desired changed", "failed", "not deployed", "planned change"])
+  .meta({
+    description:
+      "hand deployment: the platform runs another sha than the last up deployed; desired changed: the file asks for another ref than the last up deployed; failed: the newest deployment failed; not deployed: the file asks for a deployment no up made; planned change: `drift --full` only, the engine's preview with refresh plans a change there",
+  });
 export type DriftKind = z.infer<typeof DriftKind>;
 
 export const EnvironmentStatus = z.object({

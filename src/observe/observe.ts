@@ -9,6 +9,7 @@
  * environment whose read fails is reported `unknown` with the reason; the others are still
  * observed.
  */
+import type { Deployment } from "../api";
 import { ApiError, NotFoundError, PermissionError, type StackwrightClient } from "../client";
 import { windowVerdict, windowsOf, type StackConfig } from "../config";
 import { countSync, type EnvironmentStatus, type FleetStatus, type StackStatus } from "./model";
@@ -167,7 +168,7 @@ async function observeEnvironment(
   if (stackError !== null) return base;
   const where = `${s.apiStack}/${name}`;
   let liveSha: string;
-  let deployments;
+  let deployments: Deployment[];
   try {
     [liveSha, deployments] = await Promise.all([
       reads

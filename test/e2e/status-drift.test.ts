@@ -239,4 +239,35 @@ describe("status and drift of a fleet in every sync state", () => {
     const writes = (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
     expect(writes).toEqual([]);
   }, 240_000);
+
+  it("with --full also runs the engine's preview, and counts what it would change as drift", async () => {
+    // A lock added to the file: the reads cannot see it (the deployment is as desired), the engine can.
+    const file = path.join(project.dir, "stacks-config", "in-sync.yaml");
+    const original = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(
+      file,
+      stringify({
+        stack: "in-sync",
+        environments: {
+          uat: { deployment: { ref_type: "branch", ref: "main" }, lock: { message: "Freeze" } },
+        },
+      }),
+    );
+    try {
+      expect(run(["drift", "in-sync"]).status).toBe(0);
+      fs.writeFileSync(pulumiLog, "");
+      await clearRequests();
+      const full = run(["drift", "in-sync", "--full", "--json", out("full.json")]);
+      expect(full.status, full.out).toBe(5);
+      const report = JSON.parse(fs.readFileSync(out("full.json"), "utf8")) as DriftReport;
+      expect(report.drift).toMatchObject([
+        { stack: "in-sync", environment: "uat", kind: "planned change", status: "new" },
+      ]);
+      expect(fs.readFileSync(pulumiLog, "utf8")).toMatch(/^preview .*--refresh/m);
+      const writes = (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+      expect(writes).toEqual([]);
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+  }, 300_000);
 });

@@ -16,6 +16,8 @@ import {
   statusJsonSchemaText,
   statusTable,
   syncOf,
+  withEngineChecks,
+  type EngineCheck,
   type EnvironmentStatus,
   type FleetStatus,
 } from "../../../src/observe";
@@ -313,5 +315,45 @@ describe("the renderings", () => {
     expect(html).not.toContain("<script>alert(1)");
     // Our own three: the details, the environments and the script.
     expect(html.match(/<script/g)).toHaveLength(3);
+  });
+});
+
+describe("drift with the engine's preview (--full)", () => {
+  it("adds what the preview plans where the reads found nothing, and fails a stack whose preview failed", () => {
+    const status = fleet([env("a", "uat"), env("a", "prod", handDrift), env("b", "uat")]);
+    const checked = withEngineChecks(
+      status,
+      new Map<string, EngineCheck>([
+        [
+          "a",
+          {
+            ok: true,
+            planned: [
+              { environment: "uat", text: "lock" },
+              { environment: "prod", text: "redeploy" },
+            ],
+          },
+        ],
+        ["b", { ok: false, reason: "exit 1" }],
+      ]),
+    );
+    const [uat, prod] = checked.stacks[0]?.environments ?? [];
+    expect(uat).toMatchObject({ sync: "drifted", drift: { kind: "planned change" } });
+    expect(prod?.drift?.kind).toBe("hand deployment");
+    expect(checked.stacks[1]?.error).toContain("preview failed");
+    expect(checked.counts.drifted).toBe(2);
+  });
+
+  it("keeps a planned change in memory, neither still nor resolved, until the engine checks again", () => {
+    const planned = {
+      sync: "drifted" as const,
+      drift: { kind: "planned change" as const, since: null, by: null },
+    };
+    const first = driftReport(fleet([env("a", "uat", planned)]), new Map(), true);
+    const readsOnly = driftReport(fleet([env("a", "uat")]), first.memories, false);
+    expect(readsOnly.report.drift).toEqual([]);
+    expect(readsOnly.memories.get("a")?.reported).toHaveLength(1);
+    const full = driftReport(fleet([env("a", "uat")]), readsOnly.memories, true);
+    expect(full.report.drift).toMatchObject([{ status: "resolved", kind: "planned change" }]);
   });
 });
