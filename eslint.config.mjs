@@ -33,32 +33,32 @@ const layer = (files, forbidden, why, packages = []) => ({
 const layers = [
   layer(
     ["src/api/**"],
-    ["client", "emulator", "config", "program", "cli", "providers"],
+    ["client", "emulator", "config", "program", "cli", "providers", "observe"],
     "src/api imports none of ours",
   ),
   layer(
     ["src/client/**"],
-    ["emulator", "config", "program", "cli", "providers"],
+    ["emulator", "config", "program", "cli", "providers", "observe"],
     "src/client imports only src/api",
   ),
   layer(
     ["src/emulator/**"],
-    ["client", "config", "program", "cli", "providers"],
+    ["client", "config", "program", "cli", "providers", "observe"],
     "src/emulator imports only src/api",
   ),
   layer(
     ["src/config/**"],
-    ["client", "emulator", "program", "cli", "providers"],
+    ["client", "emulator", "program", "cli", "providers", "observe"],
     "src/config imports none of ours but api",
   ),
   layer(
     ["src/importer/**"],
-    ["client", "emulator", "config", "program", "cli", "providers"],
+    ["client", "emulator", "config", "program", "cli", "providers", "observe"],
     "src/importer imports only src/api: it decides what an imported file says, the CLI reads and writes",
   ),
   layer(
     ["providers/**"],
-    ["emulator", "config", "program", "cli"],
+    ["emulator", "config", "program", "cli", "observe"],
     "providers import only src/client and src/api",
   ),
   // Inside providers/, which process a file runs in (providers/README.md): the provider
@@ -102,17 +102,25 @@ const layers = [
   // Notifications: events, sink formats and delivery; the CLI calls it after a run.
   layer(
     ["src/notify/**"],
-    ["client", "emulator", "program", "cli", "providers"],
+    ["client", "emulator", "program", "cli", "providers", "observe"],
     "src/notify imports only src/config and src/api",
   ),
   layer(
     ["src/edit/**"],
-    ["client", "emulator", "program", "cli", "providers"],
+    ["client", "emulator", "program", "cli", "providers", "observe"],
     "src/edit imports only src/config and src/api",
+  ),
+  // The observe layer reads (files, state backend, API) and never writes; the CLI's commands and
+  // what reports on the fleet use it. It is neither the program nor the providers.
+  layer(
+    ["src/observe/**"],
+    ["emulator", "program", "cli", "providers"],
+    "src/observe imports only src/api, src/client and src/config",
+    ["@pulumi/pulumi"],
   ),
   layer(
     ["src/program/**"],
-    ["client", "emulator", "cli"],
+    ["client", "emulator", "cli", "observe"],
     "src/program imports only src/config and providers",
   ),
   // The CLI calls the API itself only before the engine starts (the preflight) and for commands

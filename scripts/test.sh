@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: everything CI checks, in one command. The tools that take long only the first time
-# on a machine (the Pulumi CLI and actionlint, built with Go; moto's S3 server, from pip) are
+# on a machine (the Pulumi CLI and actionlint, built with Go; moto's S3 server, from pip;
+# Chromium, from Debian's packages) are
 # prepared in the background while the TypeScript is built, type-checked and linted, since their
 # first run spends much of its time waiting on downloads. Vitest starts once all are ready.
 set -euo pipefail
@@ -21,6 +22,7 @@ background() {
 background toolchain bash scripts/ensure-toolchain.sh
 background s3-server bash scripts/ensure-s3-server.sh
 background actionlint bash scripts/ensure-actionlint.sh
+background browser bash scripts/ensure-browser.sh
 
 # A failure here stops the run, and the background builds with it.
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT

@@ -67,6 +67,14 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "move a target's single-stack state into one Pulumi stack per API stack (no API call)",
     load: async () => (await import("./commands/migrate.js")).migrateCommand,
   },
+  status: {
+    help: "show what runs where: per site and environment, desired, live and sync state (read-only)",
+    load: async () => (await import("./commands/status.js")).statusCommand,
+  },
+  drift: {
+    help: "check for drift without changing anything: exit 0 clean, 5 drift, 1 a check failed",
+    load: async () => (await import("./commands/drift.js")).driftCommand,
+  },
   summary: {
     help: "turn `pulumi preview --json` into a pull-request comment",
     load: async () => (await import("./commands/summary.js")).summaryCommand,

@@ -27,9 +27,14 @@ export const EXIT_CODES = {
   locked: 3,
   /** The tool cannot run here: no Pulumi CLI, an unreachable state backend, a broken install. */
   environment: 4,
+  /**
+   * `stackwright drift` found drift and every check could be made: not a failure, so that a
+   * scheduled pipeline tells it apart from 1 (a check could not be made).
+   */
+  drift: 5,
   /** Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it). */
   interrupted: 130,
-} as const satisfies Record<ExitKind | "ok", number>;
+} as const satisfies Record<ExitKind | "ok" | "drift", number>;
 
 /**
  * An error whose kind the CLI knows. Throw it (or {@link UsageError}) from a command; the kit

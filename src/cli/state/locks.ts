@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { z } from "zod";
+import { lockDirectory } from "../../observe";
 import type { StateStore } from "./store";
 
 /** The lock file's content, as Pulumi writes it (Go's json of `lockContent`). */
@@ -31,10 +32,7 @@ export type StackLock =
     }
   | { readonly key: string; readonly readable: false };
 
-/** Where Pulumi keeps the locks of a project-scoped stack (DIY backend, project mode). */
-export function lockDirectory(project: string, stack: string): string {
-  return `.pulumi/locks/organization/${project}/${stack}`;
-}
+export { lockDirectory };
 
 /** Every lock file of the stack; a file that vanished while reading (its update ended) is skipped. */
 export async function readLocks(store: StateStore, project: string, stack: string): Promise<StackLock[]> {

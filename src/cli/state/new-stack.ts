@@ -9,12 +9,10 @@
  * that another runner made in the meantime, and may already be updating, is never overwritten.
  * The engine fills the checkpoint on its first run, exactly as after `pulumi stack init`.
  */
+import { checkpointKey } from "../../observe";
 import type { LockTarget } from "./lock-guard";
 
-/** Where the backend keeps the stack's checkpoint (project mode), without compression suffix. */
-export function checkpointKey(project: string, stack: string): string {
-  return `.pulumi/stacks/${project}/${stack}.json`;
-}
+export { checkpointKey };
 
 /** The checkpoint of a stack that was never updated, as the DIY backend writes it. */
 export function emptyCheckpoint(project: string, stack: string): string {

@@ -1,0 +1,175 @@
+/**
+ * `stackwright drift [API_STACK ...]`: the scheduled check. It observes the selected stacks as
+ * `status` does (src/observe: the desired state against what the last `up` recorded in the state
+ * backend and what the platform runs; no engine, no write to the API) and reports every
+ * environment that drifted: a hand deployment, a file whose ref the last `up` did not deploy, a
+ * failed deployment, a deployment no `up` made. It remembers what it reported in the state backend,
+ * next to the confirmations, so each entry is new, still there, or resolved.
+ *
+ * Exit codes (combined over the stacks, error > drift > clean): 0 clean, 5 drift, 1 when a check
+ * could not be made (a stack the user cannot see, a read that failed).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import {
+  driftMarkdown,
+  driftReport,
+  withEngineChecks,
+  type DriftMemory,
+  type DriftReport,
+  type EngineCheck,
+  type FleetStatus,
+} from "../../observe";
+import { defineCommand } from "../kit/command";
+import { EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { observeFlags, observeTarget } from "../fleet/observe-target";
+import { say, warn } from "../kit/output";
+import { defaultConcurrency, fanOut } from "../fleet/fan-out";
+import { openTarget } from "../fleet/target";
+import { previewFromEvents } from "../engine/preview-events";
+import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
+import { handleInterrupts } from "../state/interrupt";
+import { plannedChanges } from "../report/summary";
+
+/** The exit code of a report: error > drift > clean. */
+export function driftExitCode(result: DriftReport["result"]): number {
+  return { clean: EXIT_CODES.ok, drift: EXIT_CODES.drift, error: EXIT_CODES.failed }[result];
+}
+
+/**
+ * `--full`: the engine's preview with refresh of every stack the reads could check, K at once;
+ * what it would change, per environment. Reads only (a preview writes no state, and its program
+ * only reads the API).
+ */
+async function engineChecks(
+  status: FleetStatus,
+  projectDir: string,
+  target: string,
+): Promise<Map<string, EngineCheck>> {
+  const checked = status.stacks.filter((s) => s.error === null);
+  if (checked.length === 0) return new Map();
+  const opened = await openTarget(projectDir, target);
+  const interrupts = handleInterrupts();
+  try {
+    const outcomes = await fanOut(
+      checked.map((s) => ({
+        apiStack: s.stack,
+        stackName: s.pulumi_stack,
+        destroy: false,
+        file: path.join(projectDir, s.file),
+      })),
+      defaultConcurrency(),
+      {
+        target: opened,
+        operation: "preview",
+        refresh: true,
+        lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
+        signal: interrupts.signal,
+      },
+    );
+    return new Map(
+      outcomes.map((o): [string, EngineCheck] => [
+        o.job.apiStack,
+        o.exitCode === EXIT_CODES.ok
+          ? { ok: true, planned: plannedChanges(previewFromEvents(o.events)).changes }
+          : { ok: false, reason: o.failure ?? `exit ${o.exitCode} (the engine's report above says why)` },
+      ]),
+    );
+  } finally {
+    interrupts.dispose();
+  }
+}
+
+/** The report's lines for the terminal. */
+function reportLines(report: DriftReport): string {
+  const head = {
+    clean: "no drift",
+    drift: `drift in ${report.counts.new + report.counts.still} environment(s)`,
+    error: `${report.counts.errors} check(s) could not be made`,
+  }[report.result];
+  const lines = [
+    `stackwright drift: ${report.target}: ${head} (${report.counts.new} new, ${report.counts.still} still, ${report.counts.resolved} resolved)`,
+    ...report.drift.map(
+      (d) =>
+        `  ${d.status.padEnd(8)} ${d.stack}/${d.environment}: ${d.kind}` +
+        (d.live_sha === null ? "" : `, runs ${d.live_sha.slice(0, 7)}`) +
+        (d.by === null ? "" : ` (by ${d.by}${d.since === null ? "" : ` since ${d.since}`})`),
+    ),
+    ...report.errors.map(
+      (e) => `  error    ${e.stack}${e.environment === null ? "" : `/${e.environment}`}: ${e.reason}`,
+    ),
+  ];
+  return lines.join("\n");
+}
+
+export const driftCommand = defineCommand({
+  name: "drift",
+  args: ["API_STACK..."],
+  summary:
+    "Checks whether what runs on the platform drifted from the desired state and the last up, for each " +
+    "selected API stack (default: all), without changing anything on the platform. Exits 0 when clean, 5 when " +
+    "anything drifted, 1 when a check could not be made (error > drift > clean). Remembers what it reported " +
+    "in the state backend, so each entry says new, still or resolved. With --full it also runs the engine's " +
+    "preview with refresh on each stack (no change, no write) and counts what it would change as drift.",
+  flags: {
+    ...observeFlags,
+    json: {
+      type: "string",
+      help: "write the drift report as JSON (version 1, docs/schemas/drift-v1.schema.json) to FILE, or - for stdout",
+    },
+    summary: { type: "string", help: "write the drift report as Markdown to FILE" },
+    full: {
+      type: "boolean",
+      help: "also run the engine's preview with refresh on every stack; a change it plans counts as drift",
+    },
+  },
+  async run({ flags, positional }) {
+    if (flags.full === true && flags.json === "-") {
+      throw new UsageError("--full prints the engine's progress on stdout: give --json a FILE, not -");
+    }
+    const observed = await observeTarget({
+      command: "drift",
+      names: positional,
+      target: flags.target,
+      project: flags.project,
+      changedSince: flags["changed-since"],
+      shard: flags.shard,
+    });
+    const { store, project } = observed;
+    const status =
+      flags.full === true
+        ? withEngineChecks(
+            observed.status,
+            await engineChecks(observed.status, observed.projectDir, flags.target ?? "dev"),
+          )
+        : observed.status;
+    const memories = new Map<string, DriftMemory | undefined>();
+    await Promise.all(
+      status.stacks.map(async (s) =>
+        memories.set(s.stack, await readDriftMemory(store, project, s.pulumi_stack)),
+      ),
+    );
+    const { report, memories: next } = driftReport(status, memories, flags.full === true);
+    await Promise.all(
+      status.stacks.map(async (s) => {
+        const memory = next.get(s.stack);
+        // Not checked: its record stays as it was.
+        if (memory !== undefined)
+          await keepDriftMemory(store, project, s.pulumi_stack, memories.get(s.stack), memory);
+      }),
+    );
+    if (flags.json === "-") say(JSON.stringify(report, null, 2));
+    else {
+      say(reportLines(report));
+      if (flags.json !== undefined) {
+        fs.writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
+        warn(`drift report written to ${flags.json}`);
+      }
+    }
+    if (flags.summary !== undefined) {
+      fs.writeFileSync(flags.summary, driftMarkdown(report));
+      warn(`summary written to ${flags.summary}`);
+    }
+    return driftExitCode(report.result);
+  },
+});

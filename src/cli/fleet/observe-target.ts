@@ -1,0 +1,183 @@
+/**
+ * What `status` and `drift` share at the CLI: the selection of API stacks (names,
+ * `--changed-since`, `--shard`, as the engine commands select them), the API settings and their
+ * check, the state backend, and one observation of the selected stacks by src/observe. No engine
+ * starts: the state is read from the backend, and the target's settings file is read only when the
+ * environment does not give all three API settings.
+ */
+import * as path from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { z } from "zod";
+import { resolveCredentials } from "../../client";
+import { ConfigValidationError, loadDesiredState, perFileStackName, targetProblem } from "../../config";
+import { observeFleet, readCheckpoint, type FleetStatus, type StackToObserve } from "../../observe";
+import type { FlagSpec } from "../kit/args";
+import { engineEnv, pulumiCommand } from "../engine/env";
+import { UsageError } from "../kit/exit-codes";
+import { changesSince } from "./changes";
+import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "./selection";
+import { checkedClient } from "../gates/preflight";
+import { openStateStore, type StateStore } from "../state/store";
+import { projectNameOf } from "../state/target";
+import { clockNow } from "../gates/windows";
+import { defaultProjectDir } from "../engine/workspace";
+
+/**
+ * API requests in flight at most for one observation: one budget for the whole run (the single
+ * number an `--api-concurrency` flag sets).
+ */
+export const DEFAULT_API_CONCURRENCY = 8;
+
+const execFileAsync = promisify(execFile);
+
+export const observeFlags = {
+  target: { type: "string", help: "the target whose stacks to observe, Pulumi.<target>.yaml (default: dev)" },
+  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  "changed-since": {
+    type: "string",
+    help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
+  },
+  shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+} satisfies FlagSpec;
+
+export interface ObserveOptions {
+  readonly command: string;
+  readonly names: readonly string[];
+  readonly target?: string | undefined;
+  readonly project?: string | undefined;
+  readonly changedSince?: string | undefined;
+  readonly shard?: string | undefined;
+  readonly apiConcurrency?: number;
+}
+
+/** The observation, and the backend it read (drift keeps its memory there). */
+export interface Observed {
+  readonly status: FleetStatus;
+  readonly projectDir: string;
+  readonly store: StateStore;
+  readonly project: string;
+}
+
+/** The API stacks the options select, with their parsed files. */
+async function selectStacks(
+  projectDir: string,
+  target: string,
+  options: ObserveOptions,
+): Promise<StackToObserve[]> {
+  if (options.names.length > 0 && options.changedSince !== undefined) {
+    throw new UsageError("give API stack names or --changed-since, not both");
+  }
+  const shard = options.shard === undefined ? undefined : parseShard(options.shard);
+  const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
+  if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
+  const files = loaded.state.sourceFiles;
+  const all: Selected[] = loaded.state.stacks.map((s) => ({ apiStack: s.stack, file: files[s.stack] ?? "" }));
+  let selected: Selected[];
+  if (options.changedSince !== undefined) {
+    const byFile = new Map(
+      Object.entries(files).map(([stack, file]) => [path.relative(projectDir, file), stack]),
+    );
+    const changes = changesSince(projectDir, options.changedSince, target, (rel) => byFile.get(rel));
+    selected = selectChanged(all, changes).selected;
+  } else if (options.names.length > 0) {
+    selected = selectByNames(all, options.names);
+  } else {
+    selected = all;
+  }
+  if (shard !== undefined) selected = inShard(selected, shard);
+  const configs = new Map(loaded.state.stacks.map((s) => [s.stack, s]));
+  return selected.flatMap((s) => {
+    const config = configs.get(s.apiStack);
+    const named = perFileStackName(target, s.apiStack);
+    if (!named.ok) throw new UsageError(named.problem);
+    return config === undefined
+      ? []
+      : [
+          {
+            apiStack: s.apiStack,
+            pulumiStack: named.name,
+            file: path.relative(projectDir, s.file ?? ""),
+            config,
+          },
+        ];
+  });
+}
+
+const ConfigValues = z.record(z.string(), z.looseObject({ value: z.unknown().optional() }));
+
+/**
+ * The target's settings for the API: from the environment when it gives all three (no process is
+ * started), else from Pulumi.<target>.yaml with its secret decrypted by one `pulumi config`
+ * process (not the engine), run on a stack of the backend that reads that file: the target's own
+ * stack, or else the first selected per-file stack the backend has.
+ */
+async function apiSettings(
+  projectDir: string,
+  target: string,
+  env: Record<string, string>,
+  store: StateStore,
+  project: string,
+  stacks: readonly StackToObserve[],
+): Promise<(key: string) => string | undefined> {
+  const none = () => undefined;
+  const fromEnv = resolveCredentials(undefined, { ...process.env, ...env });
+  if (fromEnv.baseUrl !== undefined && fromEnv.email !== undefined && fromEnv.token !== undefined)
+    return none;
+  let stack: string | undefined;
+  for (const candidate of [target, ...stacks.map((s) => s.pulumiStack)]) {
+    if ((await readCheckpoint(store, project, candidate)) !== undefined) {
+      stack = candidate;
+      break;
+    }
+  }
+  if (stack === undefined) return none; // the preflight then names the missing settings
+  const pulumi = (await pulumiCommand(projectDir)).command;
+  try {
+    const { stdout } = await execFileAsync(
+      pulumi,
+      ["config", "--json", "--show-secrets", "--stack", stack, "--config-file", `Pulumi.${target}.yaml`],
+      { cwd: projectDir, env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 1 << 20 },
+    );
+    const parsed = ConfigValues.safeParse(JSON.parse(stdout));
+    if (!parsed.success) return none;
+    return (key) => {
+      const value = parsed.data[key]?.value;
+      return typeof value === "string" ? value : undefined;
+    };
+  } catch {
+    return none; // the preflight then names the missing settings
+  }
+}
+
+/** Observes the selected API stacks of the target. */
+export async function observeTarget(options: ObserveOptions): Promise<Observed> {
+  const projectDir = path.resolve(options.project ?? defaultProjectDir());
+  const target = options.target ?? "dev";
+  const problem = targetProblem(target);
+  if (problem !== undefined) throw new UsageError(`--target: ${problem}`);
+  const project = projectNameOf(projectDir);
+  const stacks = await selectStacks(projectDir, target, options);
+  const env = engineEnv({ projectDir });
+  const store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
+  const { client } = await checkedClient({
+    command: options.command,
+    stacks: [],
+    config: await apiSettings(projectDir, target, env, store, project, stacks),
+    env: process.env,
+  });
+  try {
+    const status = await observeFleet({
+      target,
+      project,
+      store,
+      client,
+      stacks,
+      apiConcurrency: options.apiConcurrency ?? DEFAULT_API_CONCURRENCY,
+      now: clockNow(),
+    });
+    return { status, store, project, projectDir };
+  } finally {
+    await client.close();
+  }
+}

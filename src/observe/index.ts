@@ -1,0 +1,20 @@
+/**
+ * The observe layer: one read-only place that turns a target's files, its state and the
+ * platform's answers into the fleet's observed model, shared by `stackwright status`, `stackwright
+ * drift` and what reports on them. Of our own modules it imports src/api, src/client and
+ * src/config; it never writes to the API or to the state backend.
+ */
+export * from "./model";
+export * from "./state-backend";
+export {
+  observeFleet,
+  readProblem,
+  type ObserveClient,
+  type ObserveInput,
+  type StackToObserve,
+} from "./observe";
+export { Budget, Reads } from "./reads";
+export { syncOf, type Applied, type SyncInput, type SyncVerdict } from "./sync";
+export { driftReport, withEngineChecks, type EngineCheck } from "./drift";
+export { countsLine, driftMarkdown, statusTable } from "./render-text";
+export { escapeHtml, statusHtml } from "./render-html";

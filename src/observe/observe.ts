@@ -1,0 +1,206 @@
+/**
+ * Observes a fleet: for each selected API stack, its file (desired), its Pulumi state (what the
+ * last `up` recorded, read from the backend without the engine) and the platform's answers, turned
+ * into the {@link FleetStatus} model. Read-only: it never writes to the API or the backend.
+ *
+ * API reads: one list of the stacks the user can see, then per visible environment its document
+ * (the live build sha) and its deployments, and the log of a deployment that failed; each distinct
+ * read once ({@link Reads}), at most `apiConcurrency` at a time for the whole run. A stack or an
+ * environment whose read fails is reported `unknown` with the reason; the others are still
+ * observed.
+ */
+import type { Deployment } from "../api";
+import { ApiError, NotFoundError, PermissionError, type StackwrightClient } from "../client";
+import { windowVerdict, windowsOf, type StackConfig } from "../config";
+import { countSync, type EnvironmentStatus, type FleetStatus, type StackStatus } from "./model";
+import { Budget, Reads, mapAll } from "./reads";
+import { readCheckpoint, readConfirmation, readLastUpdate, type StateReader } from "./state-backend";
+import { newestFirst, observedDeployment, syncOf, type Applied } from "./sync";
+
+/** The type token of the Deployment resource in a checkpoint. */
+const DEPLOYMENT_TYPE = "pulumi-nodejs:dynamic/stackwright:Deployment";
+/** How many deployments per environment the model keeps (its timeline). */
+const RECENT = 5;
+/** How many lines of a failed deployment's log the model keeps. */
+const LOG_TAIL = 20;
+
+/** One API stack to observe. */
+export interface StackToObserve {
+  readonly apiStack: string;
+  /** Its per-file Pulumi stack (`<target>.<API stack>`). */
+  readonly pulumiStack: string;
+  /** Its file, relative to the project (for people). */
+  readonly file: string;
+  readonly config: StackConfig;
+}
+
+/** The API reads this layer makes (a StackwrightClient has them). */
+export type ObserveClient = Pick<StackwrightClient, "stacks" | "environments" | "deployments">;
+
+export interface ObserveInput {
+  readonly target: string;
+  /** The Pulumi project name (the backend's layout is per project). */
+  readonly project: string;
+  readonly store: StateReader;
+  readonly client: ObserveClient;
+  readonly stacks: readonly StackToObserve[];
+  /** Requests in flight at most, for the whole run. */
+  readonly apiConcurrency: number;
+  /** The instant change windows are judged at, and the document's time. */
+  readonly now: Date;
+}
+
+/** What a failed read says, for the `reason` of an unknown state. */
+export function readProblem(error: unknown, what: string): string {
+  if (error instanceof PermissionError || error instanceof NotFoundError) {
+    return `${what}: the API does not let this user see it (${error.status})`;
+  }
+  if (ApiError.isInstance(error)) return `${what} could not be read: ${error.message}`;
+  return `${what} could not be read: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** The Deployment resources of a checkpoint, by environment. */
+function appliedByEnvironment(
+  resources: readonly { type: string; outputs?: Record<string, unknown> | undefined }[],
+  apiStack: string,
+): Map<string, Applied> {
+  const text = (v: unknown) => (typeof v === "string" ? v : "");
+  const out = new Map<string, Applied>();
+  for (const r of resources) {
+    if (r.type !== DEPLOYMENT_TYPE || r.outputs === undefined) continue;
+    const o = r.outputs;
+    if (o["stack"] !== apiStack || typeof o["environment"] !== "string") continue;
+    out.set(o["environment"], {
+      ref_type: text(o["ref_type"]),
+      ref: text(o["ref"]),
+      sha: text(o["sha"]),
+      deployment_id: text(o["deployment_id"]),
+    });
+  }
+  return out;
+}
+
+export async function observeFleet(input: ObserveInput): Promise<FleetStatus> {
+  const reads = new Reads(new Budget(input.apiConcurrency));
+  const { client } = input;
+  const visible = reads
+    .once("stacks", () => client.stacks.list())
+    .then((stacks) => ({ ok: true as const, names: new Set(stacks.map((s) => s.id)) }))
+    .catch((error: unknown) => ({ ok: false as const, reason: readProblem(error, "the list of stacks") }));
+
+  const observeStack = async (s: StackToObserve): Promise<StackStatus> => {
+    const [checkpoint, lastUp, confirmation] = await Promise.all([
+      readCheckpoint(input.store, input.project, s.pulumiStack),
+      readLastUpdate(input.store, input.project, s.pulumiStack),
+      readConfirmation(input.store, input.project, s.pulumiStack),
+    ]);
+    const applied = appliedByEnvironment(checkpoint?.resources ?? [], s.apiStack);
+    const seen = await visible;
+    const stackError = !seen.ok
+      ? seen.reason
+      : seen.names.has(s.apiStack)
+        ? null
+        : `stack ${s.apiStack}: the API does not let this user see it (not among the user's stacks)`;
+    const environments = await mapAll(Object.entries(s.config.environments), ([name, env]) =>
+      observeEnvironment(reads, input, s, name, env, applied.get(name), stackError),
+    );
+    return {
+      stack: s.apiStack,
+      pulumi_stack: s.pulumiStack,
+      file: s.file,
+      last_up: lastUp ?? null,
+      confirmed_at:
+        confirmation !== undefined && confirmation.checkpoint === checkpoint?.digest
+          ? confirmation.provedAt
+          : null,
+      error: stackError,
+      environments,
+    };
+  };
+
+  const stacks = await mapAll(input.stacks, observeStack);
+  return {
+    kind: "stackwright.status",
+    version: 1,
+    target: input.target,
+    generated_at: input.now.toISOString(),
+    counts: countSync(stacks),
+    stacks,
+  };
+}
+
+async function observeEnvironment(
+  reads: Reads,
+  input: ObserveInput,
+  s: StackToObserve,
+  name: string,
+  env: StackConfig["environments"][string],
+  applied: Applied | undefined,
+  stackError: string | null,
+): Promise<EnvironmentStatus> {
+  const { client } = input;
+  const windows = windowsOf(s.config, env);
+  const verdict = windows.length === 0 ? undefined : windowVerdict(windows, input.now);
+  const desired =
+    env.deployment === undefined
+      ? null
+      : { ref_type: env.deployment.ref_type, ref: env.deployment.ref ?? "" };
+  const base: EnvironmentStatus = {
+    stack: s.apiStack,
+    environment: name,
+    desired,
+    applied: applied ?? null,
+    live: null,
+    sync: "unknown",
+    reason: stackError,
+    drift: null,
+    lock: env.lock === undefined ? null : { message: env.lock.message },
+    window:
+      verdict === undefined
+        ? null
+        : verdict.open
+          ? { open: true, reason: null, next_open: null }
+          : { open: false, reason: verdict.reason, next_open: verdict.next?.at.toISOString() ?? null },
+    newest: null,
+    recent: [],
+    failure_log: null,
+  };
+  if (stackError !== null) return base;
+  const where = `${s.apiStack}/${name}`;
+  let liveSha: string;
+  let deployments: Deployment[];
+  try {
+    [liveSha, deployments] = await Promise.all([
+      reads
+        .once(`environment ${where}`, () => client.environments.get(s.apiStack, name))
+        .then((e) => e.attributes.build_sha),
+      reads.once(`deployments ${where}`, () => client.deployments.list(s.apiStack, name)),
+    ]);
+  } catch (error) {
+    return { ...base, reason: readProblem(error, `environment ${where}`) };
+  }
+  const sync = syncOf({ desired: desired ?? undefined, applied, liveSha, deployments });
+  const recent = newestFirst(deployments).slice(0, RECENT).map(observedDeployment);
+  let failureLog: string[] | null = null;
+  if (sync.sync === "failed" && sync.newest !== undefined) {
+    const id = sync.newest.id;
+    failureLog = await reads
+      .once(`log ${where} ${id}`, () => client.deployments.log(s.apiStack, name, id))
+      .then((log) => log.lines.slice(-LOG_TAIL))
+      .catch(() => null);
+  }
+  return {
+    ...base,
+    live: {
+      sha: liveSha,
+      short_sha: liveSha.slice(0, 7),
+      deployment: sync.liveDeployment === undefined ? null : observedDeployment(sync.liveDeployment),
+    },
+    sync: sync.sync,
+    reason: sync.reason,
+    drift: sync.drift,
+    newest: sync.newest === undefined ? null : observedDeployment(sync.newest),
+    recent,
+    failure_log: failureLog,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * The fleet as text: a terminal table (one row per environment, counts first) and the drift
+ * report as Markdown. Colour is an option of the caller (a TTY without NO_COLOR), never required:
+ * every state is also spelled out.
+ */
+import {
+  SYNC_STATES,
+  type DriftReport,
+  type EnvironmentStatus,
+  type FleetStatus,
+  type SyncCounts,
+  type SyncState,
+} from "./model";
+
+const COLOURS: Readonly<Record<SyncState, string>> = {
+  "in sync": "32",
+  drifted: "33",
+  deploying: "36",
+  "awaiting approval": "35",
+  failed: "31",
+  "not yet deployed": "34",
+  "not managed": "2",
+  unknown: "31;1",
+};
+
+/** `292 in sync · 5 drifted · 1 failed` (states with none left out; `no environment` when empty). */
+export function countsLine(counts: SyncCounts): string {
+  const parts = SYNC_STATES.filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${s}`);
+  return parts.length === 0 ? "no environment" : parts.join(" · ");
+}
+
+const ref = (r: { ref_type: string; ref: string } | null) =>
+  r === null ? "not managed" : r.ref === "" ? r.ref_type : `${r.ref_type} ${r.ref}`;
+
+function liveText(env: EnvironmentStatus): string {
+  if (env.live === null) return "-";
+  const d = env.live.deployment;
+  return d === null ? env.live.short_sha : `${env.live.short_sha} ${d.deployer?.email ?? ""}`.trimEnd();
+}
+
+function lastText(env: EnvironmentStatus): string {
+  const d = env.newest;
+  return d === null ? "-" : `#${d.id} ${d.state} ${d.at.slice(0, 16).replace("T", " ")}`;
+}
+
+function windowText(env: EnvironmentStatus): string {
+  if (env.window === null) return "-";
+  if (env.window.open) return "open";
+  return env.window.next_open === null
+    ? "closed"
+    : `closed until ${env.window.next_open.slice(0, 16).replace("T", " ")}`;
+}
+
+/** The table of `stackwright status`, with the counts line first. */
+export function statusTable(status: FleetStatus, options: { colour: boolean }): string {
+  const headers = [
+    "STACK",
+    "ENV",
+    "SYNC",
+    "DESIRED",
+    "LIVE",
+    "NEWEST DEPLOYMENT",
+    "LOCK",
+    "WINDOW",
+    "LAST UP",
+  ];
+  const rows: { cells: string[]; sync: SyncState }[] = [];
+  for (const stack of status.stacks) {
+    const lastUp =
+      stack.last_up === null
+        ? "-"
+        : `${stack.last_up.at.slice(0, 16).replace("T", " ")} ${stack.last_up.result}`;
+    for (const env of stack.environments) {
+      rows.push({
+        sync: env.sync,
+        cells: [
+          stack.stack,
+          env.environment,
+          env.sync,
+          ref(env.desired),
+          liveText(env),
+          lastText(env),
+          env.lock === null ? "-" : `locked${env.lock.message === "" ? "" : `: ${env.lock.message}`}`,
+          windowText(env),
+          lastUp,
+        ],
+      });
+    }
+  }
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r.cells[i] ?? "").length)));
+  const line = (cells: readonly string[], sync?: SyncState) =>
+    cells
+      .map((c, i) => {
+        const padded = c.padEnd(widths[i] ?? 0);
+        return i === 2 && sync !== undefined && options.colour
+          ? `\u001b[${COLOURS[sync]}m${padded}\u001b[0m`
+          : padded;
+      })
+      .join("  ")
+      .trimEnd();
+  const reasons = status.stacks.flatMap((s) =>
+    s.environments
+      .filter((e) => e.sync !== "in sync" && e.sync !== "not managed" && e.reason !== null)
+      .map((e) => `  ${s.stack}/${e.environment}: ${e.reason ?? ""}`),
+  );
+  return [
+    `${status.target}: ${countsLine(status.counts)}`,
+    "",
+    line(headers),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map((r) => line(r.cells, r.sync)),
+    ...(reasons.length === 0 ? [] : ["", "why:", ...reasons]),
+  ].join("\n");
+}
+
+const sha7 = (sha: string | null) => (sha === null || sha === "" ? "-" : `\`${sha.slice(0, 7)}\``);
+
+/** The drift report as Markdown (`stackwright drift --summary FILE`). */
+export function driftMarkdown(report: DriftReport): string {
+  const heading = {
+    clean: "no drift",
+    drift: `drift in ${report.counts.new + report.counts.still} environment(s)`,
+    error: `${report.counts.errors} check(s) could not be made`,
+  }[report.result];
+  const lines = [
+    `## Stackwright drift: ${report.target}: ${heading}`,
+    "",
+    `${report.counts.new} new · ${report.counts.still} still · ${report.counts.resolved} resolved · ${report.counts.errors} not checked (${report.generated_at})`,
+  ];
+  if (report.drift.length > 0) {
+    lines.push(
+      "",
+      "| | stack/environment | drift | desired | live | since | by |",
+      "|---|---|---|---|---|---|---|",
+      ...report.drift.map(
+        (d) =>
+          `| ${d.status} | ${d.stack}/${d.environment} | ${d.kind} | ${d.desired ?? "-"} | ${sha7(d.live_sha)} | ${d.since ?? "-"} | ${d.by ?? "-"} |`,
+      ),
+    );
+  }
+  if (report.errors.length > 0) {
+    lines.push(
+      "",
+      "Not checked:",
+      "",
+      ...report.errors.map(
+        (e) => `- ${e.stack}${e.environment === null ? "" : `/${e.environment}`}: ${e.reason}`,
+      ),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

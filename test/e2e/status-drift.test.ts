@@ -1,0 +1,273 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import Ajv from "ajv";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { createClient, type StackwrightClient } from "../../src/client";
+import {
+  DRIFT_SCHEMA_FILE,
+  STATUS_SCHEMA_FILE,
+  driftMemoryKey,
+  type DriftReport,
+  type FleetStatus,
+} from "../../src/observe";
+import {
+  emulatorHooks,
+  demoCredentials,
+  spawnEmulator,
+  type EmulatorHooks,
+  type EmulatorProcess,
+} from "../helpers/emulator";
+import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { runStackwright, waitFor } from "../helpers/stackwright-process";
+
+const SHA_A = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
+const SHA_B = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
+/** One site per sync state; `hidden` is a stack the operator is not a member of. */
+const SITES = ["in-sync", "by-hand", "busy", "waiting", "broken", "fresh"] as const;
+const DEPLOYED = SITES.filter((s) => s !== "fresh");
+
+function seedYaml(): string {
+  const stack = (name: string, members: boolean) => ({
+    name,
+    members: members ? [{ email: "ops@example.com", role: "Stack Manager" }] : [],
+    refs: { main: SHA_A, hotfix: SHA_B },
+    environments: [
+      {
+        name: "uat",
+        usage: "UAT",
+        build_sha: SHA_A,
+        deployments: [
+          { sha: SHA_A, ref_type: "branch", ref: "main", title: "Initial", deployer: "ops@example.com" },
+        ],
+      },
+    ],
+  });
+  return stringify({
+    users: [
+      { email: "ops@example.com", token: "demo-token", first_name: "Olivia", surname: "Ops" },
+      { email: "dev@example.com", token: "dev-token", first_name: "Devi", surname: "Member" },
+    ],
+    stacks: [...SITES.map((s) => stack(s, true)), stack("hidden", false)],
+  });
+}
+
+const siteFile = (name: string) =>
+  stringify({ stack: name, environments: { uat: { deployment: { ref_type: "branch", ref: "main" } } } });
+
+// `status` and `drift` against a fleet in every sync state, through the real command, the real
+// engine (for the first up only) and the emulator.
+describe("status and drift of a fleet in every sync state", () => {
+  let project: ScratchProject;
+  let emulator: EmulatorProcess;
+  let hooks: EmulatorHooks;
+  let client: StackwrightClient;
+  let env: Record<string, string>;
+  let pulumiLog: string;
+  const out = (name: string) => path.join(project.dir, name);
+  const run = (args: string[]) => runStackwright(project.dir, args, { ...project.env, ...env });
+  // A hook's kept-alive connection may have been closed by the emulator while a command ran: once more.
+  const again = <T>(call: () => Promise<T>) => call().catch(() => call());
+  const requests = async () =>
+    (await again(() => hooks.requests())).filter((r) => !r.path.startsWith("/_emulator"));
+  const clearRequests = () => again(() => hooks.clearRequests());
+  const ajv = new Ajv({ strict: false });
+  const schema = (file: string) =>
+    ajv.compile(JSON.parse(fs.readFileSync(path.join(repoRoot, file), "utf8")));
+
+  beforeAll(async () => {
+    const seed = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-seed-")), "seed.yaml");
+    fs.writeFileSync(seed, seedYaml());
+    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", seed], 60_000, {
+      fromDist: true,
+    });
+    hooks = emulatorHooks(emulator.url);
+    env = demoCredentials(emulator.url);
+    client = createClient({ baseUrl: emulator.url, email: "ops@example.com", token: "demo-token" });
+    project = createScratchProject({
+      stacksConfig: Object.fromEntries([...SITES, "hidden"].map((s) => [`${s}.yaml`, siteFile(s)])),
+    });
+    // Every `pulumi` process the runs start is logged: status and drift must start none.
+    pulumiLog = path.join(project.dir, "pulumi-calls.log");
+    fs.unlinkSync(path.join(project.dir, ".tools"));
+    fs.mkdirSync(path.join(project.dir, ".tools", "bin"), { recursive: true });
+    for (const entry of fs.readdirSync(path.join(repoRoot, ".tools", "bin"))) {
+      const real = fs.realpathSync(path.join(repoRoot, ".tools", "bin", entry));
+      const wrapper = path.join(project.dir, ".tools", "bin", entry);
+      if (entry === "pulumi") {
+        fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> '${pulumiLog}'\nexec '${real}' "$@"\n`, {
+          mode: 0o755,
+        });
+      } else fs.symlinkSync(real, wrapper);
+    }
+
+    const up = run(["up", ...DEPLOYED]);
+    expect(up.status, up.out).toBe(0);
+    // One environment per state, made on the platform after the up.
+    await hooks.handDeploy("by-hand", "uat", SHA_B);
+    await hooks.stallNext("busy", "uat", 600_000);
+    await client.deployments.create("busy", "uat", {
+      ref_type: "branch",
+      ref: "hotfix",
+      bypass_and_start: true,
+    });
+    await client.deployments.create("waiting", "uat", { ref_type: "branch", ref: "hotfix" });
+    await hooks.nextOutcome("broken", "uat", "fail", "composer install failed");
+    const failing = await client.deployments.create("broken", "uat", {
+      ref_type: "branch",
+      ref: "hotfix",
+      bypass_and_start: true,
+    });
+    await waitFor(
+      async () => (await client.deployments.get("broken", "uat", failing.id)).attributes.state === "Failed",
+      "the broken site's deployment to fail",
+    );
+    await waitFor(
+      async () =>
+        (await client.deployments.list("busy", "uat")).some((d) => d.attributes.state === "Deploying"),
+      "the busy site's deployment to be deploying",
+    );
+  }, 600_000);
+
+  afterAll(async () => {
+    await client?.close();
+    emulator?.child.kill("SIGTERM");
+    await emulator?.exited;
+    project?.remove();
+  });
+
+  it("reports each site's sync state as JSON that validates against its schema, reading only and starting no engine", async () => {
+    fs.writeFileSync(pulumiLog, "");
+    await clearRequests();
+    const result = run(["status", "--json", "-"]);
+    expect(result.status, result.out).toBe(0);
+    const status = JSON.parse(result.out) as FleetStatus;
+    const valid = schema(STATUS_SCHEMA_FILE);
+    expect(valid(status), JSON.stringify(valid.errors)).toBe(true);
+    const sync = Object.fromEntries(status.stacks.map((s) => [s.stack, s.environments[0]?.sync]));
+    expect(sync).toEqual({
+      "in-sync": "in sync",
+      "by-hand": "drifted",
+      busy: "deploying",
+      waiting: "awaiting approval",
+      broken: "failed",
+      fresh: "not yet deployed",
+      hidden: "unknown",
+    });
+    const byStack = new Map(status.stacks.map((s) => [s.stack, s]));
+    expect(byStack.get("by-hand")?.environments[0]?.drift).toMatchObject({ kind: "hand deployment" });
+    expect(byStack.get("broken")?.environments[0]?.failure_log?.join("\n")).toContain(
+      "composer install failed",
+    );
+    expect(byStack.get("hidden")?.error).toContain("does not let this user see it");
+    expect(byStack.get("in-sync")?.last_up).toMatchObject({ result: "succeeded" });
+    expect(status.counts).toMatchObject({ "in sync": 1, drifted: 1, failed: 1, unknown: 1 });
+
+    expect(fs.readFileSync(pulumiLog, "utf8"), "no pulumi process").toBe("");
+    const seen = await requests();
+    expect(seen.filter((r) => r.method !== "GET")).toEqual([]);
+    const paths = seen.map((r) => r.path);
+    expect(paths.length, "one GET per distinct read").toBe(new Set(paths).size);
+    expect(paths.some((p) => p.includes("/hidden/"))).toBe(false);
+  }, 240_000);
+
+  it("prints a table with the counts first, without colour when not on a terminal, and writes the page", () => {
+    const result = run(["status", "--html", out("fleet.html")]);
+    expect(result.status, result.out).toBe(0);
+    const lines = result.out.split("\n");
+    expect(lines[0]).toBe(
+      "dev: 1 in sync · 1 drifted · 1 deploying · 1 awaiting approval · 1 failed · 1 not yet deployed · 1 unknown",
+    );
+    expect(result.out).not.toContain("\u001b[");
+    expect(result.out).toMatch(/^by-hand\s+uat\s+drifted\s+branch main\s+2b7e151/m);
+    const html = fs.readFileSync(out("fleet.html"), "utf8");
+    for (const state of [
+      "in sync",
+      "drifted",
+      "deploying",
+      "awaiting approval",
+      "failed",
+      "not yet deployed",
+      "unknown",
+    ]) {
+      expect(html).toContain(`data-sync="${state.replace(/ /g, "-")}"`);
+    }
+  }, 240_000);
+
+  it("exits 0 on a clean stack, 5 on drift and 1 when a check cannot be made, combining error > drift > clean", () => {
+    expect(run(["drift", "in-sync"]).status).toBe(0);
+    expect(run(["drift", "in-sync", "by-hand"]).status).toBe(5);
+    expect(run(["drift", "in-sync", "by-hand", "hidden"]).status).toBe(1);
+    expect(run(["drift", "hidden"]).status).toBe(1);
+    const all = run(["drift"]);
+    expect(all.status, all.out).toBe(1);
+    expect(all.out).toContain("by-hand/uat: hand deployment, runs 2b7e151 (by ops@example.com");
+  }, 240_000);
+
+  it("says new, still and resolved across three runs, remembered in the state backend", async () => {
+    const key = driftMemoryKey("stackwright", "dev.by-hand");
+    fs.rmSync(path.join(project.stateDir, ...key.split("/")), { force: true });
+    const report = (n: number) => {
+      const file = out(`drift-${n}.json`);
+      const result = run(["drift", "by-hand", "--json", file, "--summary", out(`drift-${n}.md`)]);
+      const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as DriftReport;
+      const valid = schema(DRIFT_SCHEMA_FILE);
+      expect(valid(parsed), JSON.stringify(valid.errors)).toBe(true);
+      return { status: result.status, report: parsed };
+    };
+    fs.writeFileSync(pulumiLog, "");
+    await clearRequests();
+    const first = report(1);
+    expect(first.status).toBe(5);
+    expect(first.report.drift).toMatchObject([{ status: "new", kind: "hand deployment", live_sha: SHA_B }]);
+    expect(fs.existsSync(path.join(project.stateDir, ...key.split("/")))).toBe(true);
+    const second = report(2);
+    expect(second.status).toBe(5);
+    expect(second.report.drift).toMatchObject([
+      { status: "still", first_reported: first.report.generated_at },
+    ]);
+    await again(() => hooks.handDeploy("by-hand", "uat", SHA_A));
+    const third = report(3);
+    expect(third.status).toBe(0);
+    expect(third.report.drift).toMatchObject([{ status: "resolved", stack: "by-hand", environment: "uat" }]);
+    expect(fs.readFileSync(out("drift-3.md"), "utf8")).toContain(
+      "| resolved | by-hand/uat | hand deployment |",
+    );
+    // The drift runs read only (the hand deployment above is the test's own write) and start no engine.
+    expect(fs.readFileSync(pulumiLog, "utf8")).toBe("");
+    const writes = (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+    expect(writes).toEqual([]);
+  }, 240_000);
+
+  it("with --full also runs the engine's preview, and counts what it would change as drift", async () => {
+    // A lock added to the file: the reads cannot see it (the deployment is as desired), the engine can.
+    const file = path.join(project.dir, "stacks-config", "in-sync.yaml");
+    const original = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(
+      file,
+      stringify({
+        stack: "in-sync",
+        environments: {
+          uat: { deployment: { ref_type: "branch", ref: "main" }, lock: { message: "Freeze" } },
+        },
+      }),
+    );
+    try {
+      expect(run(["drift", "in-sync"]).status).toBe(0);
+      fs.writeFileSync(pulumiLog, "");
+      await clearRequests();
+      const full = run(["drift", "in-sync", "--full", "--json", out("full.json")]);
+      expect(full.status, full.out).toBe(5);
+      const report = JSON.parse(fs.readFileSync(out("full.json"), "utf8")) as DriftReport;
+      expect(report.drift).toMatchObject([
+        { stack: "in-sync", environment: "uat", kind: "planned change", status: "new" },
+      ]);
+      expect(fs.readFileSync(pulumiLog, "utf8")).toMatch(/^preview .*--refresh/m);
+      const writes = (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+      expect(writes).toEqual([]);
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+  }, 300_000);
+});

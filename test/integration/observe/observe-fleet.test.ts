@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient, type StackwrightClient } from "../../../src/client";
+import { StackFileSchema } from "../../../src/config";
+import { observeFleet, type StateReader } from "../../../src/observe";
+import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
+
+/** A backend with nothing in it: every stack is one no up has touched. */
+const emptyBackend: StateReader = {
+  description: "empty",
+  list: () => Promise.resolve([]),
+  read: () => Promise.resolve(undefined),
+  readBytes: () => Promise.resolve(undefined),
+};
+
+const acmeWeb = StackFileSchema.parse({
+  stack: "acme-web",
+  environments: {
+    uat: { deployment: { ref_type: "branch", ref: "main" } },
+    prod: { deployment: { ref_type: "tag", ref: "v1.4.0" }, lock: { message: "Freeze" } },
+  },
+});
+const intranet = StackFileSchema.parse({ stack: "acme-intranet", environments: { prod: {} } });
+
+// The observe layer against the emulator over HTTP: partial results and one request per read.
+describe("observing a fleet", () => {
+  let emulator: TestEmulator;
+  let client: StackwrightClient;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    client = createClient({
+      baseUrl: emulator.url,
+      email: "ops@example.com",
+      token: "demo-token",
+      retry: { maxAttempts: 1 },
+    });
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await emulator?.close();
+  });
+
+  const observe = () =>
+    observeFleet({
+      target: "dev",
+      project: "stackwright",
+      store: emptyBackend,
+      client,
+      stacks: [
+        {
+          apiStack: "acme-web",
+          pulumiStack: "dev.acme-web",
+          file: "stacks-config/acme-web.yaml",
+          config: acmeWeb,
+        },
+        {
+          apiStack: "acme-intranet",
+          pulumiStack: "dev.acme-intranet",
+          file: "stacks-config/acme-intranet.yaml",
+          config: intranet,
+        },
+      ],
+      apiConcurrency: 2,
+      now: new Date("2026-11-25T10:00:00Z"),
+    });
+
+  it("still reports the other environments when one environment's read fails, saying why for that one", async () => {
+    await emulator.hooks.reset();
+    await emulator.hooks.fault({
+      path: "/svc/project/acme-web/environment/uat",
+      kind: "status",
+      status: 500,
+      count: 1,
+    });
+    const status = await observe();
+    const web = status.stacks.find((s) => s.stack === "acme-web");
+    const [uat, prod] = web?.environments ?? [];
+    expect(uat).toMatchObject({ sync: "unknown", environment: "uat" });
+    expect(uat?.reason).toContain("could not be read");
+    expect(prod).toMatchObject({
+      sync: "not yet deployed",
+      lock: { message: "Freeze" },
+      live: { sha: "3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f" },
+    });
+    expect(prod?.live?.deployment?.deployer?.email).toBe("release@example.com");
+  });
+
+  it("says a stack the user cannot see is unknown, without reading any of its environments", async () => {
+    await emulator.hooks.reset();
+    await emulator.hooks.clearRequests();
+    const status = await observe();
+    const hidden = status.stacks.find((s) => s.stack === "acme-intranet");
+    expect(hidden?.error).toContain("does not let this user see it");
+    expect(hidden?.environments.map((e) => e.sync)).toEqual(["unknown"]);
+    const paths = (await emulator.hooks.requests())
+      .filter((r) => !r.path.startsWith("/_emulator"))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(paths.filter((p) => p.includes("acme-intranet"))).toEqual([]);
+    expect(paths.every((p) => p.startsWith("GET "))).toBe(true);
+    expect(paths.length, "one GET per distinct read").toBe(new Set(paths).size);
+    expect(status.counts).toMatchObject({ "not yet deployed": 2, unknown: 1 });
+  });
+});

@@ -1,0 +1,359 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import Ajv from "ajv";
+import * as fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Deployment, DeploymentState } from "../../../src/api";
+import {
+  Budget,
+  DRIFT_SCHEMA_FILE,
+  Reads,
+  STATUS_SCHEMA_FILE,
+  countsLine,
+  driftJsonSchemaText,
+  driftReport,
+  statusHtml,
+  statusJsonSchemaText,
+  statusTable,
+  syncOf,
+  withEngineChecks,
+  type EngineCheck,
+  type EnvironmentStatus,
+  type FleetStatus,
+} from "../../../src/observe";
+import { countSync } from "../../../src/observe/model";
+
+const root = path.join(__dirname, "../../..");
+const SHA_A = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
+const SHA_B = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
+
+function deployment(id: number, state: DeploymentState, sha = SHA_A, email = "ops@example.com"): Deployment {
+  return {
+    type: "deployments",
+    id: String(id),
+    attributes: {
+      id: String(id),
+      date_created_unix: 1_700_000_000 + id,
+      date_started_unix: 1_700_000_000 + id,
+      date_requested_unix: 1_700_000_000 + id,
+      date_approved_unix: 1_700_000_000 + id,
+      date_updated_unix: 1_700_000_000 + id,
+      title: `deploy ${id}`,
+      summary: "",
+      deployment_type: "code-only",
+      deployment_estimate: "",
+      sha,
+      short_sha: sha.slice(0, 7),
+      commit_subject: "",
+      commit_message: "",
+      commit_url: "",
+      deployer: { id: 1, email, role: "Stack Manager", name: "Olivia Ops" },
+      state,
+      is_current_build: true,
+    },
+    links: { self: `https://api.example/deploys/${id}` },
+  };
+}
+
+const desired = { ref_type: "branch", ref: "main" };
+const applied = { ref_type: "branch", ref: "main", sha: SHA_A, deployment_id: "1" };
+
+describe("the sync state of an environment", () => {
+  it("is in sync when the platform runs what the last up deployed and the file still asks for it", () => {
+    expect(syncOf({ desired, applied, liveSha: SHA_A, deployments: [deployment(1, "Completed")] }).sync).toBe(
+      "in sync",
+    );
+  });
+
+  it("is drifted by a hand deployment, naming who made it and since when", () => {
+    const hand = deployment(2, "Completed", SHA_B, "dev@example.com");
+    const verdict = syncOf({
+      desired,
+      applied,
+      liveSha: SHA_B,
+      deployments: [deployment(1, "Completed"), hand],
+    });
+    expect(verdict.sync).toBe("drifted");
+    expect(verdict.drift).toEqual({
+      kind: "hand deployment",
+      since: "2023-11-14T22:13:22.000Z",
+      by: "dev@example.com",
+    });
+  });
+
+  it("is drifted when the file asks for another ref than the last up deployed", () => {
+    const verdict = syncOf({
+      desired: { ref_type: "tag", ref: "v2" },
+      applied,
+      liveSha: SHA_A,
+      deployments: [deployment(1, "Completed")],
+    });
+    expect(verdict).toMatchObject({ sync: "drifted", drift: { kind: "desired changed" } });
+    expect(verdict.reason).toContain("tag v2");
+  });
+
+  it("follows the newest deployment while it runs, waits or failed", () => {
+    const with2 = (state: DeploymentState) =>
+      syncOf({
+        desired,
+        applied,
+        liveSha: SHA_A,
+        deployments: [deployment(1, "Completed"), deployment(2, state)],
+      }).sync;
+    expect(with2("Deploying")).toBe("deploying");
+    expect(with2("Queued")).toBe("deploying");
+    expect(with2("Submitted")).toBe("awaiting approval");
+    expect(with2("Approved")).toBe("awaiting approval");
+    expect(with2("Failed")).toBe("failed");
+    expect(with2("Rejected")).toBe("failed");
+  });
+
+  it("is not yet deployed when no up recorded a deployment, and not managed without a desired one", () => {
+    expect(syncOf({ desired, applied: undefined, liveSha: SHA_A, deployments: [] }).sync).toBe(
+      "not yet deployed",
+    );
+    expect(syncOf({ desired: undefined, applied, liveSha: SHA_B, deployments: [] }).sync).toBe("not managed");
+  });
+
+  it("gives every combination one state and a drift exactly when it is drifted, failed or not yet deployed", () => {
+    const states: DeploymentState[] = [
+      "Completed",
+      "Failed",
+      "Deploying",
+      "Submitted",
+      "Rejected",
+      "Deleted",
+    ];
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom(SHA_A, SHA_B),
+        fc.array(fc.constantFrom(...states), { maxLength: 4 }),
+        (hasDesired, hasApplied, live, history) => {
+          const v = syncOf({
+            desired: hasDesired ? desired : undefined,
+            applied: hasApplied ? applied : undefined,
+            liveSha: live,
+            deployments: history.map((s, i) => deployment(i + 1, s)),
+          });
+          const drifting = v.sync === "drifted" || v.sync === "failed" || v.sync === "not yet deployed";
+          expect(v.drift !== null).toBe(drifting);
+          if (v.sync !== "in sync" && v.sync !== "not managed") expect(v.reason).not.toBeNull();
+        },
+      ),
+    );
+  });
+});
+
+describe("the API budget", () => {
+  it("never has more reads in flight than its concurrency, and reads each key once", async () => {
+    const reads = new Reads(new Budget(3));
+    let inFlight = 0;
+    let most = 0;
+    let calls = 0;
+    const gates: (() => void)[] = [];
+    const read = () => {
+      calls += 1;
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      return new Promise<number>((done) =>
+        gates.push(() => {
+          inFlight -= 1;
+          done(1);
+        }),
+      );
+    };
+    const answers = Promise.all(Array.from({ length: 20 }, (_, i) => reads.once(`k${i % 10}`, read)));
+    while (calls < 10 || gates.length > 0) {
+      await new Promise((r) => setImmediate(r));
+      gates.shift()?.();
+    }
+    expect(await answers).toHaveLength(20);
+    expect(most).toBe(3);
+    expect(calls).toBe(10);
+  });
+});
+
+function env(stack: string, environment: string, patch: Partial<EnvironmentStatus> = {}): EnvironmentStatus {
+  return {
+    stack,
+    environment,
+    desired,
+    applied,
+    live: { sha: SHA_A, short_sha: SHA_A.slice(0, 7), deployment: null },
+    sync: "in sync",
+    reason: null,
+    drift: null,
+    lock: null,
+    window: null,
+    newest: null,
+    recent: [],
+    failure_log: null,
+    ...patch,
+  };
+}
+
+function fleet(
+  envs: EnvironmentStatus[],
+  at = "2026-11-25T10:00:00.000Z",
+  errors: Record<string, string> = {},
+): FleetStatus {
+  const stacks = [...new Set(envs.map((e) => e.stack))].map((stack) => ({
+    stack,
+    pulumi_stack: `dev.${stack}`,
+    file: `stacks-config/${stack}.yaml`,
+    last_up: null,
+    confirmed_at: null,
+    error: errors[stack] ?? null,
+    environments: envs.filter((e) => e.stack === stack),
+  }));
+  return {
+    kind: "stackwright.status",
+    version: 1,
+    target: "dev",
+    generated_at: at,
+    counts: countSync(stacks),
+    stacks,
+  };
+}
+
+const handDrift = {
+  sync: "drifted" as const,
+  reason: "hand",
+  drift: { kind: "hand deployment" as const, since: null, by: "dev@example.com" },
+  live: { sha: SHA_B, short_sha: SHA_B.slice(0, 7), deployment: null },
+};
+
+describe("the drift report over three runs", () => {
+  it("says new, then still, then resolved, keeping when it was first reported", () => {
+    const first = driftReport(fleet([env("a", "uat", handDrift), env("b", "uat")]), new Map());
+    expect(first.report.result).toBe("drift");
+    expect(first.report.drift.map((d) => d.status)).toEqual(["new"]);
+    const second = driftReport(
+      fleet([env("a", "uat", handDrift), env("b", "uat")], "2026-11-26T10:00:00.000Z"),
+      first.memories,
+    );
+    expect(second.report.drift).toMatchObject([
+      { status: "still", first_reported: "2026-11-25T10:00:00.000Z" },
+    ]);
+    const third = driftReport(
+      fleet([env("a", "uat"), env("b", "uat")], "2026-11-27T10:00:00.000Z"),
+      second.memories,
+    );
+    expect(third.report.result).toBe("clean");
+    expect(third.report.drift).toMatchObject([{ status: "resolved", stack: "a", environment: "uat" }]);
+    expect(third.memories.get("a")?.reported).toEqual([]);
+  });
+
+  it("is an error when a stack could not be checked, and keeps that stack's memory as it was", () => {
+    const first = driftReport(fleet([env("a", "uat", handDrift)]), new Map());
+    const blind = driftReport(
+      fleet([env("a", "uat", { sync: "unknown" })], undefined, { a: "cannot see" }),
+      first.memories,
+    );
+    expect(blind.report.result).toBe("error");
+    expect(blind.report.drift).toEqual([]);
+    expect(blind.memories.has("a")).toBe(false);
+  });
+});
+
+describe("the versioned documents", () => {
+  it.each([
+    [STATUS_SCHEMA_FILE, statusJsonSchemaText],
+    [DRIFT_SCHEMA_FILE, driftJsonSchemaText],
+  ])(
+    "%s is up to date with the zod schema (regenerate: UPDATE_SCHEMA=1 npx vitest run test/unit/observe/observe.test.ts)",
+    (file, text) => {
+      const target = path.join(root, file);
+      if (process.env["UPDATE_SCHEMA"] === "1") {
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.writeFileSync(target, text());
+      }
+      expect(fs.readFileSync(target, "utf8"), `${file} is stale`).toBe(text());
+    },
+  );
+
+  it("a status and a drift report validate against the committed JSON Schemas", () => {
+    const ajv = new Ajv({ strict: false });
+    const status = fleet([
+      env("a", "uat", handDrift),
+      env("a", "prod"),
+      env("b", "uat", { sync: "unknown", reason: "x" }),
+    ]);
+    const validStatus = ajv.compile(JSON.parse(fs.readFileSync(path.join(root, STATUS_SCHEMA_FILE), "utf8")));
+    expect(validStatus(JSON.parse(JSON.stringify(status))), JSON.stringify(validStatus.errors)).toBe(true);
+    const validDrift = ajv.compile(JSON.parse(fs.readFileSync(path.join(root, DRIFT_SCHEMA_FILE), "utf8")));
+    const { report } = driftReport(status, new Map());
+    expect(validDrift(JSON.parse(JSON.stringify(report))), JSON.stringify(validDrift.errors)).toBe(true);
+  });
+});
+
+describe("the renderings", () => {
+  const status = fleet([
+    env("a", "uat", handDrift),
+    env("a", "prod"),
+    env("b", "uat", { lock: { message: "Freeze" } }),
+  ]);
+
+  it("count the states first, as one line", () => {
+    expect(countsLine(status.counts)).toBe("2 in sync · 1 drifted");
+    expect(statusTable(status, { colour: false }).split("\n")[0]).toBe("dev: 2 in sync · 1 drifted");
+  });
+
+  it("colour the sync column only when asked, and spell every state out either way", () => {
+    const plain = statusTable(status, { colour: false });
+    expect(plain).not.toContain("\u001b[");
+    expect(plain).toContain("drifted");
+    const coloured = statusTable(status, { colour: true });
+    expect(coloured).toContain("\u001b[33mdrifted");
+  });
+
+  it("escape what the platform says in the page, also inside its embedded data", () => {
+    const evil = fleet([env("a", "uat", { reason: "</script><script>alert(1)</script>", sync: "drifted" })]);
+    const html = statusHtml(evil);
+    expect(html).not.toContain("<script>alert(1)");
+    // Our own three: the details, the environments and the script.
+    expect(html.match(/<script/g)).toHaveLength(3);
+  });
+});
+
+describe("drift with the engine's preview (--full)", () => {
+  it("adds what the preview plans where the reads found nothing, and fails a stack whose preview failed", () => {
+    const status = fleet([env("a", "uat"), env("a", "prod", handDrift), env("b", "uat")]);
+    const checked = withEngineChecks(
+      status,
+      new Map<string, EngineCheck>([
+        [
+          "a",
+          {
+            ok: true,
+            planned: [
+              { environment: "uat", text: "lock" },
+              { environment: "prod", text: "redeploy" },
+            ],
+          },
+        ],
+        ["b", { ok: false, reason: "exit 1" }],
+      ]),
+    );
+    const [uat, prod] = checked.stacks[0]?.environments ?? [];
+    expect(uat).toMatchObject({ sync: "drifted", drift: { kind: "planned change" } });
+    expect(prod?.drift?.kind).toBe("hand deployment");
+    expect(checked.stacks[1]?.error).toContain("preview failed");
+    expect(checked.counts.drifted).toBe(2);
+  });
+
+  it("keeps a planned change in memory, neither still nor resolved, until the engine checks again", () => {
+    const planned = {
+      sync: "drifted" as const,
+      drift: { kind: "planned change" as const, since: null, by: null },
+    };
+    const first = driftReport(fleet([env("a", "uat", planned)]), new Map(), true);
+    const readsOnly = driftReport(fleet([env("a", "uat")]), first.memories, false);
+    expect(readsOnly.report.drift).toEqual([]);
+    expect(readsOnly.memories.get("a")?.reported).toHaveLength(1);
+    const full = driftReport(fleet([env("a", "uat")]), readsOnly.memories, true);
+    expect(full.report.drift).toMatchObject([{ status: "resolved", kind: "planned change" }]);
+  });
+});
