@@ -179,7 +179,13 @@ describe("the stackwright command on the example stacks-config", () => {
       const preview = spawnSync(
         path.join(project.dir, ".tools", "bin", "pulumi"),
         ["preview", "--event-log", events, "--stack", "dev.acme-web", "--config-file", "Pulumi.dev.yaml"],
-        { cwd: project.dir, env: { ...project.env, ...env }, encoding: "utf8", timeout: 240_000 },
+        {
+          cwd: project.dir,
+          // --event-log is one of Pulumi's debug commands (README, "Reading the summary").
+          env: { ...project.env, ...env, PULUMI_DEBUG_COMMANDS: "true" },
+          encoding: "utf8",
+          timeout: 240_000,
+        },
       );
       expect(preview.status, preview.stderr).toBe(0);
       const fromLog = run(["summary", events]);
