@@ -5,6 +5,7 @@
  * stack trace.
  */
 import { CommandError, ConcurrentUpdateError, StackNotFoundError } from "@pulumi/pulumi/automation";
+import { ConnectionError, tlsProblem } from "../client";
 import { ConfigValidationError } from "../config";
 
 /** What went wrong, as a CI job needs to tell apart. */
@@ -66,6 +67,12 @@ const TABLE: readonly Row[] = [
     message: messageOf,
   },
   { matches: (e) => ConfigValidationError.isInstance(e), kind: always("usage"), message: messageOf },
+  {
+    // A certificate this machine does not trust is a setting to change (NODE_EXTRA_CA_CERTS), wherever it shows.
+    matches: (e) => ConnectionError.isInstance(e) && tlsProblem(e.cause) !== undefined,
+    kind: always("usage"),
+    message: (e, command) => `stackwright ${command}: ${messageOf(e)}`,
+  },
   {
     matches: (e) => e instanceof ConcurrentUpdateError,
     kind: always("locked"),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../../src/cli/exit-codes";
+import { ConnectionError } from "../../../src/client";
+import { describeError, exitCodeOf, UsageError } from "../../../src/cli/exit-codes";
 import { engineEnv, loopbackGrpcBypass } from "../../../src/cli/engine-env";
 import { parseApiConcurrency } from "../../../src/cli/fleet/fan-out";
 
@@ -28,5 +29,26 @@ describe("--api-concurrency", () => {
     expect(() => parseApiConcurrency("0")).toThrow(
       "--api-concurrency must be a whole number from 1 to 1024, not '0'",
     );
+  });
+});
+
+describe("a TLS failure anywhere in a command", () => {
+  it("exits 2 with its one line, like any setting to change", () => {
+    const tls = Object.assign(new Error("unable to verify the first certificate"), {
+      code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+    });
+    const error = new ConnectionError("GET /downloads/1: TLS to files.example.com failed: …", {
+      requestSent: false,
+      cause: tls,
+    });
+    expect(exitCodeOf(error)).toBe(2);
+    expect(describeError("snapshot download", error)).toBe(
+      "stackwright snapshot download: GET /downloads/1: TLS to files.example.com failed: …",
+    );
+    const refused = new ConnectionError("GET /x: could not connect", {
+      requestSent: false,
+      cause: Object.assign(new Error("refused"), { code: "ECONNREFUSED" }),
+    });
+    expect(exitCodeOf(refused)).toBe(1);
   });
 });
