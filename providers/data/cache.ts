@@ -95,7 +95,8 @@ export function memoised<T>(
   const hit = memo.get(key);
   if (hit !== undefined) return hit as Promise<T>;
   const run = (async () => {
-    const client = createClient(programSettings());
+    // The run's environment names its proxies (and STACKWRIGHT_API_CONCURRENCY), like its credentials.
+    const client = createClient({ ...programSettings(), environment: programEnv() });
     try {
       return await fn(client);
     } catch (error) {

@@ -141,6 +141,18 @@ describe("the stackwright command on the example stacks-config", () => {
       }
     }, 240_000);
 
+    it("says in one line that the target's file cannot be decrypted with a wrong passphrase", () => {
+      const { status, out } = run(["preview", "--project", project.dir], {
+        PULUMI_CONFIG_PASSPHRASE: "not-the-passphrase-0815",
+      });
+      expect(out.split("\n")[0]).toBe(
+        `cannot read the settings of target 'dev' from ${path.join(project.dir, "Pulumi.dev.yaml")}: incorrect passphrase; ` +
+          "check PULUMI_CONFIG_PASSPHRASE (or the secrets provider the file names)",
+      );
+      expect(out).not.toContain("not-the-passphrase-0815");
+      expect(status).toBe(2);
+    }, 240_000);
+
     it("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
       const summary = path.join(project.dir, "summary.md");
       const { status, out } = run(["preview", "--project", project.dir, "--summary", summary], env);

@@ -102,11 +102,15 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     );
   }, 300_000);
 
-  it("previews through the proxy with no change", async () => {
+  it("previews through the proxy with no change, within --api-concurrency per process", async () => {
     const before = proxy.connections(`api.stackwright.test:${front.port}`);
-    const { status, out } = await run(["preview", "--project", project.dir]);
+    proxy.resetMostOpen();
+    const { status, out } = await run(["preview", "--project", project.dir, "--api-concurrency", "1"]);
     expect(status, out).toBe(0);
     expect(proxy.connections(`api.stackwright.test:${front.port}`)).toBeGreaterThan(before);
+    // One connection (one request) at a time from the CLI's process and one from the provider
+    // host; the preflight's closes before the stacks start.
+    expect(proxy.mostOpen(`api.stackwright.test:${front.port}`)).toBeLessThanOrEqual(2);
   }, 300_000);
 
   it("prints a deployment's log through the proxy", async () => {

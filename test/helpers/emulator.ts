@@ -80,6 +80,9 @@ export interface TestEmulator {
 
 async function hook(base: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) {
   const res = await request(`${base}/_emulator${path}`, {
+    // A connection per hook: a kept-alive one that the server closed while a test blocked the
+    // event loop (a spawnSync of the CLI) would fail the next hook with "other side closed".
+    reset: true,
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -19,6 +19,10 @@ export interface ForwardProxy {
   connections(target?: string): number;
   /** Every `host:port` a connection was made to. */
   targets(): string[];
+  /** The most `CONNECT` tunnels to `target` that were open at one time (since {@link resetMostOpen}). */
+  mostOpen(target: string): number;
+  /** Starts counting {@link mostOpen} from the tunnels open now. */
+  resetMostOpen(): void;
   /** Requests refused for missing or wrong credentials (407). */
   readonly refused: () => number;
   /** Adds a name: `host` or `host:port` to `address` or `address:port` (see {@link ForwardProxyOptions}). */
@@ -39,6 +43,8 @@ export interface ForwardProxyOptions {
 /** Starts the proxy on a free port of 127.0.0.1. */
 export async function startForwardProxy(options: ForwardProxyOptions = {}): Promise<ForwardProxy> {
   const counts = new Map<string, number>();
+  const open = new Map<string, number>();
+  const most = new Map<string, number>();
   let refused = 0;
   const sockets = new Set<net.Socket>();
   const expected =
@@ -109,7 +115,12 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
       return;
     }
-    count(`${match[1]}:${match[2]}`);
+    const target = `${match[1]}:${match[2]}`;
+    count(target);
+    const now = (open.get(target) ?? 0) + 1;
+    open.set(target, now);
+    most.set(target, Math.max(most.get(target) ?? 0, now));
+    client.once("close", () => open.set(target, (open.get(target) ?? 1) - 1));
     const upstream = net.connect(to.port, to.address, () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length > 0) upstream.write(head);
@@ -141,6 +152,11 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
     connections: (target) =>
       target === undefined ? [...counts.values()].reduce((a, b) => a + b, 0) : (counts.get(target) ?? 0),
     targets: () => [...counts.keys()],
+    mostOpen: (target) => most.get(target) ?? 0,
+    resetMostOpen: () => {
+      most.clear();
+      for (const [target, n] of open) most.set(target, n);
+    },
     refused: () => refused,
     route: (from, to) => routes.set(from.toLowerCase(), to),
     async close() {

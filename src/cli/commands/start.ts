@@ -57,6 +57,8 @@ async function embeddedEmulator(projectDir: string, speed: string): Promise<ApiT
       STACKWRIGHT_API_URL: emulator.url,
       STACKWRIGHT_EMAIL: DEMO_CREDENTIALS.email,
       STACKWRIGHT_API_TOKEN: DEMO_CREDENTIALS.token,
+      // On this machine's loopback: never through a proxy that HTTPS_PROXY may name.
+      STACKWRIGHT_PROXY: "direct",
     },
     description: `the embedded emulator at ${emulator.url} (state in ${path.relative(process.cwd(), stateFile) || stateFile})`,
     close: () => emulator.close(),

@@ -75,7 +75,12 @@ export function openShortcut(
       if (baseUrl === undefined || email === undefined || token === undefined) {
         throw new Error("no API settings");
       }
-      return createClient({ baseUrl: baseUrl.value, email: email.value, token: token.value });
+      return createClient({
+        baseUrl: baseUrl.value,
+        email: email.value,
+        token: token.value,
+        environment: env,
+      });
     }));
   return {
     confirm,

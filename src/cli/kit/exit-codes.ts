@@ -10,6 +10,7 @@ import {
   StackNotFoundError,
   type EngineEvent,
 } from "@pulumi/pulumi/automation";
+import { ConnectionError, tlsProblem } from "../../client";
 import { ConfigValidationError } from "../../config";
 import { engineDiagnostic } from "./engine-diagnostic";
 
@@ -77,6 +78,12 @@ const TABLE: readonly Row[] = [
     message: messageOf,
   },
   { matches: (e) => ConfigValidationError.isInstance(e), kind: always("usage"), message: messageOf },
+  {
+    // A certificate this machine does not trust is a setting to change (NODE_EXTRA_CA_CERTS), wherever it shows.
+    matches: (e) => ConnectionError.isInstance(e) && tlsProblem(e.cause) !== undefined,
+    kind: always("usage"),
+    message: (e, command) => `stackwright ${command}: ${messageOf(e)}`,
+  },
   {
     matches: (e) => e instanceof ConcurrentUpdateError,
     kind: always("locked"),
