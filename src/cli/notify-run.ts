@@ -19,6 +19,7 @@ import {
 import {
   deliveryLines,
   deliveryMarkdown,
+  driftEvents,
   eventContext,
   mergeSinks,
   sendEvents,
@@ -26,6 +27,7 @@ import {
   unsetVariables,
   type DeliveryOptions,
   type DeliveryResult,
+  type DriftChanges,
   type PlacedSink,
 } from "../notify";
 import type { NotifyEvent } from "../api";
@@ -184,4 +186,22 @@ export async function notifyOutcomes(
 /** `file:line:col: message` lines of config errors (for `validate`'s warnings). */
 export function warningLines(errors: readonly ConfigError[]): string[] {
   return errors.map((e) => `warning: ${formatErrorLine(e)}`);
+}
+
+/**
+ * For `stackwright drift`: sends `drift.detected` for its new entries and `drift.resolved` for its
+ * resolved ones (never for those still drifted) to the sinks of their stacks, prints how it went
+ * and returns the summary's section. Call {@link prepareNotify} before the drift run (it checks the
+ * sinks' variables), and this once its report is known.
+ */
+export async function notifyDrift(
+  prepared: { sinks: TargetSinks; options: DeliveryOptions },
+  changes: DriftChanges,
+  env: Readonly<Record<string, string | undefined>>,
+  say: (line: string) => void,
+): Promise<{ results: DeliveryResult[]; markdown: string }> {
+  const events = driftEvents(changes, eventContext(prepared.sinks.target, env));
+  const results = await sendEvents(events, (s) => prepared.sinks.sinksOf(s), env, prepared.options);
+  for (const line of deliveryLines(results)) say(line);
+  return { results, markdown: deliveryMarkdown(results) };
 }
