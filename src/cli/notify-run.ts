@@ -8,7 +8,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
-  formatErrorLine,
   loadDesiredState,
   validateTargetNotify,
   type ConfigError,
@@ -79,11 +78,12 @@ export async function loadTargetSinks(
     desired = loaded.ok ? loaded.state : undefined;
   }
   const byStack = new Map<string, PlacedSink[]>();
-  for (const stack of desired?.stacks ?? []) {
-    const d = desired;
-    if (d === undefined) break;
-    const ofFile = placed(stack.notify, (p) => d.locate(stack.stack, ["notify", ...p], ""));
-    byStack.set(stack.stack, mergeSinks(ofTarget, ofFile));
+  if (desired !== undefined) {
+    const { stacks, locate } = desired;
+    for (const stack of stacks) {
+      const ofFile = placed(stack.notify, (p) => locate(stack.stack, ["notify", ...p], ""));
+      byStack.set(stack.stack, mergeSinks(ofTarget, ofFile));
+    }
   }
   return { target, sinksOf: (apiStack) => byStack.get(apiStack) ?? ofTarget };
 }
@@ -181,11 +181,6 @@ export async function notifyOutcomes(
   const results = await sendEvents(events, (s) => sinks.sinksOf(s), env, options);
   for (const line of deliveryLines(results)) say(line);
   return { results, markdown: deliveryMarkdown(results) };
-}
-
-/** `file:line:col: message` lines of config errors (for `validate`'s warnings). */
-export function warningLines(errors: readonly ConfigError[]): string[] {
-  return errors.map((e) => `warning: ${formatErrorLine(e)}`);
 }
 
 /**

@@ -117,7 +117,12 @@ function errorsOf(events: readonly EngineEvent[], urn: string): string[] {
 function splitTail(message: string): { line: string; tail: string[] } {
   const [head, ...rest] = message.split(/\nLast \d+ lines of its log:\n/);
   const tail =
-    rest.length === 0 ? [] : (rest.join("\n").split("\n") ?? []).map((l) => l.replace(/^ {2}/, ""));
+    rest.length === 0
+      ? []
+      : rest
+          .join("\n")
+          .split("\n")
+          .map((l) => l.replace(/^ {2}/, ""));
   const line = (head ?? "").trim().split("\n")[0] ?? "";
   return { line, tail: tail.filter((l) => l.trim() !== "") };
 }
@@ -251,21 +256,18 @@ function deploymentEvent(
   const link = str(values["link"]) ?? /(https?:\/\/\S+?)\.?(?:\s|$)/.exec(line)?.[1] ?? null;
   const state = str(values["state"]) ?? /ended (\w+)/.exec(line)?.[1] ?? null;
   const env = where.environment ?? "?";
+  const deployment = `${run.apiStack}/${env}: deployment${id === null ? "" : ` ${id}`}`;
   let event: NotifyEventName;
   let summary: string;
   if (failedEvent || (state !== null && FAILED.includes(state))) {
     event = "deployment.failed";
-    summary =
-      `${run.apiStack}/${env}: deployment ${id ?? ""} failed${state === null ? "" : ` (${state})`}`.replace(
-        "  ",
-        " ",
-      );
+    summary = `${deployment} failed${state === null ? "" : ` (${state})`}`;
   } else if (state === "Completed") {
     event = "deployment.succeeded";
-    summary = `${run.apiStack}/${env}: deployment ${id ?? ""} completed`;
+    summary = `${deployment} completed`;
   } else if (state !== null && PENDING.includes(state) && state !== "Approved") {
     event = "deployment.awaiting_approval";
-    summary = `${run.apiStack}/${env}: deployment ${id ?? ""} waits for approval`;
+    summary = `${deployment} waits for approval`;
   } else return []; // queued or running (wait: false): not certain yet
   return [
     {
