@@ -123,8 +123,36 @@ function splitTail(message: string): { line: string; tail: string[] } {
           .join("\n")
           .split("\n")
           .map((l) => l.replace(/^ {2}/, ""));
-  const line = (head ?? "").trim().split("\n")[0] ?? "";
+  const line = causeLine(head ?? "") ?? "";
   return { line, tail: tail.filter((l) => l.trim() !== "") };
+}
+
+/** The first line of an engine error that says something: not its "1 error occurred:" wrapper. */
+function causeLine(message: string): string | undefined {
+  return message
+    .split("\n")
+    .map((l) => l.trim().replace(/^\* /, ""))
+    .find((l) => l !== "" && !/^\d+ errors? occurred:?$/.test(l));
+}
+
+/**
+ * The first line of the first error the engine reported about one of our resources, without the
+ * "1 error occurred:" wrapper: the cause of a failed run, in one line.
+ */
+function firstResourceError(events: readonly EngineEvent[]): string | undefined {
+  for (const e of events) {
+    const d = e.diagnosticEvent;
+    if (
+      d === undefined ||
+      d.severity !== "error" ||
+      d.urn === undefined ||
+      d.urn.includes("::pulumi:pulumi:Stack::")
+    )
+      continue;
+    const line = causeLine(d.message);
+    if (line !== undefined) return line;
+  }
+  return undefined;
 }
 
 /** Every event one stack's run produced, in a stable order. */
@@ -211,7 +239,8 @@ export function stackRunEvents(run: StackRunReport, ctx: EventContext): NotifyEv
     }
   }
   if (run.exitCode !== 0 && run.failure !== undefined) {
-    const reason = run.failure.split("\n")[0] ?? run.failure;
+    // The engine's own report names the cause better than the run's line ("the engine's report above").
+    const reason = firstResourceError(run.events) ?? run.failure.split("\n")[0] ?? run.failure;
     out.push({
       ...envelope(ctx, "run.failed", at(null), [ctx.runId], `${run.pulumiStack} failed: ${reason}`),
       event: "run.failed",

@@ -232,7 +232,14 @@ describe("notifications from stackwright up", () => {
       pulumi_stack: "dev.acme-web",
       details: { holder: expect.stringContaining(`pid ${dead}`) },
     });
-    expect(byName("run.failed")).toMatchObject({ stack: "acme-intranet", details: { exit_code: 1 } });
+    // The engine's first error about a resource, not the run's "the engine's report above" line.
+    expect(byName("run.failed")).toMatchObject({
+      stack: "acme-intranet",
+      details: {
+        exit_code: 1,
+        reason: expect.stringMatching(/^Deployment \d+ "" on acme-intranet\/test ended Failed: /),
+      },
+    });
 
     // Slack: acme-web's own events only (its sink is declared in acme-web.yaml); all accepted.
     expect(slack.received.every((r) => r.status === 200)).toBe(true);
