@@ -303,6 +303,13 @@ describe("notifications from stackwright up", () => {
       "window.overridden",
     ]);
     expect(samples.every((r) => r.status === 200 && r.body.includes("[test]"))).toBe(true);
+    // A channel that cannot be reached fails the test (exit 1), within the bound.
+    const unreachable = await run(["notify", "test", "--sink", "oncall"], {
+      TEAMS_WEBHOOK_ONCALL: silent.url,
+      STACKWRIGHT_NOTIFY_BOUND: "1s",
+    });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.out).toContain("notifications: 0 delivered, 2 failed");
     const unknown = await run(["notify", "test", "--sink", "nope"]);
     expect(unknown.status).toBe(2);
     expect(unknown.out).toContain("no sink is named 'nope'; declared: audit, releases, oncall");
