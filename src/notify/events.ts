@@ -117,9 +117,42 @@ function errorsOf(events: readonly EngineEvent[], urn: string): string[] {
 function splitTail(message: string): { line: string; tail: string[] } {
   const [head, ...rest] = message.split(/\nLast \d+ lines of its log:\n/);
   const tail =
-    rest.length === 0 ? [] : (rest.join("\n").split("\n") ?? []).map((l) => l.replace(/^ {2}/, ""));
-  const line = (head ?? "").trim().split("\n")[0] ?? "";
+    rest.length === 0
+      ? []
+      : rest
+          .join("\n")
+          .split("\n")
+          .map((l) => l.replace(/^ {2}/, ""));
+  const line = causeLine(head ?? "") ?? "";
   return { line, tail: tail.filter((l) => l.trim() !== "") };
+}
+
+/** The first line of an engine error that says something: not its "1 error occurred:" wrapper. */
+function causeLine(message: string): string | undefined {
+  return message
+    .split("\n")
+    .map((l) => l.trim().replace(/^\* /, ""))
+    .find((l) => l !== "" && !/^\d+ errors? occurred:?$/.test(l));
+}
+
+/**
+ * The first line of the first error the engine reported about one of our resources, without the
+ * "1 error occurred:" wrapper: the cause of a failed run, in one line.
+ */
+function firstResourceError(events: readonly EngineEvent[]): string | undefined {
+  for (const e of events) {
+    const d = e.diagnosticEvent;
+    if (
+      d === undefined ||
+      d.severity !== "error" ||
+      d.urn === undefined ||
+      d.urn.includes("::pulumi:pulumi:Stack::")
+    )
+      continue;
+    const line = causeLine(d.message);
+    if (line !== undefined) return line;
+  }
+  return undefined;
 }
 
 /** Every event one stack's run produced, in a stable order. */
@@ -206,7 +239,8 @@ export function stackRunEvents(run: StackRunReport, ctx: EventContext): NotifyEv
     }
   }
   if (run.exitCode !== 0 && run.failure !== undefined) {
-    const reason = run.failure.split("\n")[0] ?? run.failure;
+    // The engine's own report names the cause better than the run's line ("the engine's report above").
+    const reason = firstResourceError(run.events) ?? run.failure.split("\n")[0] ?? run.failure;
     out.push({
       ...envelope(ctx, "run.failed", at(null), [ctx.runId], `${run.pulumiStack} failed: ${reason}`),
       event: "run.failed",
@@ -251,21 +285,18 @@ function deploymentEvent(
   const link = str(values["link"]) ?? /(https?:\/\/\S+?)\.?(?:\s|$)/.exec(line)?.[1] ?? null;
   const state = str(values["state"]) ?? /ended (\w+)/.exec(line)?.[1] ?? null;
   const env = where.environment ?? "?";
+  const deployment = `${run.apiStack}/${env}: deployment${id === null ? "" : ` ${id}`}`;
   let event: NotifyEventName;
   let summary: string;
   if (failedEvent || (state !== null && FAILED.includes(state))) {
     event = "deployment.failed";
-    summary =
-      `${run.apiStack}/${env}: deployment ${id ?? ""} failed${state === null ? "" : ` (${state})`}`.replace(
-        "  ",
-        " ",
-      );
+    summary = `${deployment} failed${state === null ? "" : ` (${state})`}`;
   } else if (state === "Completed") {
     event = "deployment.succeeded";
-    summary = `${run.apiStack}/${env}: deployment ${id ?? ""} completed`;
+    summary = `${deployment} completed`;
   } else if (state !== null && PENDING.includes(state) && state !== "Approved") {
     event = "deployment.awaiting_approval";
-    summary = `${run.apiStack}/${env}: deployment ${id ?? ""} waits for approval`;
+    summary = `${deployment} waits for approval`;
   } else return []; // queued or running (wait: false): not certain yet
   return [
     {

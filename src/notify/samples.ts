@@ -105,9 +105,8 @@ export function sampleEvents(
       ctx,
     ),
   ];
-  // One sample of each name.
-  const seen = new Set<string>();
-  return samples.filter(
-    (e) => names.includes(e.event) && !seen.has(e.event) && seen.add(e.event) !== undefined,
-  );
+  // One sample of each name asked for, in the order of the list above.
+  const first = new Map<string, NotifyEvent>();
+  for (const e of samples) if (names.includes(e.event) && !first.has(e.event)) first.set(e.event, e);
+  return [...first.values()];
 }

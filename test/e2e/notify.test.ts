@@ -232,7 +232,14 @@ describe("notifications from stackwright up", () => {
       pulumi_stack: "dev.acme-web",
       details: { holder: expect.stringContaining(`pid ${dead}`) },
     });
-    expect(byName("run.failed")).toMatchObject({ stack: "acme-intranet", details: { exit_code: 1 } });
+    // The engine's first error about a resource, not the run's "the engine's report above" line.
+    expect(byName("run.failed")).toMatchObject({
+      stack: "acme-intranet",
+      details: {
+        exit_code: 1,
+        reason: expect.stringMatching(/^Deployment \d+ "" on acme-intranet\/test ended Failed: /),
+      },
+    });
 
     // Slack: acme-web's own events only (its sink is declared in acme-web.yaml); all accepted.
     expect(slack.received.every((r) => r.status === 200)).toBe(true);
@@ -296,6 +303,13 @@ describe("notifications from stackwright up", () => {
       "window.overridden",
     ]);
     expect(samples.every((r) => r.status === 200 && r.body.includes("[test]"))).toBe(true);
+    // A channel that cannot be reached fails the test (exit 1), within the bound.
+    const unreachable = await run(["notify", "test", "--sink", "oncall"], {
+      TEAMS_WEBHOOK_ONCALL: silent.url,
+      STACKWRIGHT_NOTIFY_BOUND: "1s",
+    });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.out).toContain("notifications: 0 delivered, 2 failed");
     const unknown = await run(["notify", "test", "--sink", "nope"]);
     expect(unknown.status).toBe(2);
     expect(unknown.out).toContain("no sink is named 'nope'; declared: audit, releases, oncall");

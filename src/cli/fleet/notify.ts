@@ -8,7 +8,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
-  formatErrorLine,
   loadDesiredState,
   validateTargetNotify,
   type ConfigError,
@@ -19,6 +18,7 @@ import {
 import {
   deliveryLines,
   deliveryMarkdown,
+  driftEvents,
   eventContext,
   mergeSinks,
   sendEvents,
@@ -26,6 +26,7 @@ import {
   unsetVariables,
   type DeliveryOptions,
   type DeliveryResult,
+  type DriftChanges,
   type PlacedSink,
 } from "../../notify";
 import type { NotifyEvent } from "../../api";
@@ -77,11 +78,12 @@ export async function loadTargetSinks(
     desired = loaded.ok ? loaded.state : undefined;
   }
   const byStack = new Map<string, PlacedSink[]>();
-  for (const stack of desired?.stacks ?? []) {
-    const d = desired;
-    if (d === undefined) break;
-    const ofFile = placed(stack.notify, (p) => d.locate(stack.stack, ["notify", ...p], ""));
-    byStack.set(stack.stack, mergeSinks(ofTarget, ofFile));
+  if (desired !== undefined) {
+    const { stacks, locate } = desired;
+    for (const stack of stacks) {
+      const ofFile = placed(stack.notify, (p) => locate(stack.stack, ["notify", ...p], ""));
+      byStack.set(stack.stack, mergeSinks(ofTarget, ofFile));
+    }
   }
   return { target, sinksOf: (apiStack) => byStack.get(apiStack) ?? ofTarget };
 }
@@ -181,7 +183,20 @@ export async function notifyOutcomes(
   return { results, markdown: deliveryMarkdown(results) };
 }
 
-/** `file:line:col: message` lines of config errors (for `validate`'s warnings). */
-export function warningLines(errors: readonly ConfigError[]): string[] {
-  return errors.map((e) => `warning: ${formatErrorLine(e)}`);
+/**
+ * For `stackwright drift`: sends `drift.detected` for its new entries and `drift.resolved` for its
+ * resolved ones (never for those still drifted) to the sinks of their stacks, prints how it went
+ * and returns the summary's section. Call {@link prepareNotify} before the drift run (it checks the
+ * sinks' variables), and this once its report is known.
+ */
+export async function notifyDrift(
+  prepared: { sinks: TargetSinks; options: DeliveryOptions },
+  changes: DriftChanges,
+  env: Readonly<Record<string, string | undefined>>,
+  say: (line: string) => void,
+): Promise<{ results: DeliveryResult[]; markdown: string }> {
+  const events = driftEvents(changes, eventContext(prepared.sinks.target, env));
+  const results = await sendEvents(events, (s) => prepared.sinks.sinksOf(s), env, prepared.options);
+  for (const line of deliveryLines(results)) say(line);
+  return { results, markdown: deliveryMarkdown(results) };
 }

@@ -71,7 +71,7 @@ describe("the events of a stack's run", () => {
         step("resOpFailedEvent", "Deployment", "acme-web/prod", "create", {
           inputs: { stack: "acme-web", environment: "prod", ref: "v1" },
         }),
-        diagnostic("acme-web/prod", "Deployment", message),
+        diagnostic("acme-web/prod", "Deployment", `1 error occurred:\n\t* ${message}`),
       ],
       { exitCode: 1, failure: "the engine reported an error\nmore" },
     );
@@ -86,7 +86,17 @@ describe("the events of a stack's run", () => {
         log_tail: ["Running composer", "Deployment failed: out of memory"],
       },
     });
-    expect(events[1]).toMatchObject({ details: { reason: "the engine reported an error", exit_code: 1 } });
+    // The run's reason is the engine's first error about a resource, not the run's generic line.
+    expect(events[1]).toMatchObject({
+      details: {
+        reason: expect.stringMatching(/^Deployment 77 "Release" on acme-web\/prod ended Failed: /),
+        exit_code: 1,
+      },
+    });
+    expect(run([], { exitCode: 2, failure: "the API cannot be reached\nmore" })[0]).toMatchObject({
+      event: "run.failed",
+      details: { reason: "the API cannot be reached", exit_code: 2 },
+    });
     for (const e of events) expect(NotifyEvent.parse(e)).toEqual(e);
   });
 
