@@ -175,7 +175,7 @@ export async function runFleetCommand(
   const settings = once(() => targetSettings(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override);
-  // Notification sinks (notify-run.ts): checked now, sent once every stack has ended.
+  // Notification sinks (fleet/notify.ts): checked now, sent once every stack has ended.
   const notify =
     operation === "up" && flags.stack === undefined
       ? await prepareNotify(
