@@ -18,10 +18,11 @@ export default defineConfig({
         test: { name: "suite", include: ["test/**/*.test.ts"], exclude: ["test/docs/**"] },
       },
       {
-        // The README and docs run as written, after everything else and alone: their blocks use
-        // the ports the docs name (8787), which `start` in other files would otherwise hold.
+        // The README and docs run as written. Their blocks use the ports the docs name (8787 for
+        // `npm start` and the laptop flow, 4000, 4566); no other test binds those (the main-job
+        // tests run `start --port 0`), so they run beside the rest.
         extends: true,
-        test: { name: "docs", include: ["test/docs/**/*.test.ts"], sequence: { groupOrder: 1 } },
+        test: { name: "docs", include: ["test/docs/**/*.test.ts"] },
       },
     ],
   },

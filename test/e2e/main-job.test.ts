@@ -31,7 +31,7 @@ describe("the stackwright command on the example stacks-config", () => {
   });
 
   it("runs the main job on the embedded emulator", () => {
-    const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
+    const { status, out } = run(["start", "--project", project.dir, "--speed", "instant", "--port", "0"]);
     expect(out).toContain("against the embedded emulator");
     expect(out).toMatch(/done: \d+ create/);
     // The example's `outputs:` show the platform's facts (checks passed before any change).
@@ -41,7 +41,7 @@ describe("the stackwright command on the example stacks-config", () => {
   }, 240_000);
 
   it("changes nothing when the main job runs again", () => {
-    const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
+    const { status, out } = run(["start", "--project", project.dir, "--speed", "instant", "--port", "0"]);
     expect(out).toContain("no changes: the platform already matches stacks-config/");
     expect(out).toMatch(/manifest_release: \{\s+label\s+: "2026\.11\.2"/);
     expect(status).toBe(0);

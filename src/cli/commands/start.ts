@@ -28,7 +28,21 @@ const flags = {
   target: { type: "string", help: "the target whose settings the stacks use (default: dev)" },
   project: { type: "string", help: "the Stackwright project directory (default: this package)" },
   speed: { type: "string", help: "the embedded emulator's pace: instant, fast (default) or realistic" },
+  port: {
+    type: "string",
+    help: `the embedded emulator's port (default ${EMBEDDED_PORT}, the apiUrl of Pulumi.dev.yaml, or any free port while that one is held; 0: any free port)`,
+  },
 } satisfies FlagSpec;
+
+/** The --port flag: a TCP port, 0 for any free one. */
+function portOf(value: string | undefined): number {
+  if (value === undefined) return EMBEDDED_PORT;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new UsageError(`--port must be a TCP port from 0 to 65535 (0: any free port), not '${value}'`);
+  }
+  return port;
+}
 
 /** The part of the environment that points the engine at an API. */
 interface ApiTarget {
@@ -37,7 +51,7 @@ interface ApiTarget {
   close(): Promise<void>;
 }
 
-async function embeddedEmulator(projectDir: string, speed: string): Promise<ApiTarget> {
+async function embeddedEmulator(projectDir: string, speed: string, port: number): Promise<ApiTarget> {
   // Loaded only here: `validate` and friends never open the emulator's database.
   const { DEFAULT_SEED_PATH, SPEEDS, startEmulator } = await import("../../emulator/index.js");
   const pace = SPEEDS.find((s) => s === speed);
@@ -48,7 +62,7 @@ async function embeddedEmulator(projectDir: string, speed: string): Promise<ApiT
   // The port of Pulumi.dev.yaml's apiUrl, so links in the outputs stay valid between runs; any
   // free port when something else holds it.
   const options = { seed: DEFAULT_SEED_PATH, stateFile, speed: pace };
-  const emulator = await startEmulator({ ...options, port: EMBEDDED_PORT }).catch((err: unknown) => {
+  const emulator = await startEmulator({ ...options, port }).catch((err: unknown) => {
     if (err instanceof Error && "code" in err && err.code === "EADDRINUSE") return startEmulator(options);
     throw err;
   });
@@ -73,6 +87,7 @@ export const startCommand = defineCommand({
   async run({ flags }) {
     const projectDir = flags.project ?? defaultProjectDir();
     const targetName = flags.target ?? "dev";
+    const port = portOf(flags.port);
 
     const configDir = path.join(projectDir, "stacks-config");
     const loaded = await loadDesiredState(configDir);
@@ -83,7 +98,7 @@ export const startCommand = defineCommand({
     const api: ApiTarget =
       external !== undefined && external !== ""
         ? { env: {}, description: `the API at ${external}`, close: async () => {} }
-        : await embeddedEmulator(projectDir, flags.speed ?? "fast");
+        : await embeddedEmulator(projectDir, flags.speed ?? "fast", port);
     const interrupts = handleInterrupts();
     try {
       const target = await openTarget(projectDir, targetName, api.env);
