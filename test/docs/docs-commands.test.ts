@@ -3,8 +3,8 @@
  * scratch copy of the repository (a git checkout of its own, with `origin/main`), document by
  * document, blocks in the order written, each in bash with `set -e` and its own process group.
  * Background jobs (`cmd &`) are stopped when their block is done (SIGTERM to its group), so a
- * server a block starts never answers the next block's commands. How each block is run, or why it is not, is said by the `doc-test:` comments above it
- * (test/helpers/doc-blocks.ts). The blocks use the ports the docs name (8787, 4000, 4566), which
+ * server a block starts never answers the next block's commands. How each block is run, or why
+ * it is not, is said by the `doc-test:` comments above it (test/helpers/doc-blocks.ts). The blocks use the ports the docs name (8787, 4000, 4566), which
  * no other test binds, so this file runs beside the others (vitest.config.mts).
  */
 import { execFileSync, spawn } from "node:child_process";
