@@ -10,10 +10,13 @@ import { engineEnv, pulumiCommand } from "./env";
 import { EngineStack } from "./run";
 import { CliError } from "../kit/exit-codes";
 
-/** The directory holding Stackwright's Pulumi.yaml: the package root (dist/src/cli → ../../..). */
+/**
+ * The directory holding Stackwright's Pulumi.yaml: the package root, from this file compiled
+ * (dist/src/cli/engine → ../../../..) or run from its source (src/cli/engine → ../../..).
+ */
 export function defaultProjectDir(): string {
-  const fromDist = path.resolve(__dirname, "..", "..", "..");
-  return fs.existsSync(path.join(fromDist, "Pulumi.yaml")) ? fromDist : path.resolve(__dirname, "..", "..");
+  const fromDist = path.resolve(__dirname, "..", "..", "..", "..");
+  return fs.existsSync(path.join(fromDist, "Pulumi.yaml")) ? fromDist : path.resolve(__dirname, "..", "..", "..");
 }
 
 export interface OpenStackOptions {
