@@ -16,7 +16,9 @@ import { CliError } from "../kit/exit-codes";
  */
 export function defaultProjectDir(): string {
   const fromDist = path.resolve(__dirname, "..", "..", "..", "..");
-  return fs.existsSync(path.join(fromDist, "Pulumi.yaml")) ? fromDist : path.resolve(__dirname, "..", "..", "..");
+  return fs.existsSync(path.join(fromDist, "Pulumi.yaml"))
+    ? fromDist
+    : path.resolve(__dirname, "..", "..", "..");
 }
 
 export interface OpenStackOptions {

@@ -57,9 +57,9 @@ describe("stackwright emulator", () => {
     expect(r.stdout).toBe("");
   });
 
-  it("exits 1 naming the problem when the seed is invalid", async () => {
+  it("exits 2 naming the problem when the seed is invalid", async () => {
     const r = await runToEnd(["--seed", resolve(__dirname, "cli.test.ts")]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain("cli.test.ts");
   });
 });
