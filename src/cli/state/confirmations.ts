@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { DataRead } from "../../api";
-import { lockDirectory } from "./locks";
+import { isLockKey, lockDirectory } from "./locks";
 import { checkpointKey } from "./new-stack";
 import type { StateStore } from "./store";
 
@@ -87,9 +87,9 @@ export async function checkpointIdentity(
   return undefined;
 }
 
-/** True when some run holds (or left) the stack's Pulumi lock. */
+/** True when some run holds (or left) the stack's Pulumi lock (a lock file, not its attributes). */
 export async function stackIsLocked(store: StateStore, project: string, stack: string): Promise<boolean> {
-  return (await store.list(lockDirectory(project, stack))).length > 0;
+  return (await store.list(lockDirectory(project, stack))).some((o) => isLockKey(o.key));
 }
 
 /** The record, or undefined when there is none or it is not one this version reads. */
@@ -119,4 +119,30 @@ export async function writeConfirmation(
 /** Removes the record; before any engine run of the stack, so a killed run leaves none behind. */
 export async function removeConfirmation(store: StateStore, project: string, stack: string): Promise<void> {
   await store.remove(confirmationKey(project, stack));
+}
+
+/**
+ * Where an `up` of `stack` marks itself unfinished: written before its engine starts, removed
+ * once it succeeded and left the state steady. Found by the next run, it says the last run was
+ * killed or failed, so that run proves the steady state before it ends (run-stack.ts).
+ */
+export function unfinishedKey(project: string, stack: string): string {
+  return `.pulumi/stackwright/unfinished/${project}/${stack}.json`;
+}
+
+/** True when the last `up` of the stack did not finish (killed) or did not succeed. */
+export async function lastUpUnfinished(store: StateStore, project: string, stack: string): Promise<boolean> {
+  return (await store.read(unfinishedKey(project, stack))) !== undefined;
+}
+
+/** Marks an `up` of the stack as started; its success removes the mark ({@link markUpFinished}). */
+export async function markUpStarted(store: StateStore, project: string, stack: string): Promise<void> {
+  await store.write(
+    unfinishedKey(project, stack),
+    `${JSON.stringify({ stack, pid: process.pid, startedAt: new Date().toISOString() })}\n`,
+  );
+}
+
+export async function markUpFinished(store: StateStore, project: string, stack: string): Promise<void> {
+  await store.remove(unfinishedKey(project, stack));
 }
