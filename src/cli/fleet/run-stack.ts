@@ -179,7 +179,12 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           }
           if (where === undefined) return made;
           // Pending creates of earlier runs that this run resolved (it recorded their resources).
-          await clearResolvedPendingCreates(stack, where, note);
+          // The up succeeded: a failure here only leaves them for the next run, and says so.
+          await clearResolvedPendingCreates(stack, where, note).catch((err: unknown) =>
+            note(
+              `stackwright: ${job.stackName}: pending creates not cleared (${describeError("up", err) ?? String(err)})`,
+            ),
+          );
           if (shortcut !== undefined && inputs !== undefined) {
             const proved = async (run: { changes: Record<string, number>; events: readonly EngineEvent[] }) =>
               recordNoChangeRun(where, inputs, shortcut, run).catch((err: unknown) => {
@@ -191,10 +196,19 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
             if (!(await proved({ changes: made, events })) && recovering) {
               // After a kill or a failure, the run that recovered proves the steady state with a
               // quiet preview, so that the next up is confirmed without the engine.
-              await beforeEngine(where, shortcut);
-              const planned = await quietPlan(stack, false, engineOptions);
-              const plannedChanges = changesOf(summaryOf(planned));
-              if (await proved({ changes: plannedChanges, events: planned })) {
+              // The up succeeded: a preview that fails proves nothing and fails nothing.
+              const planned = await beforeEngine(where, shortcut)
+                .then(() => quietPlan(stack, false, engineOptions))
+                .catch((err: unknown) => {
+                  note(
+                    `stackwright: ${job.stackName}: the steady state is not proven (${describeError("preview", err) ?? String(err)})`,
+                  );
+                  return undefined;
+                });
+              if (
+                planned !== undefined &&
+                (await proved({ changes: changesOf(summaryOf(planned)), events: planned }))
+              ) {
                 note(
                   `stackwright: ${job.stackName}: recovered; the state is steady (a preview changes nothing)`,
                 );
@@ -207,7 +221,12 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
         const made = changesOf(await stack.run(op, engineOptions));
         // A refresh has read every recorded resource: pending creates of those are resolved.
         if (op === "refresh" && where !== undefined) {
-          await clearResolvedPendingCreates(stack, where, (line) => options.stderr(`${line}\n`));
+          const note = (line: string) => options.stderr(`${line}\n`);
+          await clearResolvedPendingCreates(stack, where, note).catch((err: unknown) =>
+            note(
+              `stackwright: ${job.stackName}: pending creates not cleared (${describeError("refresh", err) ?? String(err)})`,
+            ),
+          );
         }
         return made;
       };
