@@ -79,16 +79,17 @@ describe("a restore of a declared snapshot", () => {
     const summary = path.join(project.dir, "preview.md");
     const preview = run(["preview", "--summary", summary]);
     expect(preview.status, preview.out).toBe(0);
+    const up = run(["up"]);
+    expect(up.status, up.out).toBe(0);
+    // What matters first: the platform saw no second restore and no second snapshot.
+    expect(await transfers("restore")).toHaveLength(1);
+    expect(await transfers("create")).toHaveLength(1);
+    // And the preview said what the notes edit does.
     expect(preview.out).toContain("the new notes apply to the next snapshot taken");
     expect(preview.out).not.toMatch(/SnapshotRestore.*replace/);
     const comment = fs.readFileSync(summary, "utf8");
     expect(comment).toContain("new notes apply to the next snapshot taken; nothing is taken");
     expect(comment).not.toMatch(/\| restore \|/);
-
-    const up = run(["up"]);
-    expect(up.status, up.out).toBe(0);
-    expect(await transfers("restore")).toHaveLength(1);
-    expect(await transfers("create")).toHaveLength(1);
   }, 480_000);
 
   it("is not run again when its snapshot is taken anew, and keeps the id it restored from", async () => {

@@ -88,12 +88,12 @@ describe("an up killed while its deployment is queued", () => {
     const rerun = await run(["up", "--project", project.dir]);
     expect(rerun.code, rerun.out).toBe(0);
     expect(rerun.out).toContain("removed a stale lock");
+    expect(lockFiles(), "lock files after the rerun").toEqual([]);
+    expect(pending(), "pending operations after the rerun").toEqual([]);
     expect(rerun.out).toMatch(
       /cleared the pending create of Deployment acme-web\/uat that an earlier run left/,
     );
     expect(row(rerun.out)?.[3], "why the engine ran").toMatch(/the last up did not finish/);
-    expect(lockFiles(), "lock files after the rerun").toEqual([]);
-    expect(pending(), "pending operations after the rerun").toEqual([]);
 
     const after = await run(["up", "--project", project.dir]);
     expect(after.code, after.out).toBe(0);
