@@ -107,6 +107,20 @@ export function diffReplacing(olds: Props, news: Props, replaceKeys: readonly st
   });
 }
 
+/**
+ * The recorded outputs with `keys` taken from the new inputs (a key the new inputs leave out is
+ * dropped): an update that changes only what the state records, with no request.
+ */
+export function recordInPlace(olds: Props, news: Props, keys: readonly string[]): Props {
+  const outs: Props = { ...olds };
+  for (const key of keys) {
+    const value = news[key];
+    if (value === undefined || value === null) delete outs[key];
+    else outs[key] = value;
+  }
+  return outs;
+}
+
 /** Parses inputs for an operation that needs them valid; the error names every property. */
 export function parseInputs<S extends z.ZodType>(schema: S, props: Props, what: string): z.infer<S> {
   const parsed = schema.safeParse(userInputs(props));

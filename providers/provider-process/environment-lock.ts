@@ -46,6 +46,18 @@ function holdsOf(props: Props): string[] | undefined {
 }
 
 /**
+ * True when `hold` is not among `before`. A snapshot's hold of this release (`snapshot N#digest`,
+ * notes left out) is not new where the holds of an earlier release name the same snapshot
+ * (`snapshot N@digest`, notes hashed): they cannot be compared, and refusing would fail every
+ * locked environment with an annotated snapshot once, for nothing.
+ */
+function isNewHold(hold: string, before: readonly string[]): boolean {
+  if (before.includes(hold)) return false;
+  const snapshot = /^(snapshot .+)#[0-9a-f]+$/.exec(hold);
+  return snapshot === null || !before.some((h) => h.startsWith(`${snapshot[1] ?? ""}@`));
+}
+
+/**
  * Replaces on stack/environment; locking, unlocking and a new message while locked are in-place
  * updates. The message of an unlocked environment is not compared: nothing would change.
  *
@@ -57,13 +69,13 @@ function holdsOf(props: Props): string[] | undefined {
 export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
   const replaces = changedKeys(olds, news, environmentLockContract.replaceKeys);
   const before = holdsOf(olds);
-  const added = before === undefined ? [] : (holdsOf(news) ?? []).filter((h) => !before.includes(h));
+  const added = before === undefined ? [] : (holdsOf(news) ?? []).filter((h) => isNewHold(h, before));
   if (wantsLock(olds) && wantsLock(news) && replaces.length === 0 && added.length > 0) {
     const where = `${String(news["stack"])}/${String(news["environment"])}`;
     return Promise.reject(
       refusal(
         `${where} is locked ("${String(news["message"] ?? "")}") and stays locked in this change, so the platform ` +
-          `would refuse ${added.map((h) => h.replace(/@[0-9a-f]+$/, "")).join(", ")}. Remove the lock in the same change (Stackwright unlocks first and ` +
+          `would refuse ${added.map((h) => h.replace(/[@#][0-9a-f]+$/, "")).join(", ")}. Remove the lock in the same change (Stackwright unlocks first and ` +
           "you lock again later), or leave these out until the lock is lifted.",
       ),
     );

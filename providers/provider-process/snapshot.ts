@@ -1,18 +1,21 @@
 /**
- * Snapshot: takes a snapshot of an environment and waits for its transfer. Every input replaces.
- * The notes carry a marker so a rerun after a crash adopts the snapshot instead of taking a
- * second one. Delete removes it; the resource option `retainOnDelete` keeps it.
+ * Snapshot: takes a snapshot of an environment and waits for its transfer. Every input but the
+ * notes and the wait bound replaces. The notes carry a marker so a rerun after a crash adopts the
+ * snapshot instead of taking a second one; the API cannot edit them, so new notes apply to the
+ * next snapshot taken (recorded in place, said in the preview). Delete removes it; the resource
+ * option `retainOnDelete` keeps it.
  */
 import type { z } from "zod";
 import type { Snapshot } from "../../src/api";
 import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
 import { snapshotContract } from "../shared/snapshot";
 import {
-  diffReplacing,
+  changedKeys,
   checkWithMarker,
   markerOf,
   parseInputs,
   progress,
+  recordInPlace,
   timeoutMs,
   userInputs,
   withMarker,
@@ -39,9 +42,28 @@ export function check(_olds: Props, news: Props): Promise<CheckResult> {
   return checkWithMarker(SnapshotInputs, news, SNAPSHOT_REPLACE_KEYS);
 }
 
-/** Every input replaces (a snapshot cannot be changed); the wait bound alone is an update. */
-export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult> {
-  return diffReplacing(olds, news, SNAPSHOT_REPLACE_KEYS);
+/** Inputs recorded in place, with no request: the wait bound, and notes for the next snapshot. */
+const IN_PLACE_KEYS = ["timeout_seconds", "notes"] as const;
+
+/**
+ * A new mode, resampled flag, stack or environment takes a new snapshot; new notes or a new
+ * wait bound are recorded in place. A notes change says so on its own line (the preview's
+ * output), because the snapshot on the platform keeps the notes it was taken with.
+ */
+export function diff(id: string, olds: Props, news: Props): Promise<DiffResult> {
+  const replaces = changedKeys(olds, news, SNAPSHOT_REPLACE_KEYS);
+  const updates = changedKeys(olds, news, IN_PLACE_KEYS);
+  if (replaces.length === 0 && updates.includes("notes")) {
+    progress(
+      `snapshot ${id} of ${String(news["stack"])}/${String(news["environment"])}: the new notes apply to the next ` +
+        "snapshot taken; this one keeps its notes (the API cannot edit them), so nothing is taken",
+    );
+  }
+  return Promise.resolve({
+    changes: replaces.length + updates.length > 0,
+    replaces,
+    deleteBeforeReplace: false,
+  });
 }
 
 /** What the API said about the snapshot, as the state records it. */
@@ -163,9 +185,12 @@ export function read(id: string, props: Props): Promise<{ id: string; props: Pro
   });
 }
 
-/** Only the wait bound can change in place: record it, no request. */
+/**
+ * Records the wait bound and the notes, with no request. The recorded marker stays the one the
+ * platform's snapshot carries.
+ */
 export function update(_id: string, olds: Props, news: Props): Promise<{ outs: Props }> {
-  return Promise.resolve({ outs: { ...olds, timeout_seconds: news["timeout_seconds"] } });
+  return Promise.resolve({ outs: recordInPlace(olds, news, IN_PLACE_KEYS) });
 }
 
 /** DELETE snapshot (already gone counts as done). */

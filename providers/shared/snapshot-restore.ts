@@ -10,7 +10,16 @@ export const snapshotRestoreContract = defineContract({
     stack: PathName,
     /** The target environment. */
     environment: PathName,
-    /** The snapshot to restore (e.g. a Snapshot's `snapshot_id`). */
+    /**
+     * The snapshot as the stack's file names it: a declared snapshot's logical name, or a numeric
+     * snapshot id. It is the restore's own setting; `snapshot_id` is what it stands for now.
+     * Optional only for state written before it existed (then `snapshot_id` stands for it).
+     */
+    snapshot: z.string().min(1).optional(),
+    /**
+     * The snapshot id to restore (e.g. a Snapshot's `snapshot_id`). A declared snapshot taken
+     * anew changes it without running the restore again: the new id is recorded, with no request.
+     */
     snapshot_id: NumericId,
     mode: SnapshotMode,
     skip_build: z.boolean().optional(),
@@ -22,11 +31,16 @@ export const snapshotRestoreContract = defineContract({
     /** Bound of the wait in seconds (the one input that does not make a new restore). */
     timeout_seconds: TimeoutSeconds.optional(),
   }),
-  outputs: z.object({ transfer_id: z.string(), status: TransferStatus }),
+  outputs: z.object({
+    transfer_id: z.string(),
+    status: TransferStatus,
+    /** The snapshot id the restore ran with; kept when `snapshot_id` later moves on. */
+    restored_snapshot_id: z.string(),
+  }),
   replaceKeys: [
     "stack",
     "environment",
-    "snapshot_id",
+    "snapshot",
     "mode",
     "skip_build",
     "backup_existing_data",

@@ -12,7 +12,10 @@ export const snapshotContract = defineContract({
     environment: PathName,
     mode: SnapshotMode,
     include_resampled: z.boolean().optional(),
-    /** Free text; the provider appends its marker line. */
+    /**
+     * Free text; the provider appends its marker line. The API cannot edit a snapshot's notes, so
+     * a change applies to the next snapshot taken: recorded in place, with no request.
+     */
     notes: z.string().optional(),
     /** Bound of the wait in seconds (the one input that does not take a new snapshot). */
     timeout_seconds: TimeoutSeconds.optional(),
@@ -27,5 +30,7 @@ export const snapshotContract = defineContract({
     download_link: z.string(),
     marker: z.string(),
   }),
-  replaceKeys: ["stack", "environment", "mode", "include_resampled", "notes"],
+  // Not `notes`: a new text applies to the next snapshot taken (see `notes` above), so a typo fix
+  // in a note never takes a snapshot (nor deletes one).
+  replaceKeys: ["stack", "environment", "mode", "include_resampled"],
 });

@@ -93,7 +93,12 @@ export async function readConfirmation(
 
 /** True when some run holds (or left) the stack's Pulumi lock. */
 export async function stackIsLocked(store: StateReader, project: string, stack: string): Promise<boolean> {
-  return (await store.list(lockDirectory(project, stack))).length > 0;
+  return (await store.list(lockDirectory(project, stack))).some((o) => isLockKey(o.key));
+}
+
+/** True for the key of a lock file (`<id>.json`), not of its attributes (`<id>.json.attrs`). */
+export function isLockKey(key: string): boolean {
+  return key.endsWith(".json");
 }
 
 /** The checkpoint as the backend holds it: its digest and how many operations it left pending. */

@@ -36,13 +36,15 @@ export type SnapshotIndex = Map<string, Snapshot>;
 
 /**
  * The environment's snapshots and restores, each named with a digest of the inputs that make a
- * new one: the lock resource fails the preview when one appears while the lock stays.
+ * new one: the lock resource fails the preview when one appears while the lock stays. A
+ * snapshot's notes make no new one (they apply to the next snapshot taken), so its digest leaves
+ * them out, after `#` where the holds of earlier releases (which hashed the notes) had `@`.
  */
 export function holdsOf(config: EnvironmentConfig): string[] {
   const digest = (value: unknown) =>
     createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 8);
   const snapshots = Object.entries(config.snapshots).map(
-    ([logical, s]) => `snapshot ${logical}@${digest([s.mode, s.include_resampled, s.notes ?? ""])}`,
+    ([logical, s]) => `snapshot ${logical}#${digest([s.mode, s.include_resampled])}`,
   );
   const restores = Object.entries(config.restores).map(
     ([logical, r]) =>
@@ -189,6 +191,9 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
           stack: this.stack.stack,
           environment: this.environment,
           ...passOn<SnapshotRestoreArgs>()(r, "snapshot"),
+          // The restore's own setting is the snapshot as the file names it; the id it stands for
+          // follows a declared snapshot taken anew without running the restore again.
+          snapshot: r.snapshot,
           snapshot_id: snapshot === undefined ? (ref.kind === "id" ? ref.id : "") : snapshot.snapshot_id,
         },
         // After this environment's deployment: restoring data under a build about to change

@@ -52,6 +52,8 @@ describe("acceptance steps of every resource type", () => {
     await setFixture(world.stack, {
       title: "Release 2026-11, retitled",
       lockMessage: "Audit",
+      // A new mode takes a new snapshot (new notes alone would apply to the next one).
+      snapshotMode: "all",
       snapshotNotes: "weekly",
       restoreTrigger: "again",
       extrasTrigger: "again",

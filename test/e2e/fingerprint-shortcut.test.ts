@@ -56,7 +56,7 @@ describe("an up confirmed without the engine", () => {
     (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
   const row = (out: string) =>
     out
-      .match(/^dev\.acme-web\s+(\S+)\s+(.+?)\s{2,}[\d.]+ s$/m)
+      .match(/^dev\.acme-web\s+(\S+)\s+(.+?)\s{2,}[\d.]+ s(?:\s{2,}.*)?$/m)
       ?.slice(1, 3)
       .join(" | ");
 

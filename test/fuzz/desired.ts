@@ -202,6 +202,7 @@ export function declare(d: Desired, timeoutSeconds: number): Declared[] {
       inputs: (state: ReadonlyMap<string, { outs: Record<string, unknown> }>) => ({
         stack: STACK,
         environment: ENV,
+        snapshot: r.snapshot,
         snapshot_id: String(state.get(names.snapshot(r.snapshot))?.outs["snapshot_id"] ?? ""),
         mode: "db",
         confirm: ENV,

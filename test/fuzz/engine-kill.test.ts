@@ -6,8 +6,10 @@
  * being dead, and records a restore the killed run left in flight as unknown) and must succeed.
  * Properties on the emulator's records: one deployment, every declared snapshot exactly once,
  * every restore exactly once except one whose request the kill stopped before it reached the
- * platform (recorded as unknown, never run twice), the lock as desired, a preview with no changes,
- * no token in the state or the output.
+ * platform (recorded as unknown, never run twice), the lock as desired, no token in the state or
+ * the output; and the steady state: no lock file of any kind (`.attrs` included), no pending
+ * operation, and a further `up` of the same file is `no change (confirmed)` (a preview with no
+ * change, proven without the engine) with no warning about pending operations.
  *
  * Cases run in two lanes at once (each its own emulator and project): a case spends most of its
  * time waiting for engines to start.
@@ -26,7 +28,6 @@ import { stringify } from "yaml";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type FaultInput, type TestEmulator } from "../helpers/emulator";
-import { openStack } from "../../src/cli/engine/workspace";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import {
   descendants,
@@ -244,11 +245,17 @@ let caseNo = 0;
 async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, number>): Promise<void> {
   const { emulator, live, project, env } = lane;
   await emulator.hooks.reset();
-  // A per-file stack name (target.API stack): the program builds the file its stack names.
-  const stackName = `kill-${caseNo++}.${STACK}`;
+  // A target of its own per case (its settings file is the dev target's), so that its per-file
+  // stack (target.API stack) is new and the fingerprint shortcut judges it as CI's runs would.
+  const targetName = `kill-${caseNo++}`;
+  const stackName = `${targetName}.${STACK}`;
+  fs.copyFileSync(
+    path.join(project.dir, "Pulumi.dev.yaml"),
+    path.join(project.dir, `Pulumi.${targetName}.yaml`),
+  );
   fs.writeFileSync(path.join(project.dir, "stacks-config", `${STACK}.yaml`), stackFile(c.desired));
   await scriptPoint(lane, c);
-  const args = ["up", "--project", project.dir, "--stack", stackName];
+  const args = ["up", "--project", project.dir, "--target", targetName, STACK];
   const first = startStackwright(project.dir, args, env);
   let killed = false;
   let ended = false;
@@ -347,11 +354,38 @@ async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, numbe
     lock_message: c.desired.lock?.message ?? "",
   });
 
-  const stack = await openStack({ projectDir: project.dir, stackName, env });
-  const preview = await stack.preview();
-  const changed = Object.entries(preview.changeSummary).filter(([op, n]) => op !== "same" && (n ?? 0) > 0);
-  expect(changed, `preview after the rerun:\n${preview.stdout}`).toEqual([]);
-  expect(tokenLeaks([state, first.output(), second.output(), preview.stdout])).toEqual([]);
+  // The steady state: no lock file of any kind, no pending operation, and the next up of the
+  // unchanged file is confirmed without the engine, with no warning about pending operations.
+  const locks = path.join(project.stateDir, ".pulumi", "locks", "organization", "stackwright", stackName);
+  expect(fs.existsSync(locks) ? fs.readdirSync(locks) : [], "lock files after the rerun").toEqual([]);
+  expect(pendingOperations(state), "pending operations after the rerun").toEqual([]);
+  const third = startStackwright(project.dir, args, env);
+  expect(await third.exited, third.output()).toBe(0);
+  expect(third.output(), "the up after the rerun").toMatch(
+    new RegExp(`^${stackName.replace(".", "\\.")}\\s+ok\\s+no change \\(confirmed\\)`, "m"),
+  );
+  expect(third.output()).not.toMatch(/pending operations? from previous deployment/);
+  if (second.output().includes("cleared the pending create")) count(counts, "pending creates cleared");
+
+  // A confirmed up is a preview with no change: the rerun's own engine (or its quiet preview,
+  // after a kill) proved it, and the same inputs, state and live reads since were checked.
+  expect(tokenLeaks([state, first.output(), second.output(), third.output()])).toEqual([]);
+}
+
+/** The URNs of the pending operations a checkpoint holds. */
+function pendingOperations(stateText: string): string[] {
+  return (
+    z
+      .object({
+        checkpoint: z.object({
+          latest: z.object({
+            pending_operations: z.array(z.object({ resource: z.object({ urn: z.string() }) })).nullish(),
+          }),
+        }),
+      })
+      .parse(JSON.parse(stateText))
+      .checkpoint.latest.pending_operations?.map((op) => op.resource.urn) ?? []
+  );
 }
 
 describe("stackwright up killed at a random point of a random flow", () => {

@@ -6,7 +6,7 @@
 import { describeFlags, parseFlags, UsageError, type FlagSpec } from "../kit/args";
 import { reportError } from "../kit/exit-codes";
 import { defaultProjectDir } from "../engine/workspace";
-import { describeHolder, localJudge, readLocks, judgeLock } from "../state/locks";
+import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
 import { lockTargetOf } from "../state/target";
 
 const unlockFlags = {
@@ -32,6 +32,8 @@ export async function unlockCommand(argv: string[]): Promise<number> {
     const stack = positional[0];
     if (stack === undefined) throw new UsageError(`stackwright unlock needs the stack to unlock\n\n${help}`);
     const target = lockTargetOf(flags.project ?? defaultProjectDir(), stack);
+    const orphans = await removeOrphanAttributes(target.store, target.project, stack);
+    if (orphans > 0) console.log(`removed: ${orphans} attributes file(s) of lock(s) already gone`);
     const locks = await readLocks(target.store, target.project, stack);
     if (locks.length === 0) {
       console.log(`stack ${stack} is not locked (${target.store.description})`);

@@ -91,15 +91,20 @@ function changesText(outcome: StackOutcome): string {
   return parts.length === 0 ? "none" : parts.join(", ");
 }
 
-/** The closing table, one row per stack. */
+/**
+ * The closing table, one row per stack; for an `up` whose stack was not confirmed without the
+ * engine, a last column says why its engine ran (shown only when some row has a reason).
+ */
 export function closingTable(outcomes: readonly StackOutcome[], operation?: Operation): string {
+  const why = outcomes.some((o) => o.engineReason !== undefined);
   return renderTable(
-    ["stack", "result", "changes", "duration"],
+    ["stack", "result", "changes", "duration", ...(why ? ["why the engine ran"] : [])],
     outcomes.map((o) => [
       o.job.stackName,
       resultOf(o, operation),
       changesText(o),
       `${(o.durationMs / 1000).toFixed(1)} s`,
+      ...(why ? [o.engineReason ?? ""] : []),
     ]),
   );
 }

@@ -9,11 +9,15 @@ import * as fs from "node:fs";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import type { EngineRunOptions } from "../engine/run";
 import { exitCodeOf, describeError, EXIT_CODES } from "../kit/exit-codes";
-import { removeConfirmation } from "../state/confirmations";
+import { lastUpUnfinished, markUpFinished, markUpStarted, removeConfirmation } from "../state/confirmations";
 import { engineErrorFilter } from "../state/engine-output";
 import { guardCreates } from "../state/in-flight";
 import { withStackLock, type LockPolicy, type LockTarget } from "../state/lock-guard";
-import { recordCrashedCreates, settlePendingCreates } from "../state/pending-creates";
+import {
+  clearResolvedPendingCreates,
+  recordCrashedCreates,
+  settlePendingCreates,
+} from "../state/pending-creates";
 import { lockTargetOf } from "../state/target";
 import { gatedEngineRun, quietPlan, type WindowGate } from "../gates/windows";
 import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
@@ -42,6 +46,8 @@ export interface StackOutcome {
   readonly failure?: string;
   /** Confirmed without starting the engine (shortcut.ts): nothing to change, nothing written. */
   readonly confirmed?: true;
+  /** Why an `up` ran its engine instead of being confirmed without it, in one line. */
+  readonly engineReason?: string;
   /** What the run did besides the engine's events that people are told of (src/notify). */
   readonly notices?: RunNotices;
 }
@@ -74,6 +80,12 @@ function changesOf(summary: Readonly<Record<string, number | undefined>>): Recor
   );
 }
 
+/** The change counts of a run's summary event (none: nothing reported, nothing proven). */
+function summaryOf(events: readonly EngineEvent[]): Record<string, number | undefined> {
+  const summary = events.find((e) => e.summaryEvent !== undefined)?.summaryEvent;
+  return summary === undefined ? { unknown: 1 } : summary.resourceChanges;
+}
+
 /**
  * Before an engine run that may change the stack: its confirmation record goes first (so a run
  * killed from here on leaves none), and so does an old report of the program's reads.
@@ -93,6 +105,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
     for (const s of settled)
       if (s.type === "SnapshotRestore") notices.unknownRestores.push({ name: s.name, why });
   };
+  let engineReason: string | undefined;
   const outcome = (exitCode: number, changes: Record<string, number>, failure?: string): StackOutcome => ({
     job,
     exitCode,
@@ -101,6 +114,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
     events,
     ...(failure === undefined ? {} : { failure }),
     notices,
+    ...(engineReason === undefined ? {} : { engineReason }),
   });
   try {
     const { target } = options;
@@ -110,6 +124,10 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
         : lockTargetOf(target.projectDir, job.stackName, target.env);
     const shortcut = options.operation === "up" && !job.destroy ? options.shortcut : undefined;
     const inputs = shortcut?.inputs(job.stackName, job.file);
+    if (options.operation === "up" && !job.destroy && shortcut === undefined) {
+      engineReason = options.refresh ? "--refresh always runs the engine" : "--stack always runs the engine";
+    } else if (shortcut !== undefined && !shortcut.confirm) engineReason = "--full runs every engine";
+    else if (shortcut !== undefined && !target.stacks.has(job.stackName)) engineReason = "a new stack";
     if (
       shortcut?.confirm === true &&
       inputs !== undefined &&
@@ -125,6 +143,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
         }),
       );
       if (verdict.confirmed) return { ...outcome(EXIT_CODES.ok, {}), confirmed: true };
+      engineReason = verdict.reason;
       // Why a stack confirmed before needs its engine now (nothing to say without a record).
       if (verdict.record) options.stdout(`engine needed: ${verdict.reason}\n`);
     }
@@ -149,6 +168,10 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
           return changesOf(await stack.run("preview", engineOptions));
         }
         if (op === "up") {
+          // The last up was killed or failed: this one ends by proving the steady state.
+          const recovering =
+            where !== undefined && (await lastUpUnfinished(where.store, where.project, where.stack));
+          if (where !== undefined) await markUpStarted(where.store, where.project, where.stack);
           // A restore left in flight by a killed run, or by a provider process that died in this
           // one, is recorded with an unknown outcome, never run again (state/pending-creates.ts).
           const note = (line: string) => options.stderr(`${line}\n`);
@@ -171,17 +194,58 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
               );
             throw err;
           }
-          if (where !== undefined && shortcut !== undefined && inputs !== undefined) {
-            await recordNoChangeRun(where, inputs, shortcut, { changes: made, events }).catch(
-              (err: unknown) =>
+          if (where === undefined) return made;
+          // Pending creates of earlier runs that this run resolved (it recorded their resources).
+          // The up succeeded: a failure here only leaves them for the next run, and says so.
+          await clearResolvedPendingCreates(stack, where, note).catch((err: unknown) =>
+            note(
+              `stackwright: ${job.stackName}: pending creates not cleared (${describeError("up", err) ?? String(err)})`,
+            ),
+          );
+          if (shortcut !== undefined && inputs !== undefined) {
+            const proved = async (run: { changes: Record<string, number>; events: readonly EngineEvent[] }) =>
+              recordNoChangeRun(where, inputs, shortcut, run).catch((err: unknown) => {
                 options.stderr(
                   `stackwright: ${job.stackName}: no confirmation recorded (${describeError("up", err)})\n`,
-                ),
-            );
+                );
+                return false;
+              });
+            if (!(await proved({ changes: made, events })) && recovering) {
+              // After a kill or a failure, the run that recovered proves the steady state with a
+              // quiet preview, so that the next up is confirmed without the engine.
+              // The up succeeded: a preview that fails proves nothing and fails nothing.
+              const planned = await beforeEngine(where, shortcut)
+                .then(() => quietPlan(stack, false, engineOptions))
+                .catch((err: unknown) => {
+                  note(
+                    `stackwright: ${job.stackName}: the steady state is not proven (${describeError("preview", err) ?? String(err)})`,
+                  );
+                  return undefined;
+                });
+              if (
+                planned !== undefined &&
+                (await proved({ changes: changesOf(summaryOf(planned)), events: planned }))
+              ) {
+                note(
+                  `stackwright: ${job.stackName}: recovered; the state is steady (a preview changes nothing)`,
+                );
+              }
+            }
           }
+          await markUpFinished(where.store, where.project, where.stack);
           return made;
         }
-        return changesOf(await stack.run(op, engineOptions));
+        const made = changesOf(await stack.run(op, engineOptions));
+        // A refresh has read every recorded resource: pending creates of those are resolved.
+        if (op === "refresh" && where !== undefined) {
+          const note = (line: string) => options.stderr(`${line}\n`);
+          await clearResolvedPendingCreates(stack, where, note).catch((err: unknown) =>
+            note(
+              `stackwright: ${job.stackName}: pending creates not cleared (${describeError("refresh", err) ?? String(err)})`,
+            ),
+          );
+        }
+        return made;
       };
       // Refuses the run when it would change an environment whose change windows are closed.
       const gated = () =>

@@ -19,6 +19,7 @@ import { createClient, readRecorded, resolveCredentials, type StackwrightClient 
 import {
   InputDigests,
   checkpointIdentity,
+  lastUpUnfinished,
   readConfirmation,
   removeConfirmation,
   stackIsLocked,
@@ -115,7 +116,14 @@ export async function confirmWithoutEngine(
 ): Promise<Verdict> {
   const { store, project, stack } = where;
   const record = await readConfirmation(store, project, stack);
-  if (record === undefined) return { confirmed: false, reason: "no record of a no-change run" };
+  if (record === undefined) {
+    return {
+      confirmed: false,
+      reason: (await lastUpUnfinished(store, project, stack))
+        ? "the last up did not finish (killed or failed): this run proves the state again"
+        : "no record of a no-change run (the last engine run changed something or warned)",
+    };
+  }
   const changed = InputDigests.keyof().options.filter((k) => now[k] !== record.inputs[k]);
   if (changed.length > 0) return differs(`inputs changed: ${changed.join(", ")}`);
   if (await stackIsLocked(store, project, stack)) return differs("the stack is locked");

@@ -183,7 +183,13 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
     }
     case "Snapshot": {
       const mode = str(inputs["mode"]) ?? "all";
-      if (op === "update") return { kind: "metadata", text: `${code(logical)}: in place; nothing is taken` };
+      // New notes or a new wait bound are recorded in place; the platform's snapshot stays.
+      if (op === "update") {
+        const what = changedInputs(step).includes("notes")
+          ? "new notes apply to the next snapshot taken"
+          : "in place";
+        return { kind: "metadata", text: `${code(logical)}: ${what}; nothing is taken` };
+      }
       const reasons =
         op === "replace" && step.replaceReasons?.length ? `, changed: ${step.replaceReasons.join(", ")}` : "";
       return {
@@ -197,8 +203,15 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
       if (op === "delete") {
         return { kind: "unmanage", text: `restore ${code(logical)}: no longer managed (nothing is undone)` };
       }
-      if (op === "update")
-        return { kind: "metadata", text: `${code(logical)}: in place; nothing is restored` };
+      // Its snapshot taken anew (or a new wait bound): recorded in place, the restore does not run.
+      if (op === "update") {
+        const restored = str(oldOutputs["restored_snapshot_id"]) ?? str(oldOutputs["snapshot_id"]);
+        const kept = restored === undefined ? "" : ` (restored from snapshot ${code(restored)})`;
+        const what = changedInputs(step).includes("snapshot_id")
+          ? `records ${from === undefined ? "its snapshot" : code(from)} taken anew`
+          : "in place";
+        return { kind: "metadata", text: `${code(logical)} ${what}; nothing is restored${kept}` };
+      }
       const source = from === undefined ? "a snapshot taken in this run" : `snapshot ${code(from)}`;
       return { kind: "restore", text: `${code(logical)} from ${source} (${mode})` };
     }

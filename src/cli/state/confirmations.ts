@@ -32,3 +32,29 @@ export async function writeConfirmation(
 export async function removeConfirmation(store: StateStore, project: string, stack: string): Promise<void> {
   await store.remove(confirmationKey(project, stack));
 }
+
+/**
+ * Where an `up` of `stack` marks itself unfinished: written before its engine starts, removed
+ * once it succeeded and left the state steady. Found by the next run, it says the last run was
+ * killed or failed, so that run proves the steady state before it ends (run-stack.ts).
+ */
+export function unfinishedKey(project: string, stack: string): string {
+  return `.pulumi/stackwright/unfinished/${project}/${stack}.json`;
+}
+
+/** True when the last `up` of the stack did not finish (killed) or did not succeed. */
+export async function lastUpUnfinished(store: StateStore, project: string, stack: string): Promise<boolean> {
+  return (await store.read(unfinishedKey(project, stack))) !== undefined;
+}
+
+/** Marks an `up` of the stack as started; its success removes the mark ({@link markUpFinished}). */
+export async function markUpStarted(store: StateStore, project: string, stack: string): Promise<void> {
+  await store.write(
+    unfinishedKey(project, stack),
+    `${JSON.stringify({ stack, pid: process.pid, startedAt: new Date().toISOString() })}\n`,
+  );
+}
+
+export async function markUpFinished(store: StateStore, project: string, stack: string): Promise<void> {
+  await store.remove(unfinishedKey(project, stack));
+}

@@ -5,7 +5,16 @@
  * reported as "stack X is being updated by HOST pid N since T" instead of Pulumi's text.
  */
 import { ConcurrentUpdateError } from "@pulumi/pulumi/automation";
-import { formatAge, describeHolder, localJudge, readLocks, removeStaleLocks, type LockJudge } from "./locks";
+import {
+  formatAge,
+  describeHolder,
+  localJudge,
+  lockDirectory,
+  readLocks,
+  removeOrphanAttributes,
+  removeStaleLocks,
+  type LockJudge,
+} from "./locks";
 import { CliError } from "../kit/exit-codes";
 import type { StateStore } from "./store";
 
@@ -62,6 +71,12 @@ export async function recoverStaleLocks(
     hooks.onRecovered?.(describeHolder(target.stack, lock), reason);
     log(
       `stackwright: removed a stale lock: ${describeHolder(target.stack, lock)}, but ${reason} (${lock.key})`,
+    );
+  }
+  const orphans = await removeOrphanAttributes(target.store, target.project, target.stack);
+  if (orphans > 0) {
+    log(
+      `stackwright: removed ${orphans} attributes file(s) of lock(s) already gone from ${lockDirectory(target.project, target.stack)}`,
     );
   }
   return removed.length;

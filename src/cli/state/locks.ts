@@ -8,8 +8,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { z } from "zod";
-import { lockDirectory } from "../../observe";
-import type { StateStore } from "./store";
+import { isLockKey, lockDirectory } from "../../observe";
+import { ATTRIBUTES_SUFFIX, type StateStore } from "./store";
 
 /** The lock file's content, as Pulumi writes it (Go's json of `lockContent`). */
 export const LockContent = z.object({
@@ -34,12 +34,36 @@ export type StackLock =
 
 export { lockDirectory };
 
+export { isLockKey };
+
+/**
+ * Removes the attributes files (`<id>.json.attrs`, Pulumi's file backend) in the stack's lock
+ * directory whose lock file is gone: an earlier release removed a stale lock's file without
+ * them. The backend writes a lock's attributes a moment before the lock file itself; removing
+ * them then costs that lock nothing (the backend reads a blob without attributes as plain
+ * bytes). Returns how many it removed.
+ */
+export async function removeOrphanAttributes(
+  store: StateStore,
+  project: string,
+  stack: string,
+): Promise<number> {
+  const keys = new Set((await store.list(lockDirectory(project, stack))).map((o) => o.key));
+  let removed = 0;
+  for (const key of keys) {
+    if (!key.endsWith(ATTRIBUTES_SUFFIX) || keys.has(key.slice(0, -ATTRIBUTES_SUFFIX.length))) continue;
+    await store.remove(key);
+    removed++;
+  }
+  return removed;
+}
+
 /** Every lock file of the stack; a file that vanished while reading (its update ended) is skipped. */
 export async function readLocks(store: StateStore, project: string, stack: string): Promise<StackLock[]> {
   const objects = await store.list(lockDirectory(project, stack));
   const locks: StackLock[] = [];
   for (const { key } of objects) {
-    if (!key.endsWith(".json")) continue;
+    if (!isLockKey(key)) continue;
     const text = await store.read(key);
     if (text === undefined) continue;
     locks.push(parseLock(key, text));

@@ -232,6 +232,75 @@ export async function settlePendingCreates(
   return settled;
 }
 
+/** A pending create cleared because the state records its resource. */
+export interface ClearedCreate {
+  readonly urn: string;
+  /** The type name, e.g. `Deployment`. */
+  readonly type: string;
+  readonly name: string;
+}
+
+/**
+ * The deployment without the pending creates whose outcome the state now knows: a resource of
+ * the same URN is recorded (a later run created it, or found it by its marker and adopted it).
+ * The engine keeps every pending create until someone clears it (Pulumi clears them only with an
+ * interactive `refresh`), and warns about each on every run, so a stack that recovered from a kill
+ * would never be quiet again. Pending creates of resources not recorded stay: their outcome is
+ * not known. A create of a type with a marker or that may be repeated (a deployment, a snapshot,
+ * a git fetch) is safe to forget once its URN is recorded: a replacement it may have been is
+ * found again by its marker (or harmlessly repeated) by the next `up`.
+ */
+export function clearResolved(deployment: unknown): {
+  deployment: Record<string, unknown>;
+  cleared: ClearedCreate[];
+} {
+  const parsed = Deployment.parse(deployment);
+  const recorded = new Set((parsed.resources ?? []).map((r) => r["urn"]));
+  const cleared: ClearedCreate[] = [];
+  const left: PendingOperation[] = [];
+  for (const op of parsed.pending_operations ?? []) {
+    // A restore's or record method's is never cleared here: settlePendingCreates records it
+    // with an unknown outcome before the next `up` (a replacement may be what was in flight).
+    if (op.type !== "creating" || neverRepeatedCreate(op) !== undefined || !recorded.has(op.resource.urn)) {
+      left.push(op);
+      continue;
+    }
+    const token = op.resource.type;
+    cleared.push({
+      urn: op.resource.urn,
+      type: token.startsWith(TYPE_PREFIX) ? token.slice(TYPE_PREFIX.length) : token,
+      name: nameOf(op.resource.urn),
+    });
+  }
+  return { deployment: { ...parsed, pending_operations: left }, cleared };
+}
+
+/**
+ * After an `up` or a `refresh` that succeeded: clears the pending creates an earlier run left
+ * whose resource the state now records (see {@link clearResolved}), one line each. One read of
+ * the checkpoint when there are none. Runs while no lock is held (`pulumi stack import` takes it).
+ */
+export async function clearResolvedPendingCreates(
+  stack: StackState,
+  target: LockTarget,
+  log: (line: string) => void,
+): Promise<ClearedCreate[]> {
+  const latest = await latestDeployment(target);
+  if (latest === undefined || clearResolved(latest).cleared.length === 0) return [];
+  if ((await readLocks(target.store, target.project, target.stack)).length > 0) return [];
+  const exported = await stack.exportStack();
+  const { deployment, cleared } = clearResolved(exported.deployment);
+  if (cleared.length === 0) return [];
+  await stack.importStack({ version: exported.version, deployment });
+  for (const { type, name } of cleared) {
+    log(
+      `stackwright: ${target.stack}: cleared the pending create of ${type} ${name} that an earlier run left: ` +
+        "the state records it now (created or found by its marker)",
+    );
+  }
+  return cleared;
+}
+
 /**
  * The latest deployment of the stack's checkpoint in the DIY backend (project-scoped, plain JSON:
  * a compressed one is left to the engine), or undefined when there is none we can read.

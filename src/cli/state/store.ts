@@ -67,6 +67,9 @@ export function redactUrl(url: string): string {
   return url.replace(/^([a-z0-9]+:\/\/)[^/@]*@/i, "$1");
 }
 
+/** The suffix of the attributes file Pulumi's file backend writes beside each blob. */
+export const ATTRIBUTES_SUFFIX = ".attrs";
+
 function fileStore(root: string): StateStore {
   const abs = (key: string) => path.join(root, ...key.split("/"));
   return {
@@ -120,7 +123,11 @@ function fileStore(root: string): StateStore {
       }
     },
     async remove(key) {
+      // A blob of Pulumi's file backend (gocloud's fileblob) is its file and, beside it, the
+      // `<file>.attrs` of its attributes; fileblob's own delete removes both, and so does this.
       await fs.promises.rm(abs(key), { force: true });
+      if (!key.endsWith(ATTRIBUTES_SUFFIX))
+        await fs.promises.rm(`${abs(key)}${ATTRIBUTES_SUFFIX}`, { force: true });
     },
   };
 }

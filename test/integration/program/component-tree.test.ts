@@ -185,6 +185,8 @@ describe("the program's component tree", () => {
     expect(byName("Snapshot:acme-web/uat/nightly").inputs).not.toHaveProperty("retain");
     expect(byName("SnapshotRestore:acme-web/prod/from-uat").inputs).toMatchObject({
       environment: "prod",
+      // The snapshot as the file names it: the restore's own setting (its id may move on).
+      snapshot: "nightly",
       mode: "db",
       confirm: "prod",
     });

@@ -236,3 +236,48 @@ describe("the pull-request summary of a dynamic provider's update", () => {
     expect(changes[0]?.text).toBe("in place (title); nothing redeploys");
   });
 });
+
+describe("the pull-request summary of a snapshot's notes and a snapshot taken anew", () => {
+  const plan = (steps: unknown[]) =>
+    plannedChanges(parsePreviewJson(JSON.stringify({ steps }), "p.json")).changes.map((c) => ({
+      kind: c.kind,
+      text: c.text,
+    }));
+
+  it("shows new notes as in place: they apply to the next snapshot taken", () => {
+    const inputs = { stack: "acme-web", environment: "uat", mode: "db", notes: "before the release" };
+    const notes = step("update", "Snapshot", "acme-web/uat/nightly-db", inputs, {
+      ...inputs,
+      notes: "before release",
+    });
+    notes.oldState = notes.oldState && { ...notes.oldState, inputs: { ...inputs, notes: "before release" } };
+    expect(plan([notes])).toEqual([
+      {
+        kind: "metadata",
+        text: "`nightly-db`: new notes apply to the next snapshot taken; nothing is taken",
+      },
+    ]);
+  });
+
+  it("shows a restore whose snapshot is taken anew as in place, restoring nothing", () => {
+    const inputs = {
+      stack: "acme-web",
+      environment: "uat",
+      snapshot: "nightly-db",
+      snapshot_id: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+      mode: "db",
+    };
+    const restore = step("update", "SnapshotRestore", "acme-web/uat/from-nightly", inputs, {
+      ...inputs,
+      snapshot_id: "17",
+      restored_snapshot_id: "17",
+    });
+    restore.oldState = restore.oldState && { ...restore.oldState, inputs: { ...inputs, snapshot_id: "17" } };
+    expect(plan([restore])).toEqual([
+      {
+        kind: "metadata",
+        text: "`from-nightly` records `nightly-db` taken anew; nothing is restored (restored from snapshot `17`)",
+      },
+    ]);
+  });
+});

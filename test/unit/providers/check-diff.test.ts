@@ -167,13 +167,14 @@ describe("check and diff of the other types", () => {
     ).toEqual(["environment"]);
   });
 
-  it("Snapshot: validates the mode and replaces on every input but the wait bound", async () => {
+  it("Snapshot: validates the mode and replaces on every input but the notes and the wait bound", async () => {
     const s = { stack: "acme-web", environment: "uat", mode: "db", marker_seed: "p/s/Snapshot/n" };
     expect((await checkSnapshot({}, s)).inputs["marker"]).toMatch(/^sw-/);
     expect((await checkSnapshot({}, { ...s, mode: "everything" })).failures.map((f) => f.property)).toEqual([
       "mode",
     ]);
-    expect((await diffSnapshot("1", s, { ...s, notes: "x" })).replaces).toEqual(["notes"]);
+    expect((await diffSnapshot("1", s, { ...s, mode: "all" })).replaces).toEqual(["mode"]);
+    expect(await diffSnapshot("1", s, { ...s, notes: "x" })).toMatchObject({ changes: true, replaces: [] });
     expect(await diffSnapshot("1", s, { ...s, timeout_seconds: 5 })).toMatchObject({
       changes: true,
       replaces: [],

@@ -10,6 +10,7 @@ import {
   lockDirectory,
   parseLock,
   pidIsAlive,
+  removeOrphanAttributes,
   removeStaleLocks,
   type LockJudge,
   type StackLock,
@@ -132,6 +133,30 @@ describe("removing stale locks from a file backend", () => {
     ]);
     expect(result.kept.map((k) => k.lock.key.split("/").pop())).toEqual(["live.json"]);
     expect(fs.readdirSync(dir)).toEqual(["live.json"]);
+  });
+
+  it("removes a stale lock's attributes file with it, and attributes files whose lock is gone", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "sw-locks-"));
+    dirs.push(root);
+    const dir = path.join(root, ...lockDirectory("stackwright", "dev").split("/"));
+    fs.mkdirSync(dir, { recursive: true });
+    const content = (pid: number) =>
+      JSON.stringify({ pid, username: "ci", hostname: HOST, timestamp: T0.toISOString() });
+    // As Pulumi's file backend writes a lock: the file and its attributes beside it.
+    for (const [name, pid] of [
+      ["dead", 100],
+      ["live", 200],
+    ] as const) {
+      fs.writeFileSync(path.join(dir, `${name}.json`), content(pid));
+      fs.writeFileSync(path.join(dir, `${name}.json.attrs`), '{"user.cache_control":""}');
+    }
+    // Left by an earlier release, which removed the lock file alone.
+    fs.writeFileSync(path.join(dir, "gone.json.attrs"), "{}");
+    const store = openStateStore(`file://${root}`);
+    await removeStaleLocks(store, "stackwright", "dev", judge({ alive: [200] }));
+    expect(fs.readdirSync(dir).sort()).toEqual(["gone.json.attrs", "live.json", "live.json.attrs"]);
+    expect(await removeOrphanAttributes(store, "stackwright", "dev")).toBe(1);
+    expect(fs.readdirSync(dir).sort()).toEqual(["live.json", "live.json.attrs"]);
   });
 
   it("finds no lock in a backend that has none yet", async () => {

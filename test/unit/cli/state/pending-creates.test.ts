@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import {
+  clearResolved,
   crashedCreates,
   pendingNeverRepeated,
   settleDeployment,
@@ -162,5 +163,39 @@ describe("a create whose provider process died during the call", () => {
       crashedCreates([failed(snapshotUrn, type), diagnostic(snapshotUrn, "error reading from server: EOF")])
         .records,
     ).toEqual([]);
+  });
+});
+
+describe("a pending create that a later run resolved", () => {
+  const deploymentUrn = `${ENV_URN}$pulumi-nodejs:dynamic/stackwright:Deployment::acme-web/uat`;
+  const creating = (urn: string, type: string) => ({
+    type: "creating",
+    resource: { urn, custom: true, type: `pulumi-nodejs:dynamic/stackwright:${type}` },
+  });
+
+  it("is cleared once the state records its resource, and only then", () => {
+    const deployment = {
+      resources: [
+        { urn: deploymentUrn, id: "42", type: "pulumi-nodejs:dynamic/stackwright:Deployment" },
+        { urn: restoreUrn, id: "unknown", type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore" },
+      ],
+      pending_operations: [
+        creating(deploymentUrn, "Deployment"),
+        creating(snapshotUrn, "Snapshot"),
+        // Never cleared here: settled before the next up (a replacement may be what was in flight).
+        creating(restoreUrn, "SnapshotRestore"),
+      ],
+    };
+    const { deployment: cleared, cleared: which } = clearResolved(deployment);
+    expect(which).toEqual([{ urn: deploymentUrn, type: "Deployment", name: "acme-web/uat" }]);
+    expect(
+      (cleared["pending_operations"] as { resource: { urn: string } }[]).map((op) => op.resource.urn),
+    ).toEqual([snapshotUrn, restoreUrn]);
+    expect(cleared["resources"]).toEqual(deployment.resources);
+  });
+
+  it("leaves a checkpoint with nothing pending as it is", () => {
+    expect(clearResolved({ resources: [], pending_operations: [] }).cleared).toEqual([]);
+    expect(clearResolved({ resources: [] }).cleared).toEqual([]);
   });
 });
