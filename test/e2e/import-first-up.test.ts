@@ -44,7 +44,8 @@ describe("the first runs after stackwright import", () => {
     Object.fromEntries(
       STACKS.map((stack) => [
         stack,
-        new RegExp(`^${stack.replace(".", "\\.")}\\s+(\\S+)\\s+(.+?)\\s{2,}[\\d.]+ s$`, "m")
+        // stack, result, changes, duration, and the "why the engine ran" column when a row has one.
+        new RegExp(`^${stack.replace(".", "\\.")}\\s+(\\S+)\\s+(.+?)\\s{2,}[\\d.]+ s(?:\\s{2,}.*)?$`, "m")
           .exec(out)
           ?.slice(1, 3)
           .join(" | "),
