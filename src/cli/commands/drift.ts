@@ -134,6 +134,7 @@ export const driftCommand = defineCommand({
       project: flags.project,
       changedSince: flags["changed-since"],
       shard: flags.shard,
+      apiConcurrency: flags["api-concurrency"],
     });
     const { store, project } = observed;
     const status =

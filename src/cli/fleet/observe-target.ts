@@ -22,12 +22,7 @@ import { openStateStore, type StateStore } from "../state/store";
 import { projectNameOf } from "../state/target";
 import { clockNow } from "../gates/windows";
 import { defaultProjectDir } from "../engine/workspace";
-
-/**
- * API requests in flight at most for one observation: one budget for the whole run (the single
- * number an `--api-concurrency` flag sets).
- */
-export const DEFAULT_API_CONCURRENCY = 8;
+import { apiConcurrencyFlag, useApiConcurrency } from "./api-budget";
 
 const execFileAsync = promisify(execFile);
 
@@ -39,6 +34,7 @@ export const observeFlags = {
     help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
   },
   shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+  ...apiConcurrencyFlag,
 } satisfies FlagSpec;
 
 export interface ObserveOptions {
@@ -48,7 +44,8 @@ export interface ObserveOptions {
   readonly project?: string | undefined;
   readonly changedSince?: string | undefined;
   readonly shard?: string | undefined;
-  readonly apiConcurrency?: number;
+  /** `--api-concurrency` as given (the budget of the run's clients and reads; see fleet/api-budget.ts). */
+  readonly apiConcurrency?: string | undefined;
 }
 
 /** The observation, and the backend it read (drift keeps its memory there). */
@@ -156,6 +153,8 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
   const target = options.target ?? "dev";
   const problem = targetProblem(target);
   if (problem !== undefined) throw new UsageError(`--target: ${problem}`);
+  // One budget: the pool of this process's clients (and, with drift --full, the engines') and the reads.
+  const apiConcurrency = useApiConcurrency(options.apiConcurrency);
   const project = projectNameOf(projectDir);
   const stacks = await selectStacks(projectDir, target, options);
   const env = engineEnv({ projectDir });
@@ -173,7 +172,7 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
       store,
       client,
       stacks,
-      apiConcurrency: options.apiConcurrency ?? DEFAULT_API_CONCURRENCY,
+      apiConcurrency,
       now: clockNow(),
     });
     return { status, store, project, projectDir };
