@@ -44,6 +44,15 @@ export interface ObserveOptions {
   readonly project?: string | undefined;
   readonly changedSince?: string | undefined;
   readonly shard?: string | undefined;
+  /**
+   * Called once the stacks are selected and before anything is read (the API settings, the
+   * preflight, the state): what must refuse the run before it reads, such as `drift`'s sinks.
+   */
+  readonly beforeReads?: (selected: {
+    readonly projectDir: string;
+    readonly target: string;
+    readonly apiStacks: readonly string[];
+  }) => Promise<void>;
   /** `--api-concurrency` as given (the budget of the run's clients and reads; see fleet/api-budget.ts). */
   readonly apiConcurrency?: string | undefined;
 }
@@ -157,6 +166,7 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
   const apiConcurrency = useApiConcurrency(options.apiConcurrency);
   const project = projectNameOf(projectDir);
   const stacks = await selectStacks(projectDir, target, options);
+  await options.beforeReads?.({ projectDir, target, apiStacks: stacks.map((s) => s.apiStack) });
   const env = engineEnv({ projectDir });
   const store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
   const { client } = await checkedClient({
