@@ -165,8 +165,8 @@ export const driftCommand = defineCommand({
       changedSince: flags["changed-since"],
       shard: flags.shard,
       apiConcurrency: flags["api-concurrency"],
-      beforeReads: async ({ projectDir, target, apiStacks }) => {
-        notify = await prepareNotify(projectDir, target, apiStacks, process.env);
+      beforeReads: async ({ projectDir, target, apiStacks, desired }) => {
+        notify = await prepareNotify(projectDir, target, apiStacks, process.env, desired);
       },
     });
     const { store, project } = observed;

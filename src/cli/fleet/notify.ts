@@ -145,9 +145,11 @@ export async function prepareNotify(
   target: string,
   apiStacks: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  /** The stack files, when the caller has read them already. */
+  state?: DesiredState,
 ): Promise<{ sinks: TargetSinks; options: DeliveryOptions }> {
   const options = deliveryOptions(env);
-  const sinks = await loadTargetSinks(projectDir, target);
+  const sinks = await loadTargetSinks(projectDir, target, state);
   requireSinkVariables(sinks, apiStacks, env);
   return { sinks, options };
 }

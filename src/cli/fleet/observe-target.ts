@@ -10,7 +10,13 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { z } from "zod";
 import { resolveCredentials } from "../../client";
-import { ConfigValidationError, loadDesiredState, perFileStackName, targetProblem } from "../../config";
+import {
+  ConfigValidationError,
+  loadDesiredState,
+  perFileStackName,
+  targetProblem,
+  type DesiredState,
+} from "../../config";
 import { observeFleet, readCheckpoint, type FleetStatus, type StackToObserve } from "../../observe";
 import type { FlagSpec } from "../kit/args";
 import { engineEnv, pulumiCommand } from "../engine/env";
@@ -52,6 +58,8 @@ export interface ObserveOptions {
     readonly projectDir: string;
     readonly target: string;
     readonly apiStacks: readonly string[];
+    /** The stack files as read for the selection (so that no one reads them twice). */
+    readonly desired: DesiredState;
   }) => Promise<void>;
   /** `--api-concurrency` as given (the budget of the run's clients and reads; see fleet/api-budget.ts). */
   readonly apiConcurrency?: string | undefined;
@@ -70,7 +78,7 @@ async function selectStacks(
   projectDir: string,
   target: string,
   options: ObserveOptions,
-): Promise<StackToObserve[]> {
+): Promise<{ stacks: StackToObserve[]; desired: DesiredState }> {
   if (options.names.length > 0 && options.changedSince !== undefined) {
     throw new UsageError("give API stack names or --changed-since, not both");
   }
@@ -93,7 +101,7 @@ async function selectStacks(
   }
   if (shard !== undefined) selected = inShard(selected, shard);
   const configs = new Map(loaded.state.stacks.map((s) => [s.stack, s]));
-  return selected.flatMap((s) => {
+  const stacks = selected.flatMap((s) => {
     const config = configs.get(s.apiStack);
     const named = perFileStackName(target, s.apiStack);
     if (!named.ok) throw new UsageError(named.problem);
@@ -108,6 +116,7 @@ async function selectStacks(
           },
         ];
   });
+  return { stacks, desired: loaded.state };
 }
 
 const ConfigValues = z.record(z.string(), z.looseObject({ value: z.unknown().optional() }));
@@ -165,8 +174,8 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
   // One budget: the pool of this process's clients (and, with drift --full, the engines') and the reads.
   const apiConcurrency = useApiConcurrency(options.apiConcurrency);
   const project = projectNameOf(projectDir);
-  const stacks = await selectStacks(projectDir, target, options);
-  await options.beforeReads?.({ projectDir, target, apiStacks: stacks.map((s) => s.apiStack) });
+  const { stacks, desired } = await selectStacks(projectDir, target, options);
+  await options.beforeReads?.({ projectDir, target, apiStacks: stacks.map((s) => s.apiStack), desired });
   const env = engineEnv({ projectDir });
   const store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
   const { client } = await checkedClient({
