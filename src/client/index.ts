@@ -10,7 +10,14 @@ export {
   baseUrlProblem,
   isLoopbackHost,
 } from "./create-client";
-export { API_PROXY_VARIABLE, proxySettings, shownProxy, type ProxySettings } from "./transport";
+export {
+  API_PROXY_VARIABLE,
+  environmentDispatcher,
+  proxySettings,
+  shownProxy,
+  type ProxySettings,
+  type TransportSettings,
+} from "./transport";
 export { EXTRA_CA_VARIABLE, tlsProblem, type TlsProblem } from "./tls";
 export type { ClientOptions, StackwrightClient } from "./create-client";
 export {

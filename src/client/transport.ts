@@ -126,6 +126,16 @@ function apiAgent(settings: TransportSettings, apiProxy: string): Dispatcher {
   return new ProxyAgent({ ...agentOptions(settings), uri: apiProxy });
 }
 
+/**
+ * A dispatcher for origins other than the API's (a notification sink's host), through the proxy
+ * the environment names, as a client reaches any other origin: `HTTPS_PROXY`, `HTTP_PROXY` and
+ * `NO_PROXY`; `STACKWRIGHT_PROXY` is the API's alone and does not apply. Not shared with the
+ * clients: the caller closes it. A malformed proxy URL is an InvalidOptionsError naming the variable.
+ */
+export function environmentDispatcher(env: Env, settings: TransportSettings): Dispatcher {
+  return envAgent(settings, proxySettings(env));
+}
+
 interface Shared {
   readonly api: Dispatcher;
   readonly other: Dispatcher;

@@ -8,12 +8,36 @@ import { Agent, request, type Dispatcher } from "undici";
 import type { NotifyEventName, SinkKind } from "../api";
 import { TIMESTAMP_HEADER, type SinkRequest } from "./formats";
 
+/** The connection settings of a delivery's dispatcher (the shape of the API client's transport settings). */
+export interface NotifyConnection {
+  readonly connectTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxConnections: number;
+}
+
+/** Makes a delivery's dispatcher from its connection settings. */
+export type DispatcherFactory = (connection: NotifyConnection) => Dispatcher;
+
+/** How deliveries connect: 5 s to connect, sockets kept 1 s, as many per host as requests at once. */
+export const NOTIFY_CONNECTION: NotifyConnection = Object.freeze({
+  connectTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 1_000,
+  maxConnections: 4,
+});
+
 /**
- * The one place that makes the HTTP dispatcher of deliveries (so that a shared one, with proxy
- * and CA settings, can replace it here). The caller closes it.
+ * The one place that makes the HTTP dispatcher of deliveries: with `make`, the one the caller
+ * gives (the CLI passes src/client's, which goes through the environment's proxy as the API
+ * client does); without, a direct undici Agent. Certificates: Node's store with
+ * `NODE_EXTRA_CA_CERTS`, as for the API. The caller closes it.
  */
-export function notifyDispatcher(): Dispatcher {
-  return new Agent({ connect: { timeout: 5_000 }, keepAliveTimeout: 1_000, pipelining: 1 });
+export function notifyDispatcher(make?: DispatcherFactory): Dispatcher {
+  if (make !== undefined) return make(NOTIFY_CONNECTION);
+  return new Agent({
+    connect: { timeout: NOTIFY_CONNECTION.connectTimeoutMs },
+    keepAliveTimeout: NOTIFY_CONNECTION.keepAliveTimeoutMs,
+    pipelining: 1,
+  });
 }
 
 /** The documented bounds (docs/notifications.md). */
@@ -37,7 +61,10 @@ export interface DeliveryOptions {
   readonly concurrency?: number;
   readonly backoffBaseMs?: number;
   readonly backoffCapMs?: number;
+  /** A dispatcher the caller owns (and closes); a seam for tests. */
   readonly dispatcher?: Dispatcher;
+  /** Makes the dispatcher of this delivery, which closes it when done ({@link notifyDispatcher}). */
+  readonly makeDispatcher?: DispatcherFactory;
   readonly random?: () => number;
 }
 
@@ -172,7 +199,7 @@ export async function deliverAll(
   if (jobs.length === 0) return [];
   const o = { ...DELIVERY_DEFAULTS, ...options };
   const random = options.random ?? Math.random;
-  const dispatcher = options.dispatcher ?? notifyDispatcher();
+  const dispatcher = options.dispatcher ?? notifyDispatcher(options.makeDispatcher);
   const started = Date.now();
   const deadline = started + o.boundMs;
   const total = new AbortController();

@@ -4,8 +4,14 @@
  * `src/api` (the events' vocabulary) and `src/config` (the sinks); the CLI calls it.
  */
 export { ciRunOf } from "./ci";
-export { DELIVERY_DEFAULTS, deliverAll, notifyDispatcher, retryAfterMs } from "./deliver";
-export type { DeliveryJob, DeliveryOptions, DeliveryResult } from "./deliver";
+export { DELIVERY_DEFAULTS, NOTIFY_CONNECTION, deliverAll, notifyDispatcher, retryAfterMs } from "./deliver";
+export type {
+  DeliveryJob,
+  DeliveryOptions,
+  DeliveryResult,
+  DispatcherFactory,
+  NotifyConnection,
+} from "./deliver";
 export { driftEvents, eventContext, stackRunEvents } from "./events";
 export type { DriftChanges, DriftEntry, EventContext, StackRunReport } from "./events";
 export {

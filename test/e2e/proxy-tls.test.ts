@@ -1,7 +1,7 @@
 /**
  * A runner that reaches the API and the state bucket only through a forward proxy, with the API
- * behind TLS signed by a private CA: `up`, `preview`, `logs` and `snapshot download` as built
- * commands, the engine (Go) and the CLI both writing state to S3 through the proxy. The names
+ * behind TLS signed by a private CA: `up`, `preview`, `status`, `logs` and `snapshot download` as
+ * built commands, the engine (Go) and the CLI both writing state to S3 through the proxy. The names
  * `api.stackwright.test`, `files.stackwright.test` (the snapshot's download host) and
  * `s3.stackwright.test` resolve only through the proxy (test/helpers/forward-proxy.ts), which
  * counts connections per target, so a request that bypassed it fails and one that went through
@@ -112,6 +112,18 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     // host; the preflight's closes before the stacks start.
     expect(proxy.mostOpen(`api.stackwright.test:${front.port}`)).toBeLessThanOrEqual(2);
   }, 300_000);
+
+  it("observes the fleet with status through the proxy, one request at a time with --api-concurrency 1", async () => {
+    const apiHost = `api.stackwright.test:${front.port}`;
+    const before = proxy.connections(apiHost);
+    proxy.resetMostOpen();
+    const { status, out } = await run(["status", "--project", project.dir, "--api-concurrency", "1"]);
+    expect(status, out).toBe(0);
+    expect(out).toMatch(/^acme-web\s+uat\s+in sync/m);
+    expect(proxy.connections(apiHost)).toBeGreaterThan(before);
+    // One budget for the run: the preflight's and the observation's reads share one connection.
+    expect(proxy.mostOpen(apiHost)).toBe(1);
+  }, 120_000);
 
   it("prints a deployment's log through the proxy", async () => {
     const before = proxy.connections(`api.stackwright.test:${front.port}`);

@@ -1,13 +1,15 @@
 /**
  * The release moves end to end, through the `stackwright` command and the real engine: promote
  * uat → prod changes the file, `preview` then shows one redeploy of prod with uat's sha, `up`
- * makes exactly that deployment; `rollback --up` pins prod back and deploys exactly the pinned
- * sha at once. Checked on the emulator's own records.
+ * makes exactly that deployment, after which `status` shows prod in sync with uat's sha;
+ * `rollback --up` pins prod back and deploys exactly the pinned sha at once. Checked on the
+ * emulator's own records.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type StackwrightClient } from "../../src/client";
+import type { FleetStatus } from "../../src/observe";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
@@ -71,7 +73,7 @@ describe("promote and roll back through the engine", () => {
     project?.remove();
   });
 
-  it("promotes uat to prod as a file change that preview shows as one redeploy and up makes", async () => {
+  it("promotes uat to prod as a file change that preview shows as one redeploy, up makes, and status then shows in sync", async () => {
     const before = (await prod()).length;
     const promoted = await run(["promote", "acme-web", "--from", "uat", "--to", "prod"]);
     expect(promoted.status, promoted.out).toBe(0);
@@ -104,6 +106,17 @@ describe("promote and roll back through the engine", () => {
       title: "Promote 2b7e151 from uat",
     });
     expect((await client.environments.get("acme-web", "prod")).attributes.build_sha).toBe(RELEASE_BRANCH_SHA);
+
+    // What an operator checks next: prod in sync, running what uat runs.
+    const json = path.join(project.dir, "status.json");
+    const status = await run(["status", "acme-web", "--json", json]);
+    expect(status.status, status.out).toBe(0);
+    const fleet = JSON.parse(fs.readFileSync(json, "utf8")) as FleetStatus;
+    const environments = fleet.stacks.find((s) => s.stack === "acme-web")?.environments ?? [];
+    const of = (name: string) => environments.find((e) => e.environment === name);
+    expect(of("prod")).toMatchObject({ sync: "in sync", live: { sha: RELEASE_BRANCH_SHA } });
+    expect(of("uat")?.live?.sha).toBe(RELEASE_BRANCH_SHA);
+    expect(status.out).toMatch(/^acme-web\s+prod\s+in sync\s+sha 2b7e151/m);
   }, 600_000);
 
   it("rolls prod back with --up: the file is pinned and exactly that sha is deployed at once", async () => {

@@ -8,6 +8,11 @@
  *
  * Exit codes (combined over the stacks, error > drift > clean): 0 clean, 5 drift, 1 when a check
  * could not be made (a stack the user cannot see, a read that failed).
+ *
+ * Notifications (fleet/notify.ts): `drift.detected` for each new entry and `drift.resolved` for
+ * each resolved one, never for one still drifted, to the sinks of their stacks. The sinks are
+ * checked as `up` checks them, before anything is read (an unset variable: exit 2); delivery
+ * comes after the memory is kept and never changes the exit code.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -30,6 +35,8 @@ import { previewFromEvents } from "../engine/preview-events";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
 import { handleInterrupts } from "../state/interrupt";
 import { plannedChanges } from "../report/summary";
+import { notifyDrift, prepareNotify } from "../fleet/notify";
+import type { DriftChanges, DriftEntry as NotifyDriftEntry } from "../../notify";
 
 /** The exit code of a report: error > drift > clean. */
 export function driftExitCode(result: DriftReport["result"]): number {
@@ -80,6 +87,27 @@ async function engineChecks(
   }
 }
 
+/** What the report says changed since the last one (its new and resolved entries), as events need it. */
+export function driftChangesOf(report: DriftReport): DriftChanges {
+  const entry = (d: DriftReport["drift"][number]): NotifyDriftEntry => ({
+    apiStack: d.stack,
+    environment: d.environment,
+    kind: d.kind,
+    desired: d.desired,
+    live: d.live_sha,
+    message:
+      d.status === "resolved"
+        ? `${d.kind} resolved` + (d.live_sha === null ? "" : `, runs ${d.live_sha.slice(0, 7)}`)
+        : d.kind +
+          (d.live_sha === null ? "" : `, runs ${d.live_sha.slice(0, 7)}`) +
+          (d.by === null ? "" : ` (by ${d.by}${d.since === null ? "" : ` since ${d.since}`})`),
+  });
+  return {
+    new: report.drift.filter((d) => d.status === "new").map(entry),
+    resolved: report.drift.filter((d) => d.status === "resolved").map(entry),
+  };
+}
+
 /** The report's lines for the terminal. */
 function reportLines(report: DriftReport): string {
   const head = {
@@ -127,6 +155,8 @@ export const driftCommand = defineCommand({
     if (flags.full === true && flags.json === "-") {
       throw new UsageError("--full prints the engine's progress on stdout: give --json a FILE, not -");
     }
+    // The sinks of the selected stacks, checked before the reads, as `up` checks them before its engines.
+    let notify: Awaited<ReturnType<typeof prepareNotify>> | undefined;
     const observed = await observeTarget({
       command: "drift",
       names: positional,
@@ -134,6 +164,10 @@ export const driftCommand = defineCommand({
       project: flags.project,
       changedSince: flags["changed-since"],
       shard: flags.shard,
+      apiConcurrency: flags["api-concurrency"],
+      beforeReads: async ({ projectDir, target, apiStacks, desired }) => {
+        notify = await prepareNotify(projectDir, target, apiStacks, process.env, desired);
+      },
     });
     const { store, project } = observed;
     const status =
@@ -158,6 +192,8 @@ export const driftCommand = defineCommand({
           await keepDriftMemory(store, project, s.pulumi_stack, memories.get(s.stack), memory);
       }),
     );
+    // With --json -, stdout is the report alone: the delivery lines go to stderr.
+    const print = flags.json === "-" ? warn : say;
     if (flags.json === "-") say(JSON.stringify(report, null, 2));
     else {
       say(reportLines(report));
@@ -166,8 +202,12 @@ export const driftCommand = defineCommand({
         warn(`drift report written to ${flags.json}`);
       }
     }
+    const notified =
+      notify === undefined
+        ? undefined
+        : await notifyDrift(notify, driftChangesOf(report), process.env, print);
     if (flags.summary !== undefined) {
-      fs.writeFileSync(flags.summary, driftMarkdown(report));
+      fs.writeFileSync(flags.summary, `${driftMarkdown(report)}${notified?.markdown ?? ""}`);
       warn(`summary written to ${flags.summary}`);
     }
     return driftExitCode(report.result);

@@ -8,14 +8,8 @@
 import type { FlagSpec, ParsedFlags } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
-import {
-  closingTable,
-  DEFAULT_API_CONCURRENCY,
-  fanOut,
-  fleetSummary,
-  parseApiConcurrency,
-  parseConcurrency,
-} from "../fleet/fan-out";
+import { closingTable, fanOut, fleetSummary, parseConcurrency } from "../fleet/fan-out";
+import { DEFAULT_API_CONCURRENCY, useApiConcurrency } from "../fleet/api-budget";
 import { legacyProblem } from "../fleet/migrate";
 import { planRun, type Plan } from "../fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "../fleet/run-stack";
@@ -24,7 +18,6 @@ import { openTarget, openWorkspace, readTargetSettings, type Target } from "../f
 import { writeSummary } from "../report/summary-file";
 import { say, warn } from "../kit/output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
-import { API_CONCURRENCY_VARIABLE } from "../../client";
 import { preflightFleet } from "../gates/preflight";
 import { notifyOutcomes, prepareNotify } from "../fleet/notify";
 import { handleInterrupts } from "../state/interrupt";
@@ -141,10 +134,9 @@ export async function runFleetCommand(
   names: readonly string[],
 ): Promise<number> {
   const concurrency = parseConcurrency(flags.concurrency);
-  const apiConcurrency = parseApiConcurrency(flags["api-concurrency"]);
   // Every client reads it from the environment: this process's (preflight, hosted programs, the
   // shortcut) and, inherited, the shared provider host's and any plugin's.
-  if (apiConcurrency !== undefined) process.env[API_CONCURRENCY_VARIABLE] = String(apiConcurrency);
+  useApiConcurrency(flags["api-concurrency"]);
   const parallel = parallelOf(flags.parallel);
   const lockPolicy = lockPolicyOf(flags);
   const override = overrideReason(flags["override-window"]);

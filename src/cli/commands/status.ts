@@ -42,6 +42,7 @@ export const statusCommand = defineCommand({
       project: flags.project,
       changedSince: flags["changed-since"],
       shard: flags.shard,
+      apiConcurrency: flags["api-concurrency"],
     });
     if (flags.json === "-") {
       say(JSON.stringify(status, null, 2));

@@ -4,7 +4,6 @@
  * summary for the pull request.
  */
 import * as os from "node:os";
-import { clientDefaults } from "../../client";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { prefixedLines, renderTable, stderr, stdout } from "../kit/output";
 import type { SummaryInput } from "../report/summary";
@@ -26,23 +25,6 @@ export function parseConcurrency(text: string | undefined): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n < 1 || n > 64) {
     throw new UsageError(`--concurrency must be a whole number from 1 to 64, not '${text}'`);
-  }
-  return n;
-}
-
-/**
- * Requests in flight to the API at once when `--api-concurrency` is not given: the client's pool
- * size. Every client of a process shares one pool (src/client/transport.ts), so this bounds the
- * CLI's process (preflight, the hosted programs' data sources, the shortcut's reads) and, apart,
- * the shared provider host (every stack's resource operations and waits).
- */
-export const DEFAULT_API_CONCURRENCY = clientDefaults.maxConnections;
-
-export function parseApiConcurrency(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 1024) {
-    throw new UsageError(`--api-concurrency must be a whole number from 1 to 1024, not '${text}'`);
   }
   return n;
 }

@@ -27,8 +27,10 @@ import {
   type DeliveryOptions,
   type DeliveryResult,
   type DriftChanges,
+  type NotifyConnection,
   type PlacedSink,
 } from "../../notify";
+import { environmentDispatcher, InvalidOptionsError, proxySettings } from "../../client";
 import type { NotifyEvent } from "../../api";
 import { ConfigValidationError } from "../../config";
 import { CliError, UsageError } from "../kit/exit-codes";
@@ -106,10 +108,24 @@ export function requireSinkVariables(
   }
 }
 
-/** The delivery bound from STACKWRIGHT_NOTIFY_BOUND (`30s`, `1500ms`), else the default. */
+/**
+ * How this run delivers: through the proxy of `env` (src/client's dispatcher for origins other than
+ * the API, so `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` apply to sinks as to downloads; a malformed
+ * proxy URL is exit 2 here, before the run), within the bound of STACKWRIGHT_NOTIFY_BOUND (`30s`,
+ * `1500ms`), else the default.
+ */
 export function deliveryOptions(env: Readonly<Record<string, string | undefined>>): DeliveryOptions {
+  try {
+    proxySettings(env);
+  } catch (error) {
+    if (!(error instanceof InvalidOptionsError)) throw error;
+    throw new UsageError(error.message.replace(/^\[([A-Za-z_]+)\] /, "$1 "), { cause: error });
+  }
+  const through = {
+    makeDispatcher: (connection: NotifyConnection) => environmentDispatcher(env, connection),
+  };
   const text = env["STACKWRIGHT_NOTIFY_BOUND"];
-  if (text === undefined || text === "") return {};
+  if (text === undefined || text === "") return through;
   const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
   const ms = match === null ? NaN : Number(match[1]) * (match[2] === "ms" ? 1 : 1000);
   if (!(ms >= 100 && ms <= 600_000)) {
@@ -117,7 +133,7 @@ export function deliveryOptions(env: Readonly<Record<string, string | undefined>
       `STACKWRIGHT_NOTIFY_BOUND must be a duration from 100ms to 600s, like 30s or 1500ms; got '${text}'`,
     );
   }
-  return { boundMs: ms, attemptTimeoutMs: Math.min(10_000, ms) };
+  return { ...through, boundMs: ms, attemptTimeoutMs: Math.min(10_000, ms) };
 }
 
 /**
@@ -129,9 +145,11 @@ export async function prepareNotify(
   target: string,
   apiStacks: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  /** The stack files, when the caller has read them already. */
+  state?: DesiredState,
 ): Promise<{ sinks: TargetSinks; options: DeliveryOptions }> {
   const options = deliveryOptions(env);
-  const sinks = await loadTargetSinks(projectDir, target);
+  const sinks = await loadTargetSinks(projectDir, target, state);
   requireSinkVariables(sinks, apiStacks, env);
   return { sinks, options };
 }

@@ -10,7 +10,13 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { z } from "zod";
 import { resolveCredentials } from "../../client";
-import { ConfigValidationError, loadDesiredState, perFileStackName, targetProblem } from "../../config";
+import {
+  ConfigValidationError,
+  loadDesiredState,
+  perFileStackName,
+  targetProblem,
+  type DesiredState,
+} from "../../config";
 import { observeFleet, readCheckpoint, type FleetStatus, type StackToObserve } from "../../observe";
 import type { FlagSpec } from "../kit/args";
 import { engineEnv, pulumiCommand } from "../engine/env";
@@ -22,12 +28,7 @@ import { openStateStore, type StateStore } from "../state/store";
 import { projectNameOf } from "../state/target";
 import { clockNow } from "../gates/windows";
 import { defaultProjectDir } from "../engine/workspace";
-
-/**
- * API requests in flight at most for one observation: one budget for the whole run (the single
- * number an `--api-concurrency` flag sets).
- */
-export const DEFAULT_API_CONCURRENCY = 8;
+import { apiConcurrencyFlag, useApiConcurrency } from "./api-budget";
 
 const execFileAsync = promisify(execFile);
 
@@ -39,6 +40,7 @@ export const observeFlags = {
     help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
   },
   shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+  ...apiConcurrencyFlag,
 } satisfies FlagSpec;
 
 export interface ObserveOptions {
@@ -48,7 +50,19 @@ export interface ObserveOptions {
   readonly project?: string | undefined;
   readonly changedSince?: string | undefined;
   readonly shard?: string | undefined;
-  readonly apiConcurrency?: number;
+  /**
+   * Called once the stacks are selected and before anything is read (the API settings, the
+   * preflight, the state): what must refuse the run before it reads, such as `drift`'s sinks.
+   */
+  readonly beforeReads?: (selected: {
+    readonly projectDir: string;
+    readonly target: string;
+    readonly apiStacks: readonly string[];
+    /** The stack files as read for the selection (so that no one reads them twice). */
+    readonly desired: DesiredState;
+  }) => Promise<void>;
+  /** `--api-concurrency` as given (the budget of the run's clients and reads; see fleet/api-budget.ts). */
+  readonly apiConcurrency?: string | undefined;
 }
 
 /** The observation, and the backend it read (drift keeps its memory there). */
@@ -64,7 +78,7 @@ async function selectStacks(
   projectDir: string,
   target: string,
   options: ObserveOptions,
-): Promise<StackToObserve[]> {
+): Promise<{ stacks: StackToObserve[]; desired: DesiredState }> {
   if (options.names.length > 0 && options.changedSince !== undefined) {
     throw new UsageError("give API stack names or --changed-since, not both");
   }
@@ -87,7 +101,7 @@ async function selectStacks(
   }
   if (shard !== undefined) selected = inShard(selected, shard);
   const configs = new Map(loaded.state.stacks.map((s) => [s.stack, s]));
-  return selected.flatMap((s) => {
+  const stacks = selected.flatMap((s) => {
     const config = configs.get(s.apiStack);
     const named = perFileStackName(target, s.apiStack);
     if (!named.ok) throw new UsageError(named.problem);
@@ -102,6 +116,7 @@ async function selectStacks(
           },
         ];
   });
+  return { stacks, desired: loaded.state };
 }
 
 const ConfigValues = z.record(z.string(), z.looseObject({ value: z.unknown().optional() }));
@@ -156,8 +171,11 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
   const target = options.target ?? "dev";
   const problem = targetProblem(target);
   if (problem !== undefined) throw new UsageError(`--target: ${problem}`);
+  // One budget: the pool of this process's clients (and, with drift --full, the engines') and the reads.
+  const apiConcurrency = useApiConcurrency(options.apiConcurrency);
   const project = projectNameOf(projectDir);
-  const stacks = await selectStacks(projectDir, target, options);
+  const { stacks, desired } = await selectStacks(projectDir, target, options);
+  await options.beforeReads?.({ projectDir, target, apiStacks: stacks.map((s) => s.apiStack), desired });
   const env = engineEnv({ projectDir });
   const store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
   const { client } = await checkedClient({
@@ -173,7 +191,7 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
       store,
       client,
       stacks,
-      apiConcurrency: options.apiConcurrency ?? DEFAULT_API_CONCURRENCY,
+      apiConcurrency,
       now: clockNow(),
     });
     return { status, store, project, projectDir };

@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionError } from "../../../src/client";
+import { clientDefaults, ConnectionError } from "../../../src/client";
 import { describeError, exitCodeOf, UsageError } from "../../../src/cli/kit/exit-codes";
 import { engineEnv, loopbackGrpcBypass } from "../../../src/cli/engine/env";
-import { parseApiConcurrency } from "../../../src/cli/fleet/fan-out";
+import {
+  DEFAULT_API_CONCURRENCY,
+  parseApiConcurrency,
+  useApiConcurrency,
+} from "../../../src/cli/fleet/api-budget";
 
 describe("the engine's environment behind a proxy", () => {
   it("keeps gRPC on loopback off the proxy, adding to what the caller listed", () => {
@@ -28,6 +32,18 @@ describe("--api-concurrency", () => {
     }
     expect(() => parseApiConcurrency("0")).toThrow(
       "--api-concurrency must be a whole number from 1 to 1024, not '0'",
+    );
+  });
+
+  it("is one budget: the flag wins and reaches every client through the variable, else the variable, else one default", () => {
+    const env: NodeJS.ProcessEnv = { STACKWRIGHT_API_CONCURRENCY: "3" };
+    expect(useApiConcurrency(undefined, env)).toBe(3);
+    expect(useApiConcurrency("2", env)).toBe(2);
+    expect(env["STACKWRIGHT_API_CONCURRENCY"]).toBe("2");
+    expect(useApiConcurrency(undefined, {})).toBe(DEFAULT_API_CONCURRENCY);
+    expect(DEFAULT_API_CONCURRENCY).toBe(clientDefaults.maxConnections);
+    expect(() => useApiConcurrency(undefined, { STACKWRIGHT_API_CONCURRENCY: "many" })).toThrow(
+      "STACKWRIGHT_API_CONCURRENCY must be a whole number from 1 to 1024, not 'many'",
     );
   });
 });
