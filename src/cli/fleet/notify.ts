@@ -129,9 +129,11 @@ export async function prepareNotify(
   target: string,
   apiStacks: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  /** The desired state the plan loaded (the selected stacks' files at least); else all is read. */
+  state?: DesiredState,
 ): Promise<{ sinks: TargetSinks; options: DeliveryOptions }> {
   const options = deliveryOptions(env);
-  const sinks = await loadTargetSinks(projectDir, target);
+  const sinks = await loadTargetSinks(projectDir, target, state);
   requireSinkVariables(sinks, apiStacks, env);
   return { sinks, options };
 }
