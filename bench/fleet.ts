@@ -11,6 +11,8 @@
  *
  * Run: `npm run bench -- fleet` or `node dist/bench/fleet.js [1,20,100]`. Not part of `npm test`
  * (S = 100 takes minutes); run it under `flock /tmp/sw-fullsuite.lock` on a shared machine.
+ * `node dist/bench/fleet.js --large[=S] [--first-up]` (or `npm run bench -- fleet-large`): the
+ * per-change runs of S = 1,000 files beside a one-file fleet's (runLargeBench below).
  */
 import "../src/sqlite-warning";
 import { execFileSync, spawn } from "node:child_process";
@@ -100,10 +102,13 @@ function cli(
   args: readonly string[],
   project = true,
 ): Promise<void> {
+  // STACKWRIGHT_BENCH_PROFILE=DIR: a CPU profile of each measured `stackwright` process in DIR.
+  const profile = process.env["STACKWRIGHT_BENCH_PROFILE"];
+  const nodeArgs = profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`];
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [path.join(dir, "bin", "stackwright.js"), ...args, ...(project ? ["--project", dir] : [])],
+      [...nodeArgs, path.join(dir, "bin", "stackwright.js"), ...args, ...(project ? ["--project", dir] : [])],
       {
         cwd: dir,
         env,
@@ -201,6 +206,128 @@ async function measureFleet(sites: number): Promise<FleetRow> {
   } finally {
     await emulator.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs git in `dir` with a bench identity. */
+function gitIn(dir: string): (...args: string[]) => void {
+  return (...args) => {
+    execFileSync("git", ["-c", "user.email=bench@example.com", "-c", "user.name=bench", ...args], {
+      cwd: dir,
+    });
+  };
+}
+
+/** The directory of the project's per-file checkpoints in its file backend. */
+const checkpointsOf = (dir: string) =>
+  path.join(dir, ".stackwright", "state", ".pulumi", "stacks", "stackwright");
+
+/**
+ * Gives every other site of the fleet a checkpoint: site 0's, with its name replaced. What a
+ * per-change run reads of the backend then weighs what it would after a real first `up` of the
+ * whole fleet (the same files, the same sizes), in seconds instead of minutes.
+ */
+function cloneCheckpoints(dir: string, sites: number): void {
+  const root = checkpointsOf(dir);
+  const template = fs.readFileSync(path.join(root, `dev.${siteName(0)}.json`), "utf8");
+  for (let i = 1; i < sites; i++) {
+    const text = template.replaceAll(siteName(0), siteName(i));
+    fs.writeFileSync(path.join(root, `dev.${siteName(i)}.json`), text);
+  }
+}
+
+/** A per-change run at S sites beside the same run of a one-file fleet (`--large`). */
+interface LargeRow {
+  readonly sites: number;
+  /** How the backend got its S checkpoints: a real first `up`, or site 0's cloned. */
+  readonly backend: "first up" | "cloned";
+  readonly firstUp?: Timing;
+  /** Per round: the one-file fleet's preview and the large fleet's `preview --changed-since`. */
+  readonly previews: readonly (readonly [Timing, Timing])[];
+  /** Per round: `validate` of the one-file fleet and of the large one. */
+  readonly validates: readonly (readonly [Timing, Timing])[];
+}
+
+/**
+ * A project of `sites` files on its own emulator, every stack in the backend (site 0 by a real
+ * `up`, the others by a real `up` too with `realUp`, else cloned), the settings committed and
+ * site 0's file changed where no lock holds it.
+ */
+async function changedFleet(
+  sites: number,
+  realUp: boolean,
+): Promise<{
+  dir: string;
+  url: string;
+  env: Record<string, string>;
+  firstUp?: Timing;
+  close: () => Promise<void>;
+}> {
+  const emulator = await startEmulator({ seed: fleetSeed(sites), speed: "instant" });
+  const dir = fleetProject(sites);
+  const env = runEnv(dir, emulator.url);
+  const git = gitIn(dir);
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-qm", "fleet");
+  let firstUp: Timing | undefined;
+  if (realUp || sites === 1) {
+    firstUp = await timed(emulator.url, () => cli(dir, env, ["up"]));
+  } else {
+    await cli(dir, env, ["up", siteName(0)]);
+    cloneCheckpoints(dir, sites);
+  }
+  git("add", "-A", "--", ".", ":!.stackwright");
+  git("commit", "-qm", "settings after the first run", "--allow-empty");
+  const changed = parseDocument(siteFile(0));
+  changed.setIn(["environments", "dev", "deployment", "trigger"], "2");
+  fs.writeFileSync(path.join(dir, "stacks-config", `${siteName(0)}.yaml`), changed.toString());
+  return {
+    dir,
+    url: emulator.url,
+    env,
+    ...(firstUp === undefined ? {} : { firstUp }),
+    close: async () => {
+      await emulator.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * `preview --changed-since` with one file changed in a fleet of `sites`, and `validate` of it,
+ * each beside the same command on a one-file fleet in the same state, alternated over `rounds`
+ * so that a shared machine's load weighs on both alike.
+ */
+async function measureLarge(sites: number, realUp: boolean, rounds: number): Promise<LargeRow> {
+  const one = await changedFleet(1, true);
+  try {
+    const large = await changedFleet(sites, realUp);
+    try {
+      const previews: (readonly [Timing, Timing])[] = [];
+      const validates: (readonly [Timing, Timing])[] = [];
+      for (let round = 0; round < rounds; round++) {
+        previews.push([
+          await timed(one.url, () => cli(one.dir, one.env, ["preview", "--changed-since", "HEAD"])),
+          await timed(large.url, () => cli(large.dir, large.env, ["preview", "--changed-since", "HEAD"])),
+        ]);
+        validates.push([
+          await timed(undefined, () => cli(one.dir, one.env, ["validate"])),
+          await timed(undefined, () => cli(large.dir, large.env, ["validate"])),
+        ]);
+      }
+      return {
+        sites,
+        backend: realUp ? "first up" : "cloned",
+        ...(large.firstUp === undefined ? {} : { firstUp: large.firstUp }),
+        previews,
+        validates,
+      };
+    } finally {
+      await large.close();
+    }
+  } finally {
+    await one.close();
   }
 }
 
@@ -345,15 +472,81 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
   );
 }
 
-if (require.main === module) {
-  const arg = process.argv[2];
-  const sizes = arg === undefined ? [1, 20, 100] : arg.split(",").map(Number);
-  if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 500)) {
-    console.error("usage: node dist/bench/fleet.js [S,S,...] (each 1..500)");
-    process.exit(2);
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+/**
+ * `--large`: the per-change run of a fleet of `sites` (default 1,000) beside a one-file fleet's,
+ * in the same run: `preview --changed-since` with one file changed, and `validate`. The backend
+ * holds every site's checkpoint, cloned from site 0's real one; with `realUp` the whole fleet's
+ * first `up` makes them instead (about 7 minutes at 1,000 on 2 idle cores).
+ */
+export async function runLargeBench(sites: number, realUp: boolean, rounds = 3): Promise<void> {
+  const loadBefore = load();
+  console.log(
+    `per-change runs at S=${sites} × 3 environments beside a one-file fleet, ${rounds} rounds alternated; load ${loadBefore}`,
+  );
+  const row = await measureLarge(sites, realUp, rounds);
+  const loadAfter = load();
+  if (row.firstUp !== undefined) {
+    console.log(
+      `first up of ${sites} × 3: ${s(row.firstUp.ms)} (${s2(row.firstUp.ms / (sites * 3))} per environment)`,
+    );
   }
-  runFleetBench(sizes).catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+  console.log(`\n| run | 1 × 3 | ${sites} × 3 | ratio |\n|---|---|---|---|`);
+  const line = (what: string, pairs: readonly (readonly [Timing, Timing])[]) => {
+    for (const [i, [a, b]] of pairs.entries()) {
+      console.log(`| ${what}, round ${i + 1} | ${s(a.ms)} | ${s(b.ms)} | ${x(b.ms, a.ms)} |`);
+    }
+    // Each round's two runs are side by side: the ratio is the median of the rounds' ratios.
+    const ratio = median(pairs.map(([a, b]) => b.ms / a.ms));
+    const a = median(pairs.map((p) => p[0].ms));
+    const b = median(pairs.map((p) => p[1].ms));
+    console.log(`| ${what}, median | ${s(a)} | ${s(b)} | ${ratio.toFixed(2)}× (of the rounds' ratios) |`);
+    return ratio;
+  };
+  const preview = line("`preview --changed-since HEAD`, 1 file changed", row.previews);
+  const validate = line("`validate`", row.validates);
+  const reads = row.previews.map(([a, b]) => `${a.reads} / ${b.reads}`).join(", ");
+  console.log(
+    `\nbackend: ${row.backend === "cloned" ? "site 0's checkpoint cloned for every site" : "a real first up"}; ` +
+      `API reads of the previews (1 / ${sites}): ${reads}. Load average (1, 5, 15 min): ${loadBefore} before, ${loadAfter} after.`,
+  );
+  console.log("\n| target (issue 22 item 6) | measured |\n|---|---|");
+  console.log(
+    `| preview --changed-since, 1 of ${sites} files ≤ 1.3× a 1-file fleet's preview | ${preview.toFixed(2)}× |`,
+  );
+  console.log(
+    `| validate of ${sites} files beside 1 (no target; it must read them all) | ${validate.toFixed(2)}× |`,
+  );
+}
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const large = args.find((a) => a === "--large" || a.startsWith("--large="));
+  const sizes = args.find((a) => !a.startsWith("--"));
+  if (large !== undefined) {
+    const n = large === "--large" ? 1000 : Number(large.slice("--large=".length));
+    if (!Number.isInteger(n) || n < 2 || n > 5000) {
+      console.error("usage: node dist/bench/fleet.js --large[=S] [--first-up] (S in 2..5000, default 1000)");
+      process.exit(2);
+    }
+    runLargeBench(n, args.includes("--first-up")).catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+  } else {
+    const list = sizes === undefined ? [1, 20, 100] : sizes.split(",").map(Number);
+    if (list.some((n) => !Number.isInteger(n) || n < 1 || n > 500)) {
+      console.error("usage: node dist/bench/fleet.js [S,S,...] (each 1..500) | --large[=S] [--first-up]");
+      process.exit(2);
+    }
+    runFleetBench(list).catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+  }
 }

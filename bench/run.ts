@@ -2,12 +2,13 @@
  * `npm run bench`: every benchmark in turn. Each prints ratios of two things measured side by
  * side in the same run (ours beside a baseline), so the numbers mean the same on any machine.
  * `npm run bench -- emulator client` runs only those; providers take sizes as `providers=10,100`,
- * the fleet bench as `fleet=1,20`.
+ * the fleet bench as `fleet=1,20`; `fleet-large[=S]` (not run by default) the per-change runs of a
+ * fleet of S = 1,000 files beside a one-file fleet's.
  */
 import "../src/sqlite-warning";
 import { runClientBench } from "./client";
 import { runEmulatorBench } from "./emulator";
-import { runFleetBench } from "./fleet";
+import { runFleetBench, runLargeBench } from "./fleet";
 import { runProvidersBench } from "./providers";
 
 const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
@@ -15,11 +16,13 @@ const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
   client: () => runClientBench(),
   providers: (arg) => runProvidersBench(arg === undefined ? [10, 100, 500] : arg.split(",").map(Number)),
   fleet: (arg) => runFleetBench(arg === undefined ? [1, 20, 100] : arg.split(",").map(Number)),
+  // Not in the default set (it needs a fleet of 1,000 files): `npm run bench -- fleet-large[=S]`.
+  "fleet-large": (arg) => runLargeBench(arg === undefined ? 1000 : Number(arg), false),
 };
+const DEFAULT = ["emulator", "client", "providers", "fleet"];
 
 async function main(argv: string[]): Promise<number> {
-  const wanted =
-    argv.length === 0 ? Object.keys(benches).map((name) => [name]) : argv.map((a) => a.split("="));
+  const wanted = argv.length === 0 ? DEFAULT.map((name) => [name]) : argv.map((a) => a.split("="));
   for (const [name, arg] of wanted) {
     const bench = name === undefined ? undefined : benches[name];
     if (bench === undefined) {

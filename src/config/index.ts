@@ -42,6 +42,8 @@ export {
   loadDesiredStateOrThrow,
   loadDesiredStateSync,
   loadStackSync,
+  scanDeclaredStacks,
+  type DeclaredSource,
 } from "./load";
 export { parsePerFileStackName, perFileStackName, targetProblem } from "./stack-names";
 export { resolveRestoreSnapshot } from "./restore-reference";

@@ -56,35 +56,55 @@ export function loadDesiredStateSync(dir: string): LoadResult {
   return finish(dir, outcomes);
 }
 
+/** A stack file read, with the API stack its top-level `stack:` line declares. */
+export interface DeclaredSource extends StackSource {
+  readonly stack: string;
+}
+
 /**
- * The desired state of one API stack, for the program of its per-file stack: every file is read,
- * but only the one that declares `apiStack` is parsed and validated, so a run's cost does not
- * grow with the fleet. The declaring file is found by its top-level `stack:` line; when any file
- * has none that can be read that way (or two declare the stack), every file is loaded as by
- * {@link loadDesiredStateSync}, which reports what is wrong. The CLI validates every file before
- * it starts any stack; `apiStack` undefined loads all.
+ * Every stack file of `dir`, read but not parsed, each with the API stack its top-level `stack:`
+ * line declares: what a run of a few files needs to know of the others, at the cost of reading
+ * them (parsing and validating every file is what grows with the fleet). Undefined when that is
+ * not enough to tell: the directory or a file cannot be read, a file has no such line or more
+ * than one, or two files declare the same stack. Callers then load everything
+ * ({@link loadDesiredState}), which reports what is wrong.
  */
-export function loadStackSync(dir: string, apiStack: string | undefined): LoadResult {
-  if (apiStack === undefined) return loadDesiredStateSync(dir);
+export function scanDeclaredStacks(dir: string): DeclaredSource[] | undefined {
   let names: string[];
   try {
     names = stackFileNames(readdirSync(dir, { withFileTypes: true }));
   } catch {
-    return loadDesiredStateSync(dir);
+    return undefined;
   }
-  const declaring: StackSource[] = [];
+  const scanned: DeclaredSource[] = [];
+  const seen = new Set<string>();
   for (const name of names) {
     const file = join(dir, name);
     let text: string;
     try {
       text = readFileSync(file, "utf8");
     } catch {
-      return loadDesiredStateSync(dir);
+      return undefined;
     }
     const declared = [...text.matchAll(/^stack:[ \t]*(["']?)([^"'\s#]+)\1[ \t]*(?:#.*)?$/gm)];
-    if (declared.length !== 1) return loadDesiredStateSync(dir);
-    if (declared[0]?.[2] === apiStack) declaring.push({ file, text });
+    const stack = declared.length === 1 ? declared[0]?.[2] : undefined;
+    if (stack === undefined || seen.has(stack)) return undefined;
+    seen.add(stack);
+    scanned.push({ file, text, stack });
   }
+  return scanned.length === 0 ? undefined : scanned;
+}
+
+/**
+ * The desired state of one API stack, for the program of its per-file stack: every file is read,
+ * but only the one that declares `apiStack` is parsed and validated, so a run's cost does not
+ * grow with the fleet ({@link scanDeclaredStacks}; when that cannot tell, every file is loaded as
+ * by {@link loadDesiredStateSync}, which reports what is wrong). The CLI validates the files of
+ * the stacks it runs before it starts any; `apiStack` undefined loads all.
+ */
+export function loadStackSync(dir: string, apiStack: string | undefined): LoadResult {
+  if (apiStack === undefined) return loadDesiredStateSync(dir);
+  const declaring = scanDeclaredStacks(dir)?.filter((source) => source.stack === apiStack) ?? [];
   return declaring.length === 1 ? validateSources(declaring) : loadDesiredStateSync(dir);
 }
 

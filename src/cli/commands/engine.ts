@@ -153,7 +153,7 @@ export async function runFleetCommand(
             flags.target ?? "dev",
             reads?.env ?? {},
           );
-          const legacy = legacyProblem(target);
+          const legacy = await legacyProblem(target);
           if (legacy !== undefined) throw new UsageError(legacy);
           const plan = await planRun(target, {
             names,
@@ -166,7 +166,7 @@ export async function runFleetCommand(
         })();
   const settings = once(() => targetSettings(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
-  const windows = await openWindowGate(target.projectDir, override);
+  const windows = await openWindowGate(target.projectDir, override, plan.state);
   // Notification sinks (fleet/notify.ts): checked now, sent once every stack has ended.
   const notify =
     operation === "up" && flags.stack === undefined
@@ -175,6 +175,7 @@ export async function runFleetCommand(
           target.name,
           plan.jobs.map((job) => job.apiStack),
           process.env,
+          plan.state,
         )
       : undefined;
   // The program records the reason in the summary of each deployment it makes where windows are closed.

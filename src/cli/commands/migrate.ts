@@ -16,7 +16,7 @@ export const migrateCommand = defineCommand({
   },
   async run({ flags }) {
     const target = await openTarget(flags.project ?? defaultProjectDir(), flags.target ?? "dev");
-    if (legacyProblem(target) === undefined) {
+    if ((await legacyProblem(target)) === undefined) {
       say(`stack '${target.name}' holds no API stack's resources: nothing to migrate`);
       return EXIT_CODES.ok;
     }

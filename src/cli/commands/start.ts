@@ -103,7 +103,7 @@ export const startCommand = defineCommand({
     try {
       const target = await openTarget(projectDir, targetName, api.env);
       // The one-stack state of earlier versions moves into per-file stacks by itself here.
-      if (legacyProblem(target) !== undefined) await migrateTarget(target, say);
+      if ((await legacyProblem(target)) !== undefined) await migrateTarget(target, say);
       say(`running up on target '${targetName}' against ${api.description}\n`);
       const jobs = loaded.state.stacks.map((s) => ({
         apiStack: s.stack,

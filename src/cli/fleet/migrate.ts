@@ -29,8 +29,8 @@ const DeploymentSchema = z
   .loose();
 
 /** Why the target cannot run per-file stacks yet (its own stack still holds the fleet), or undefined. */
-export function legacyProblem(target: Target): string | undefined {
-  const count = target.stacks.get(target.name)?.resourceCount ?? 0;
+export async function legacyProblem(target: Target): Promise<string | undefined> {
+  const count = await target.stacks.resourceCount(target.name);
   if (count <= 1) return undefined;
   return (
     `stack '${target.name}' still holds the resources of every API stack (${count} resources, from before ` +
@@ -94,7 +94,7 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
     });
     if (root !== undefined) text = text.split(JSON.stringify(root.urn).slice(1, -1)).join(newRootUrn);
     text = text.split(oldPrefix).join(`urn:pulumi:${stackName}::`);
-    const existing = target.stacks.get(stackName)?.resourceCount ?? 0;
+    const existing = await target.stacks.resourceCount(stackName);
     if (existing > 0) {
       log(`migrate: ${stackName} already has ${existing} resources; left as it is`);
       moved.push({ stackName, resources: existing, skipped: true });

@@ -145,7 +145,7 @@ export async function prepareNotify(
   target: string,
   apiStacks: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-  /** The stack files, when the caller has read them already. */
+  /** The desired state the plan loaded (the selected stacks' files at least); else all is read. */
   state?: DesiredState,
 ): Promise<{ sinks: TargetSinks; options: DeliveryOptions }> {
   const options = deliveryOptions(env);

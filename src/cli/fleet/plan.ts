@@ -4,11 +4,25 @@
  * only with `--destroy-deleted` (otherwise it is kept and said so).
  */
 import * as path from "node:path";
-import { ConfigValidationError, loadDesiredState } from "../../config";
+import {
+  ConfigValidationError,
+  loadDesiredState,
+  scanDeclaredStacks,
+  validateSources,
+  type DeclaredSource,
+  type DesiredState,
+} from "../../config";
 import { UsageError } from "../kit/exit-codes";
 import { changesSince } from "./changes";
 import type { StackJob } from "./run-stack";
-import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "./selection";
+import {
+  inShard,
+  parseShard,
+  selectByNames,
+  selectChanged,
+  type ChangeSet,
+  type Selected,
+} from "./selection";
 import { stackNameOf, type Target } from "./target";
 
 export interface PlanInput {
@@ -26,17 +40,91 @@ export interface Plan {
   readonly kept: string[];
   /** How the selection was made, for the first line of output. */
   readonly description: string;
+  /** The desired state of the files the plan loaded: at least those of the selected stacks. */
+  readonly state?: DesiredState;
 }
 
-export async function planRun(target: Target, input: PlanInput): Promise<Plan> {
+/** What the plan needs of the target: where it is, its name and its backend's stacks. */
+export type PlanTarget = Pick<Target, "projectDir" | "name" | "stacks">;
+
+/** The files a run loaded: every stack's, or (one file changed) only the selected ones'. */
+interface Loaded {
+  readonly all: Selected[];
+  /** The file of each API stack, by name (all of them, loaded or not). */
+  readonly files: Readonly<Record<string, string>>;
+  readonly state: DesiredState;
+}
+
+/** Every file of stacks-config/, parsed and validated: an error anywhere stops the run. */
+async function loadAll(configDir: string): Promise<Loaded> {
+  const loaded = await loadDesiredState(configDir);
+  if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
+  const files = loaded.state.sourceFiles;
+  const all = loaded.state.stacks.map((s) => ({ apiStack: s.stack, file: files[s.stack] ?? "" }));
+  return { all, files, state: loaded.state };
+}
+
+/**
+ * The files of the `wanted` API stacks only, parsed and validated, beside what the scan read of
+ * every file (the API stack each declares). Undefined when the parse disagrees with the scan.
+ */
+function loadWanted(scanned: readonly DeclaredSource[], wanted: ReadonlySet<string>): Loaded | undefined {
+  const validated = validateSources(scanned.filter((s) => wanted.has(s.stack)));
+  if (!validated.ok) throw new ConfigValidationError(validated.errors);
+  // What the scan took from each file's `stack:` line is what its parse says, or all is loaded.
+  const declared = new Set(scanned.map((s) => s.stack));
+  const parsed = validated.state.stacks.map((s) => s.stack).sort();
+  if (
+    parsed.join("\n") !==
+    [...wanted]
+      .filter((w) => declared.has(w))
+      .sort()
+      .join("\n")
+  )
+    return undefined;
+  const files = Object.fromEntries(scanned.map((s) => [s.stack, s.file]));
+  const all = scanned
+    .map((s) => ({ apiStack: s.stack, file: s.file }))
+    .sort((a, b) => (a.apiStack < b.apiStack ? -1 : a.apiStack > b.apiStack ? 1 : 0));
+  return { all, files, state: validated.state };
+}
+
+/**
+ * A run of some files (`--changed-since` when no shared file changed, or API stacks by name):
+ * only their files are parsed and validated; the others are read for the API stack they declare
+ * (to list them, to tell an unknown name, and so that a stack declared now by another file is
+ * not taken for deleted). Errors in the files the run does not select are `validate`'s to report.
+ * Undefined when the files cannot be told apart that cheaply (a file without exactly one
+ * top-level `stack:` line, a stack declared twice, a shared file changed): then every file is
+ * loaded, as for a run of all.
+ */
+function loadSelected(
+  target: PlanTarget,
+  configDir: string,
+  input: PlanInput,
+): { loaded: Loaded; changes?: ChangeSet } | undefined {
+  if (input.destroying || (input.changedSince === undefined && input.names.length === 0)) return undefined;
+  const scanned = scanDeclaredStacks(configDir);
+  if (scanned === undefined) return undefined;
+  if (input.changedSince === undefined) {
+    const loaded = loadWanted(scanned, new Set(input.names));
+    return loaded === undefined ? undefined : { loaded };
+  }
+  const byFile = new Map(scanned.map((s) => [path.relative(target.projectDir, s.file), s.stack]));
+  const changes = changesSince(target.projectDir, input.changedSince, target.name, (rel) => byFile.get(rel));
+  if (changes.shared.length > 0) return undefined;
+  const loaded = loadWanted(scanned, new Set(changes.changed));
+  return loaded === undefined ? undefined : { loaded, changes };
+}
+
+export async function planRun(target: PlanTarget, input: PlanInput): Promise<Plan> {
   if (input.names.length > 0 && input.changedSince !== undefined) {
     throw new UsageError("give API stack names or --changed-since, not both");
   }
   const shard = input.shard === undefined ? undefined : parseShard(input.shard);
-  const loaded = await loadDesiredState(path.join(target.projectDir, "stacks-config"));
-  if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
-  const files = loaded.state.sourceFiles;
-  const all: Selected[] = loaded.state.stacks.map((s) => ({ apiStack: s.stack, file: files[s.stack] ?? "" }));
+  const configDir = path.join(target.projectDir, "stacks-config");
+  const some = loadSelected(target, configDir, input);
+  const { all, files, state } = some?.loaded ?? (await loadAll(configDir));
 
   let selected: Selected[];
   let deleted: Selected[] = [];
@@ -54,9 +142,9 @@ export async function planRun(target: Target, input: PlanInput): Promise<Plan> {
     const byFile = new Map(
       Object.entries(files).map(([stack, file]) => [path.relative(target.projectDir, file), stack]),
     );
-    const changes = changesSince(target.projectDir, input.changedSince, target.name, (rel) =>
-      byFile.get(rel),
-    );
+    const changes =
+      some?.changes ??
+      changesSince(target.projectDir, input.changedSince, target.name, (rel) => byFile.get(rel));
     ({ selected, deleted } = selectChanged(all, changes));
     description =
       changes.shared.length > 0
@@ -84,11 +172,12 @@ export async function planRun(target: Target, input: PlanInput): Promise<Plan> {
     };
   };
   // Only stacks that exist in the backend have anything to destroy.
-  const doomed = deleted.filter((s) => target.stacks.has(stackNameOf(target, s.apiStack)));
+  const exists = await Promise.all(deleted.map((s) => target.stacks.has(stackNameOf(target, s.apiStack))));
+  const doomed = deleted.filter((_, i) => exists[i] === true);
   const jobs = [
     ...selected.map((s) => job(s, input.destroying)),
     ...(input.destroyDeleted ? doomed.map((s) => job(s, true)) : []),
   ];
   const kept = input.destroyDeleted ? [] : doomed.map((s) => stackNameOf(target, s.apiStack));
-  return { jobs, kept, description };
+  return { jobs, kept, description, state };
 }

@@ -132,7 +132,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
       shortcut?.confirm === true &&
       inputs !== undefined &&
       where !== undefined &&
-      target.stacks.has(job.stackName)
+      (await target.stacks.has(job.stackName))
     ) {
       // Reads only; any failure to prove runs the engine.
       const verdict = await confirmWithoutEngine(where, inputs, shortcut).catch(

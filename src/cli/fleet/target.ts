@@ -15,8 +15,9 @@ import { engineEnv, pulumiCommand } from "../engine/env";
 import { hostedProject, sharedProviderHost, startProgramHost } from "../../program";
 import { EngineStack, type EngineHosts } from "../engine/run";
 import { CliError, UsageError } from "../kit/exit-codes";
-import { createStackIfAbsent } from "../state/new-stack";
-import { openStateStore } from "../state/store";
+import { checkpointKey, createStackIfAbsent } from "../state/new-stack";
+import { BackendUrlError, openStateStore, type StateStore } from "../state/store";
+import { readCheckpoint } from "../../observe";
 import { lockTargetOf, projectNameOf } from "../state/target";
 
 export interface Target {
@@ -27,14 +28,79 @@ export interface Target {
   /** Environment of the engine and everything it spawns. */
   readonly env: Record<string, string>;
   readonly workspace: LocalWorkspace;
-  /** The stacks of the backend when the target was opened, by name. */
-  readonly stacks: ReadonlyMap<string, StackSummary>;
+  /** The stacks of the backend, asked one by one (never all listed unless the backend needs it). */
+  readonly stacks: BackendStacks;
   /**
    * When the project's program is Stackwright's: each engine run's program runs in this process
    * (src/program/host.ts) and its dynamic providers in one process shared by the runs
    * (src/program/shared-provider.ts). None: the engine starts a language host and a plugin.
    */
   readonly hosts: EngineHosts | undefined;
+}
+
+/**
+ * The backend's stacks as a run needs them: whether one exists, and how many resources it holds.
+ * A run of one file asks about that one stack, so its cost does not grow with the fleet: on the
+ * file and S3 backends each answer reads that stack's checkpoint alone. `pulumi stack ls` (which
+ * reads every checkpoint of the backend) runs only for a backend we cannot read directly, or a
+ * checkpoint we cannot parse (zstd), and then once per run.
+ */
+export interface BackendStacks {
+  has(stackName: string): Promise<boolean>;
+  /** Resources of its latest deployment; 0 for a stack that does not exist. */
+  resourceCount(stackName: string): Promise<number>;
+}
+
+function backendStacks(dir: string, env: Record<string, string>, workspace: LocalWorkspace): BackendStacks {
+  const backend = env["PULUMI_BACKEND_URL"] ?? "";
+  let listing: Promise<ReadonlyMap<string, StackSummary>> | undefined;
+  const listed = () =>
+    (listing ??= workspace.listStacks().then(
+      (all) => new Map(all.map((s) => [s.name, s])),
+      (cause: unknown) => {
+        throw new CliError("environment", `cannot list the stacks of the state backend ${backend}`, {
+          cause,
+        });
+      },
+    ));
+  let store: StateStore | undefined;
+  try {
+    store = openStateStore(backend, env);
+  } catch (error) {
+    if (!(error instanceof BackendUrlError)) throw error;
+  }
+  if (store === undefined) {
+    return {
+      has: async (name) => (await listed()).has(name),
+      resourceCount: async (name) => (await listed()).get(name)?.resourceCount ?? 0,
+    };
+  }
+  const project = projectNameOf(dir);
+  const reading = <T>(stackName: string, read: () => Promise<T>): Promise<T> =>
+    read().catch((cause: unknown) => {
+      throw new CliError(
+        "environment",
+        `cannot read stack ${stackName} of the state backend ${store.description}`,
+        { cause },
+      );
+    });
+  const has = (stackName: string) =>
+    reading(stackName, async () => {
+      const base = checkpointKey(project, stackName);
+      for (const key of [base, `${base}.gz`, `${base}.zst`]) {
+        if ((await store.readBytes(key)) !== undefined) return true;
+      }
+      return false;
+    });
+  return {
+    has,
+    resourceCount: async (stackName) => {
+      const checkpoint = await reading(stackName, () => readCheckpoint(store, project, stackName));
+      if (checkpoint !== undefined) return checkpoint.resources.length;
+      // None, or one we cannot parse here (zstd): the engine's own listing says.
+      return (await has(stackName)) ? ((await listed()).get(stackName)?.resourceCount ?? 0) : 0;
+    },
+  };
 }
 
 /** The hosts of the project's engine runs, when its program is this very program. */
@@ -57,7 +123,7 @@ function projectProblem(dir: string): void {
   }
 }
 
-/** Opens the target: its settings file must exist; lists the backend's stacks once. */
+/** Opens the target: its settings file must exist. */
 export async function openTarget(
   projectDir: string,
   name: string,
@@ -77,7 +143,7 @@ export async function openTarget(
   return { ...(await openWorkspace(dir, extraEnv)), name, configFile };
 }
 
-/** The project's workspace with the engine environment, and the backend's stacks listed once. */
+/** The project's workspace with the engine environment, and its backend's stacks. */
 export async function openWorkspace(
   projectDir: string,
   extraEnv: Record<string, string> = {},
@@ -95,23 +161,17 @@ export async function openWorkspace(
     envVars: env,
     pulumiCommand: await pulumiCommand(dir),
   });
-  let listed: StackSummary[];
-  try {
-    listed = await workspace.listStacks();
-  } catch (cause) {
-    throw new CliError("environment", `cannot list the stacks of the state backend ${backend}`, { cause });
-  }
   return {
     projectDir: dir,
     env,
     workspace,
-    stacks: new Map(listed.map((s) => [s.name, s])),
+    stacks: backendStacks(dir, env, workspace),
     hosts: engineHosts(dir),
   };
 }
 
 /** The per-file stack's name for `apiStack`, or a usage error naming the API stack. */
-export function stackNameOf(target: Target, apiStack: string): string {
+export function stackNameOf(target: Pick<Target, "name">, apiStack: string): string {
   const named = perFileStackName(target.name, apiStack);
   if (!named.ok) throw new UsageError(named.problem);
   return named.name;
@@ -133,7 +193,7 @@ export async function withPerFileStack<T>(
   const ownFile = path.join(target.projectDir, `Pulumi.${stackName}.yaml`);
   const stray = target.configFile !== undefined && !fs.existsSync(ownFile);
   try {
-    if (!target.stacks.has(stackName)) {
+    if (!(await target.stacks.has(stackName))) {
       // Another runner sharing the backend may have made it since the listing: then it is kept.
       await createStackIfAbsent(lockTargetOf(target.projectDir, stackName, target.env));
     }
@@ -156,7 +216,7 @@ const ConfigListing = z.record(z.string(), z.object({ value: z.unknown().optiona
  */
 export async function readTargetSettings(target: Target): Promise<Record<string, string>> {
   if (target.configFile === undefined) {
-    if (!target.stacks.has(target.name)) return {};
+    if (!(await target.stacks.has(target.name))) return {};
     return valuesOf(await target.workspace.getAllConfig(target.name));
   }
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-settings-"));

@@ -117,11 +117,16 @@ export function windowGate(state: DesiredState, now: Date, override: string | un
 }
 
 /**
- * Reads the desired state (stacks-config/ of the project, as the fleet plan does) and the clock
- * once for the whole run. A bad config is reported by the plan or the program; here it only
- * means there is nothing to judge.
+ * Reads the clock once for the whole run, and the desired state: the one the fleet plan loaded
+ * (the selected stacks' files at least), or else stacks-config/ of the project. A bad config is
+ * reported by the plan or the program; here it only means there is nothing to judge.
  */
-export async function openWindowGate(projectDir: string, override: string | undefined): Promise<WindowGate> {
+export async function openWindowGate(
+  projectDir: string,
+  override: string | undefined,
+  state?: DesiredState,
+): Promise<WindowGate> {
+  if (state !== undefined) return windowGate(state, clockNow(), override);
   const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
   if (!loaded.ok) return { closed: new Map(), override };
   return windowGate(loaded.state, clockNow(), override);
