@@ -4,8 +4,8 @@ import {
   currentBuildOf,
   liveBuildOf,
   stackwrightMarkerOf,
-  type Deployment,
   type DeploymentState,
+  type StatedDeployment,
 } from "../../../src/api";
 
 const A = "aaaaaaa1111111111111111111111111111111111".slice(0, 40);
@@ -18,7 +18,7 @@ function deployment(
   sha: string,
   summary = MARKED,
   current = false,
-): Deployment {
+): StatedDeployment {
   return {
     type: "deployments",
     id: String(id),
@@ -43,7 +43,7 @@ function deployment(
       is_current_build: current,
     },
     links: { self: `https://example.com/${id}` },
-  } as Deployment;
+  };
 }
 
 describe("the live build of an environment", () => {
@@ -71,7 +71,7 @@ describe("the live build of an environment", () => {
   });
 
   it("names each reason not to take the live build as tested", () => {
-    const kinds = (list: Deployment[], sha = A) =>
+    const kinds = (list: StatedDeployment[], sha = A) =>
       liveBuildOf("s/uat", sha, list).problems.map((p) => p.kind);
     expect(kinds([deployment(1, "Completed", A, "by hand")])).toEqual(["drifted"]);
     expect(kinds([deployment(1, "Completed", A)], B)).toEqual(["drifted"]);

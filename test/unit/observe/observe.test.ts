@@ -3,7 +3,7 @@ import * as path from "node:path";
 import Ajv from "ajv";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Deployment, DeploymentState } from "../../../src/api";
+import type { DeploymentState, StatedDeployment } from "../../../src/api";
 import {
   Budget,
   DRIFT_SCHEMA_FILE,
@@ -27,7 +27,12 @@ const root = path.join(__dirname, "../../..");
 const SHA_A = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const SHA_B = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
 
-function deployment(id: number, state: DeploymentState, sha = SHA_A, email = "ops@example.com"): Deployment {
+function deployment(
+  id: number,
+  state: DeploymentState,
+  sha = SHA_A,
+  email = "ops@example.com",
+): StatedDeployment {
   return {
     type: "deployments",
     id: String(id),
