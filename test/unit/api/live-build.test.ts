@@ -64,6 +64,18 @@ describe("the live build of an environment", () => {
     expect(currentBuildOf([...list.slice(0, 2), deployment(4, "Completed", A, MARKED, true)])?.id).toBe("4");
   });
 
+  it("never takes a completed deployment without a sha (an unbuilt package) as the live build", () => {
+    const unbuilt: StatedDeployment = {
+      ...deployment(3, "Completed", A, MARKED, true),
+      attributes: { ...deployment(3, "Completed", A, MARKED, true).attributes, sha: null },
+    };
+    const list = [deployment(1, "Completed", A), unbuilt];
+    expect(currentBuildOf(list)?.id).toBe("1");
+    const live = liveBuildOf("s/uat", A, list);
+    expect(live.deployment?.id).toBe("1");
+    expect(live.problems.map((p) => p.kind)).not.toContain("drifted");
+  });
+
   it("has no problem when Stackwright deployed what runs and nothing newer is pending, running or failed", () => {
     const live = liveBuildOf("s/uat", B, [deployment(1, "Completed", A), deployment(2, "Completed", B)]);
     expect(live).toMatchObject({ sha: B, problems: [] });

@@ -15,6 +15,7 @@ import {
   statusHtml,
   statusJsonSchemaText,
   statusTable,
+  observedDeployment,
   syncOf,
   withEngineChecks,
   type EngineCheck,
@@ -84,6 +85,19 @@ describe("the sync state of an environment", () => {
       since: "2023-11-14T22:13:22.000Z",
       by: "dev@example.com",
     });
+  });
+
+  it("never takes a deployment without a sha (an unbuilt package) for the live build or for drift", () => {
+    const built = deployment(1, "Completed");
+    const unbuilt: StatedDeployment = {
+      ...built,
+      id: "2",
+      attributes: { ...built.attributes, sha: null, short_sha: null },
+    };
+    const verdict = syncOf({ desired, applied, liveSha: SHA_A, deployments: [built, unbuilt] });
+    expect(verdict.sync).toBe("in sync");
+    expect(verdict.liveDeployment?.id).toBe("1");
+    expect(observedDeployment(unbuilt)).toMatchObject({ sha: "-", short_sha: "-" });
   });
 
   it("is drifted when the file asks for another ref than the last up deployed", () => {
