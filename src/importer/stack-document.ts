@@ -61,7 +61,9 @@ function madeFrom(d: Deployment): string | undefined {
   const type = d.attributes.ref_type;
   const name = d.attributes.ref_name;
   if (typeof type !== "string" || type === "") return undefined;
-  if (type === "sha" || typeof name !== "string" || name === "") return type === "sha" ? undefined : type;
+  // A package deployment names no ref (the package is said by build_package); a sha says nothing more.
+  if (type === "sha" || typeof name !== "string" || name === "")
+    return type === "sha" || type === "package" ? undefined : type;
   return `${type} ${name}`;
 }
 
