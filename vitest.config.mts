@@ -2,6 +2,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    // Which files each project runs: see `projects` below (a root `include` would be merged into
+    // every project's).
     // Makes the run's records directory for the client helper; its teardown fails the run if any
     // recorded error or log line holds a token (see test/global-setup.ts).
     globalSetup: ["test/global-setup.ts"],
@@ -15,7 +17,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "suite", include: ["test/**/*.test.ts"], exclude: ["test/docs/**"] },
+        test: { name: "documented", include: ["test/**/*.test.ts"], exclude: ["test/docs/**"] },
       },
       {
         // The README and docs run as written. Their blocks use the ports the docs name (8787 for
@@ -23,6 +25,18 @@ export default defineConfig({
         // tests run `start --port 0`), so they run beside the rest.
         extends: true,
         test: { name: "docs", include: ["test/docs/**/*.test.ts"] },
+      },
+      {
+        // The client's integration tests and the providers' runtime tests again, against an
+        // emulator that answers as the real platform does (reduced list items, the real create
+        // shape, a numeric id in the single view: docs/emulator.md). test/e2e/platform-answers
+        // runs the engine against that emulator in the documented project.
+        extends: true,
+        test: {
+          name: "platform-answers",
+          include: ["test/integration/client/**/*.test.ts", "test/integration/providers/runtime.test.ts"],
+          env: { STACKWRIGHT_TEST_ANSWERS: "platform" },
+        },
       },
     ],
   },

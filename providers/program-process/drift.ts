@@ -49,7 +49,8 @@ export function deploymentWithDriftCheck(
 ): Deployment {
   const live = pulumi.output(
     fetchEnvironment({ stack: args.stack, environment: args.environment }).then(
-      (e) => e.attributes.build_sha,
+      // No build sha from the platform: nothing to compare, so no drift is judged.
+      (e) => e.attributes.build_sha ?? undefined,
     ),
   );
   const deployment = new Deployment(name, { ...args, observed_sha: live }, opts);
@@ -68,11 +69,13 @@ export function deploymentWithDriftCheck(
       if (
         (selfHeal === true && frozenBy === undefined) ||
         state !== "Completed" ||
-        sha === undefined ||
+        // A deployment without a sha (a package not built yet) is never taken for drift.
+        typeof sha !== "string" ||
         sha === ""
       )
         return;
-      if (liveSha === sha) return;
+      // No live sha from the platform, or the same one: nothing to warn about.
+      if (liveSha === undefined || liveSha === sha) return;
       // After a create or replacement in this very run the outputs record this run's observation.
       if (!pulumi.runtime.isDryRun() && recordedObservation === liveSha) return;
       void pulumi.log.warn(driftWarning(args.stack, args.environment, sha, liveSha, frozenBy), deployment);

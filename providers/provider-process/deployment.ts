@@ -11,7 +11,13 @@ import {
   PENDING_DEPLOYMENT_STATES,
   type Deployment,
 } from "../../src/api";
-import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
+import {
+  ApiError,
+  ErrorCode,
+  needAttributes,
+  type StackwrightClient,
+  type WithAttributes,
+} from "../../src/client";
 import { outputKeys } from "../shared/contract";
 import { deploymentContract } from "../shared/deployment";
 import {
@@ -134,31 +140,56 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   });
 }
 
-/** What the API said about the deployment, as the state records it. */
-function recordedOf(d: Deployment, marker: string): DeploymentOutputs {
+/** A deployment whose state is known: every decision below depends on it. */
+type Known = WithAttributes<Deployment, "state">;
+
+/** `d` with its state, or the client's UnexpectedResponseError naming the endpoint and the field. */
+function known(d: Deployment, where: string): Known {
+  return needAttributes(d, ["state"], `cannot tell what deployment ${d.id} on ${where} is doing`);
+}
+
+/**
+ * What the API said about the deployment, as the state records it. A package deployment has no
+ * sha until it is built: the state records null, which is never taken for drift.
+ */
+function recordedOf(d: Known, marker: string): DeploymentOutputs {
   return {
     deployment_id: d.id,
     state: d.attributes.state,
-    sha: d.attributes.sha,
-    short_sha: d.attributes.short_sha,
-    link: d.links.self,
-    is_current_build: d.attributes.is_current_build,
+    sha: d.attributes.sha ?? null,
+    short_sha: d.attributes.short_sha ?? null,
+    link: d.links?.self ?? null,
+    is_current_build: d.attributes.is_current_build ?? null,
     marker,
   };
 }
 
+/** The platform's notes on a new deployment (`messages` of the create response), one line each. */
+function showMessages(d: Deployment, where: string): void {
+  for (const message of d.attributes.messages ?? []) {
+    const text = message.text ?? "";
+    if (text !== "") progress(`deployment ${d.id} on ${where}: the platform says: ${text}`);
+  }
+}
+
+/** A deployment's link for a message, or its id when the platform sent none. */
+function linkOf(d: Deployment): string {
+  return d.links?.self ?? `deployment ${d.id}`;
+}
+
 /** Outputs: the inputs exactly as given (so diff compares like with like) plus what the API said. */
-function outputsOf(d: Deployment, raw: Props, marker: string): Props {
+function outputsOf(d: Known, raw: Props, marker: string): Props {
   return { ...userInputs(raw), ...recordedOf(d, marker) };
 }
 
 /** A deployment an interrupted run made that this resource may claim. */
 export function adoptable(d: Deployment): boolean {
   const state = d.attributes.state;
-  if (FAILED.includes(state)) return false;
+  // Without a state nothing can be claimed safely (the create then fails, naming the field).
+  if (state === undefined || state === null || FAILED.includes(state)) return false;
   // A finished deployment that is no longer the current build was superseded (e.g. by a hand
   // deployment we are healing): claiming it would deploy nothing.
-  return PENDING.includes(state) || IN_PROGRESS.includes(state) || d.attributes.is_current_build;
+  return PENDING.includes(state) || IN_PROGRESS.includes(state) || d.attributes.is_current_build === true;
 }
 
 /**
@@ -172,21 +203,21 @@ async function settle(
   inputs: DeploymentInputs,
   marker: string,
   props: Props,
-): Promise<Deployment> {
+): Promise<Known> {
   const where = `${inputs.stack}/${inputs.environment}`;
-  let current = d;
+  let current = known(d, where);
   // The platform's log of the deployment, printed while it is waited for (see log-follower.ts).
   const log = followDeployment(client, inputs.stack, inputs.environment, d.id);
-  const fail = (message: string, last: Deployment): InitError =>
+  const fail = (message: string, last: Known): InitError =>
     new InitError(message, last.id, withProvider(outputsOf(last, props, marker), props));
   try {
     if (current.attributes.state === "Approved") {
       progress(`deployment ${current.id} on ${where} is approved; starting it`);
-      current = await client.deployments.start(inputs.stack, inputs.environment, current.id);
+      current = known(await client.deployments.start(inputs.stack, inputs.environment, current.id), where);
     }
     if (current.attributes.state === "Submitted" || current.attributes.state === "New") {
       progress(
-        `deployment ${current.id} on ${where} waits for approval (${current.links.self}); ` +
+        `deployment ${current.id} on ${where} waits for approval (${linkOf(current)}); ` +
           "run 'pulumi up --refresh' after it is approved",
       );
       return current;
@@ -203,7 +234,7 @@ async function settle(
       },
     });
     await log.finish();
-    return done;
+    return known(done, where);
   } catch (error) {
     if (
       ApiError.isInstance(error) &&
@@ -211,15 +242,16 @@ async function settle(
     ) {
       const last = await client.deployments
         .get(inputs.stack, inputs.environment, current.id)
+        .then((read) => known(read, where))
         .catch(() => current);
       await log.finish();
       const title = last.attributes.title;
       const message =
         error.code === ErrorCode.WaitFailed
-          ? `Deployment ${last.id} "${title}" on ${where} ended ${last.attributes.state}: ${last.links.self}. ` +
+          ? `Deployment ${last.id} "${title}" on ${where} ended ${last.attributes.state}: ${linkOf(last)}. ` +
             "The state records it; the next 'pulumi up' deploys again."
           : `Deployment ${last.id} "${title}" on ${where} did not finish within ${inputs.timeout_seconds ?? "the default"} s ` +
-            `(state ${last.attributes.state}): ${last.links.self}. The next 'pulumi up' waits for it again.`;
+            `(state ${last.attributes.state}): ${linkOf(last)}. The next 'pulumi up' waits for it again.`;
       throw fail(log.withTail(message), last);
     }
     throw fail(wrapMessage(`Deployment ${current.id} on ${where}`, error), current);
@@ -240,7 +272,7 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
     try {
       if (inputs.adopt !== undefined) {
         d = await client.deployments.get(inputs.stack, inputs.environment, inputs.adopt);
-        progress(`adopting deployment ${d.id} on ${where} (${d.attributes.state})`);
+        progress(`adopting deployment ${d.id} on ${where} (${known(d, where).attributes.state})`);
       } else {
         const earlier = await client.deployments.findByMarker(inputs.stack, inputs.environment, marker);
         if (earlier !== undefined && adoptable(earlier)) {
@@ -270,7 +302,10 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
             // deployment of the same desired state (A, B, then A again) is not this create's.
             { marker, accept: adoptable },
           );
-          progress(`deployment ${d.id} on ${where} created (${d.attributes.state}): ${d.links.self}`);
+          progress(
+            `deployment ${d.id} on ${where} created (${known(d, where).attributes.state}): ${linkOf(d)}`,
+          );
+          showMessages(d, where);
         }
       }
     } catch (error) {
@@ -287,7 +322,7 @@ export function read(id: string, props: Props): Promise<{ id: string; props: Pro
   const environment = String(props["environment"]);
   return withClient(async (client) => {
     try {
-      const d = await client.deployments.get(stack, environment, id);
+      const d = known(await client.deployments.get(stack, environment, id), `${stack}/${environment}`);
       const marker = typeof props["marker"] === "string" ? props["marker"] : "";
       return { id, props: outputsOf(d, props, marker) };
     } catch (error) {
@@ -336,7 +371,7 @@ export function remove(id: string, props: Props): Promise<void> {
   const environment = String(props["environment"]);
   return withClient(async (client) => {
     try {
-      const d = await client.deployments.get(stack, environment, id);
+      const d = known(await client.deployments.get(stack, environment, id), `${stack}/${environment}`);
       const state = d.attributes.state;
       if (state === "New") {
         await client.deployments.delete(stack, environment, id);

@@ -1,5 +1,6 @@
 /** GitFetch: queues a fetch of the stack's repository and waits for `Complete`. */
 import type { z } from "zod";
+import { needAttributes } from "../../src/client";
 import { gitFetchContract } from "../shared/git-fetch";
 import {
   diffReplacing,
@@ -54,6 +55,11 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
 // cannot be undone.
 const lifecycle = oneShot(
   (id, stack) => `Git fetch ${id} of ${stack}`,
-  async (client, stack, id) => (await client.fetches.get(stack, id)).attributes.status,
+  async (client, stack, id) =>
+    needAttributes(
+      await client.fetches.get(stack, id),
+      ["status"],
+      `cannot tell whether git fetch ${id} of ${stack} finished`,
+    ).attributes.status,
 );
 export const { read, update, remove } = lifecycle;

@@ -148,7 +148,7 @@ export function followTransfer(
       client.transfers
         .log(stack, id, { signal })
         .then(
-          (log) => transferLogLines(log.content, log.status === "Complete" || log.status === "Failed"),
+          (log) => transferLogLines(log.content ?? "", log.status === "Complete" || log.status === "Failed"),
           emptyWhenMissing,
         ),
     { label, emit: progress },

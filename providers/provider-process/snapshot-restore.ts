@@ -25,7 +25,7 @@ import {
   UNKNOWN,
 } from "./common";
 import { isNumericIdText, UNKNOWN_OUTCOME_ID, UNKNOWN_OUTCOME_OUTPUTS } from "../../src/api";
-import { ApiError, ErrorCode } from "../../src/client";
+import { ApiError, ErrorCode, needAttributes } from "../../src/client";
 import { startWhenFree } from "./busy-environment";
 import { InitError, wrap } from "./errors";
 import { followTransfer, type LogFollower } from "./log-follower";
@@ -208,7 +208,12 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
 // Read follows the status, delete only forgets: a restore cannot be undone.
 const lifecycle = oneShot(
   (id, stack) => `Restore transfer ${id} of ${stack}`,
-  async (client, stack, id) => (await client.snapshots.transfer(stack, id)).attributes.status,
+  async (client, stack, id) =>
+    needAttributes(
+      await client.snapshots.transfer(stack, id),
+      ["status"],
+      `cannot tell whether restore transfer ${id} of ${stack} finished`,
+    ).attributes.status,
 );
 export const { read, remove } = lifecycle;
 

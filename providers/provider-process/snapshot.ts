@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import type { Snapshot } from "../../src/api";
-import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
+import { ApiError, ErrorCode, needAttributes, type StackwrightClient } from "../../src/client";
 import { snapshotContract } from "../shared/snapshot";
 import {
   changedKeys,
@@ -68,13 +68,15 @@ export function diff(id: string, olds: Props, news: Props): Promise<DiffResult> 
 
 /** What the API said about the snapshot, as the state records it. */
 function recordedOf(s: Snapshot, marker: string): SnapshotOutputs {
+  const known = needAttributes(s, ["snapshot_status"], `cannot tell whether snapshot ${s.id} is complete`);
   return {
     marker,
     snapshot_id: s.id,
-    snapshot_status: s.attributes.snapshot_status,
-    size: s.attributes.size,
-    created: s.attributes.created,
-    download_link: s.links.download_link,
+    snapshot_status: known.attributes.snapshot_status,
+    // Empty when the platform did not say (as the spec's own pending snapshot shows them).
+    size: s.attributes.size ?? "",
+    created: s.attributes.created ?? "",
+    download_link: s.links?.download_link ?? "",
   };
 }
 
@@ -147,7 +149,7 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
             },
           });
           await following.finish();
-          const ref = done.relationships.snapshot.data;
+          const ref = done.relationships?.snapshot?.data ?? null;
           if (ref === null) throw new Error(`transfer ${done.id} finished without a snapshot`);
           snapshotId = ref.id;
         }

@@ -47,16 +47,16 @@ export const deploymentContract = defineContract({
     })
     // An adopted deployment may leave out the ref its type names.
     .superRefine((v, ctx) => checkRef(v, ctx, { refMayBeOmitted: v.adopt !== undefined })),
-  outputs: DeploymentAttributes.pick({
-    state: true,
-    sha: true,
-    short_sha: true,
-    is_current_build: true,
-  }).extend({
+  outputs: DeploymentAttributes.pick({ state: true }).extend({
+    /** Null while a package deployment is not built yet (the platform sends no sha then). */
+    sha: DeploymentAttributes.shape.sha.nullable(),
+    short_sha: DeploymentAttributes.shape.short_sha.nullable(),
+    /** Null when the platform did not say. */
+    is_current_build: DeploymentAttributes.shape.is_current_build.nullable(),
     /** The platform's deployment id. */
     deployment_id: z.string(),
-    /** Link to the deployment. */
-    link: z.string(),
+    /** Link to the deployment; null when the platform sent none. */
+    link: z.string().nullable(),
     /** The marker embedded in the summary (crash safety). */
     marker: z.string(),
   }),

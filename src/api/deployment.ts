@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EnvironmentRef, Id, SelfLinks, StackRef, UnixSeconds, listDocument, singleDocument } from "./common";
+import { readView } from "./read-view";
 
 /** Every value of a deployment's `attributes.state`. */
 export const DEPLOYMENT_STATES = [
@@ -126,7 +127,15 @@ export function checkRef(
   if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["ref"], message: problem });
 }
 
-/** The person who made a deployment. */
+/**
+ * A member the spec does not list: optional, and absent when it arrives in a shape other than the
+ * one the platform's clients recorded (an extra never makes a document unreadable).
+ */
+function beyondSpec<T extends z.ZodType>(schema: T) {
+  return schema.optional().catch(undefined);
+}
+
+/** A person on a deployment: who made it (`deployer`), approved it (`approver`) or bypassed approval (`bypasser`). */
 export const Deployer = z.object({
   id: z.number().int(),
   email: z.string(),
@@ -135,9 +144,13 @@ export const Deployer = z.object({
 });
 export type Deployer = z.infer<typeof Deployer>;
 
-/** One entry of `changes`: a label mapped to `{from, to}`. */
+/** One entry of `changes`: a label (such as "Code version") mapped to `{from, to}`. */
 export const DeploymentChange = z.object({ from: z.string(), to: z.string() });
 export type DeploymentChange = z.infer<typeof DeploymentChange>;
+
+/** One of the create response's `messages`: a note of the platform about the deployment. */
+export const DeploymentMessage = z.object({ text: z.string(), code: z.union([z.string(), z.number()]) });
+export type DeploymentMessage = z.infer<typeof DeploymentMessage>;
 
 export const DeploymentAttributes = z.object({
   id: Id,
@@ -152,24 +165,48 @@ export const DeploymentAttributes = z.object({
   changes: z.record(z.string(), DeploymentChange).optional(),
   deployment_type: z.string(),
   deployment_estimate: z.string(),
-  sha: z.string(),
-  short_sha: z.string(),
-  commit_subject: z.string(),
-  commit_message: z.string(),
+  // The spec says text; the platform sends null for a package deployment not built yet (its
+  // commit is not known), and so does the emulator.
+  sha: z.string().nullable(),
+  short_sha: z.string().nullable(),
+  commit_subject: z.string().nullable(),
+  commit_message: z.string().nullable(),
   commit_url: z.string(),
   deployer: Deployer,
   state: DeploymentState,
   is_current_build: z.boolean(),
-  /**
-   * Beyond the spec, as the platform sends them: the ref the deployment was made from (`branch`
-   * and `main`, `tag` and `v1.4.0`, ...). Absent or null on documents that do not carry them.
-   */
-  ref_type: z.string().nullish(),
-  ref_name: z.string().nullish(),
+  // Members the spec does not list; the real platform sends them (docs/emulator.md, "Beyond the
+  // spec"), and the emulator writes them too. Their shapes are as recorded by the platform's
+  // public clients; one that arrives in another shape reads as absent, never as an error.
+  /** The `ref_type` of the create request (`branch`, `tag`, `sha`, `package`, ...). */
+  ref_type: beyondSpec(z.string()),
+  /** The ref the deployment was made from (branch or tag name, sha); null for a package. */
+  ref_name: beyondSpec(z.string().nullable()),
+  /** Tags of the deployed commit. */
+  tags: beyondSpec(z.array(z.string())),
+  rejected_reason: beyondSpec(z.string().nullable()),
+  /** A package deployment's package: its link and id (null otherwise). */
+  package_link: beyondSpec(z.string().nullable()),
+  package_id: beyondSpec(z.number().int().nullable()),
+  approver: beyondSpec(Deployer.nullable()),
+  bypasser: beyondSpec(Deployer.nullable()),
+  locked_by: beyondSpec(Deployer.nullable()),
+  dirty: beyondSpec(z.boolean()),
+  schedule_start_unix: beyondSpec(UnixSeconds.nullable()),
+  schedule_end_unix: beyondSpec(UnixSeconds.nullable()),
+  is_full_deployment: beyondSpec(z.boolean()),
+  /** Create responses: the approval decision, the options asked for, and the platform's notes. */
+  decision: beyondSpec(z.string().nullable()),
+  options: beyondSpec(z.record(z.string(), z.unknown()).nullable()),
+  messages: beyondSpec(z.array(DeploymentMessage)),
 });
 
-/** A deployment, type `deployments`. `id` is numeric in 1.0 and a string since 2.0. */
-export const Deployment = z.object({
+/**
+ * A deployment as the spec documents it (with the platform's extra members, optional), type
+ * `deployments`. `id` is numeric in 1.0 and a string since 2.0. The emulator writes this shape;
+ * clients read {@link Deployment}.
+ */
+export const DocumentedDeployment = z.object({
   type: z.literal("deployments"),
   id: Id,
   attributes: DeploymentAttributes,
@@ -182,16 +219,28 @@ export const Deployment = z.object({
     .optional(),
   links: SelfLinks,
 });
+export type DocumentedDeployment = z.infer<typeof DocumentedDeployment>;
+export type DeploymentInput = z.input<typeof DocumentedDeployment>;
+
+/**
+ * A deployment as a client reads it: the read view of {@link DocumentedDeployment} (every
+ * attribute optional and nullable: the platform sends `sha: null` for a package not built yet and
+ * list items without dates, deployer, commit url or links). The type every layer imports.
+ */
+export const Deployment = readView(DocumentedDeployment);
 export type Deployment = z.infer<typeof Deployment>;
-export type DeploymentInput = z.input<typeof Deployment>;
+/** The attributes of a read deployment. */
+export type DeploymentReadAttributes = Deployment["attributes"];
 
 /** Endpoints 9, 10, 12, 13. */
-export const DeploymentDocument = singleDocument(Deployment);
+export const DeploymentDocument = singleDocument(DocumentedDeployment);
 export type DeploymentDocument = z.infer<typeof DeploymentDocument>;
+export const DeploymentReadDocument = readView(DeploymentDocument);
 
 /** Endpoint 8. */
-export const DeploymentListDocument = listDocument(Deployment);
+export const DeploymentListDocument = listDocument(DocumentedDeployment);
 export type DeploymentListDocument = z.infer<typeof DeploymentListDocument>;
+export const DeploymentReadListDocument = readView(DeploymentListDocument);
 
 const intText = z
   .union([z.number().int(), z.string().regex(/^-?\d+$/, "expected an integer")])
@@ -242,6 +291,9 @@ export type InvalidateDeploymentRequest = DeploymentIdRequest;
  * `GET .../deploys/log/{id}`: the deployment document plus a top-level `message`, the log lines so
  * far (all of them once the deployment has finished).
  */
-export const DeploymentLogDocument = singleDocument(Deployment).extend({ message: z.array(z.string()) });
+export const DeploymentLogDocument = singleDocument(DocumentedDeployment).extend({
+  message: z.array(z.string()),
+});
 export type DeploymentLogDocument = z.infer<typeof DeploymentLogDocument>;
 export type DeploymentLogDocumentInput = z.input<typeof DeploymentLogDocument>;
+export const DeploymentReadLogDocument = readView(DeploymentLogDocument);

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { readView } from "./read-view";
 import { EnvironmentRef, Id, listDocument } from "./common";
 
 /** A domain of an environment, type `domains`; `id` is the domain name. */
-export const Domain = z.object({
+export const DocumentedDomain = z.object({
   type: z.literal("domains"),
   id: Id,
   attributes: z.object({
@@ -15,9 +16,12 @@ export const Domain = z.object({
     environment: z.object({ data: EnvironmentRef }),
   }),
 });
+export type DomainInput = z.input<typeof DocumentedDomain>;
+/** A domain as a client reads it. */
+export const Domain = readView(DocumentedDomain);
 export type Domain = z.infer<typeof Domain>;
-export type DomainInput = z.input<typeof Domain>;
 
 /** Endpoint 23. */
-export const DomainListDocument = listDocument(Domain);
+export const DomainListDocument = listDocument(DocumentedDomain);
 export type DomainListDocument = z.infer<typeof DomainListDocument>;
+export const DomainReadListDocument = readView(DomainListDocument);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readView } from "./read-view";
 import { Id, SelfLinks, singleDocument } from "./common";
 
 /**
@@ -16,19 +17,22 @@ export function isFetchFinished(status: FetchStatus): boolean {
   return finished.includes(status);
 }
 
-/** A git fetch, type `fetches` (numeric id on the wire). */
-export const GitFetch = z.object({
+/** A git fetch, type `fetches` (numeric id on the wire), as documented. */
+export const DocumentedGitFetch = z.object({
   type: z.literal("fetches"),
   id: Id,
   attributes: z.object({ status: FetchStatus }),
   links: SelfLinks,
 });
+export type GitFetchInput = z.input<typeof DocumentedGitFetch>;
+/** A git fetch as a client reads it. */
+export const GitFetch = readView(DocumentedGitFetch);
 export type GitFetch = z.infer<typeof GitFetch>;
-export type GitFetchInput = z.input<typeof GitFetch>;
 
 /** Endpoints 6 and 7. */
-export const GitFetchDocument = singleDocument(GitFetch);
+export const GitFetchDocument = singleDocument(DocumentedGitFetch);
 export type GitFetchDocument = z.infer<typeof GitFetchDocument>;
+export const GitFetchReadDocument = readView(GitFetchDocument);
 
 /** Body of endpoint 6 is not shown in the spec: an empty object (or no body) is accepted. */
 export const CreateFetchRequest = z.strictObject({});

@@ -5,6 +5,7 @@
  * normalise ids to strings once.
  */
 export * from "./common";
+export * from "./read-view";
 export * from "./names";
 export * from "./ids";
 export * from "./duration";

@@ -16,6 +16,13 @@ import { IN_PROGRESS_DEPLOYMENT_STATES, PENDING_DEPLOYMENT_STATES } from "./depl
  * a hash of the resource's identity and of the desired inputs that made it (ref_type, ref,
  * trigger, ...), so it also names the file state the deployment came from.
  */
+/**
+ * A deployment whose state is known. Every rule here decides on the state, so the caller states
+ * that need where it read the list (the client's `needAttributes(d, ["state"], why)`), and an
+ * answer without it is one error that names the endpoint, not a wrong verdict.
+ */
+export type StatedDeployment = Deployment & { attributes: { state: DeploymentState } };
+
 const MARKER = /\[stackwright (sw-[0-9a-f]{20})\]/;
 
 /** The Stackwright marker of a deployment, or undefined for one made by hand (or elsewhere). */
@@ -33,17 +40,20 @@ function createdOf(d: Deployment): number {
 }
 
 /** Newest first: by creation time, then by id (ids grow). */
-export function newestFirst(deployments: readonly Deployment[]): Deployment[] {
+export function newestFirst<D extends Deployment>(deployments: readonly D[]): D[] {
   return [...deployments].sort((a, b) => createdOf(b) - createdOf(a) || Number(b.id) - Number(a.id));
 }
 
 /**
- * The deployment the environment runs: the Completed one marked current, else the newest
- * Completed. (The platform also marks a queued or running deployment current: the build it is
+ * The deployment the environment runs: the Completed one (with a sha) marked current, else the
+ * newest Completed one. (The platform also marks a queued or running deployment current: the build it is
  * becoming, not the one it runs.)
  */
-export function currentBuildOf(deployments: readonly Deployment[]): Deployment | undefined {
-  const completed = newestFirst(deployments).filter((d) => d.attributes.state === "Completed");
+export function currentBuildOf<D extends StatedDeployment>(deployments: readonly D[]): D | undefined {
+  // A deployment without a sha (a package not built yet) is never the live build.
+  const completed = newestFirst(deployments).filter(
+    (d) => d.attributes.state === "Completed" && shaOf(d) !== "",
+  );
   const marked = completed.find(
     (d) => (d.attributes.is_current_build as boolean | null | undefined) === true,
   );
@@ -73,7 +83,7 @@ export interface LiveBuildProblem {
 /** The live build of an environment and what stands against taking it as tested. */
 export interface LiveBuild {
   /** The current build's deployment, when the history has one. */
-  readonly deployment: Deployment | undefined;
+  readonly deployment: StatedDeployment | undefined;
   /** The sha the environment runs (its `build_sha`). */
   readonly sha: string;
   readonly problems: readonly LiveBuildProblem[];
@@ -90,12 +100,16 @@ function label(d: Deployment): string {
 
 /**
  * The live build of `environment` (`where`, e.g. `acme-web/uat`, names it in the texts) from its
- * `build_sha` and its deployments: drifted when the environment runs something its current build
+ * `build_sha` ("" when the platform does not say) and its deployments: drifted when the environment runs something its current build
  * does not say or that Stackwright did not deploy; failed when a deployment newer than the current
  * build failed; deploying when one is queued or running; awaiting approval when one newer than
  * the current build waits for a person or a start.
  */
-export function liveBuildOf(where: string, buildSha: string, deployments: readonly Deployment[]): LiveBuild {
+export function liveBuildOf(
+  where: string,
+  buildSha: string,
+  deployments: readonly StatedDeployment[],
+): LiveBuild {
   const current = currentBuildOf(deployments);
   const problems: LiveBuildProblem[] = [];
   const newer = newestFirst(deployments).filter(

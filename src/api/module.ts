@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { readView } from "./read-view";
 import { Id, ServerMeta } from "./common";
 
 /** An installed module, type `module`. */
-export const InstalledModule = z.object({
+export const DocumentedInstalledModule = z.object({
   type: z.literal("module"),
   id: Id,
   attributes: z.object({
@@ -13,16 +14,19 @@ export const InstalledModule = z.object({
     type: z.string(),
   }),
 });
+export type InstalledModuleInput = z.input<typeof DocumentedInstalledModule>;
+/** An installed module as a client reads it. */
+export const InstalledModule = readView(DocumentedInstalledModule);
 export type InstalledModule = z.infer<typeof InstalledModule>;
-export type InstalledModuleInput = z.input<typeof InstalledModule>;
 
 /** Endpoint 5, GET .../modules: the list with `meta` {server_time, status_code}. */
 export const ModuleListDocument = z.object({
-  data: z.array(InstalledModule),
+  data: z.array(DocumentedInstalledModule),
   meta: ServerMeta,
 });
 export type ModuleListDocument = z.infer<typeof ModuleListDocument>;
 export type ModuleListDocumentInput = z.input<typeof ModuleListDocument>;
+export const ModuleReadListDocument = readView(ModuleListDocument);
 
 /** Query of endpoint 5: `filters` (module names); absent means all. */
 export const ModuleListQuery = z.object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readView } from "./read-view";
 import { DateTimeText, EnvironmentRef, Id, TextBoolean, listDocument, singleDocument } from "./common";
 
 /** Snapshot modes: everything, the database only, or the assets only. */
@@ -32,19 +33,21 @@ const snapshotRelationships = z.object({
   owner: z.object({ data: z.array(EnvironmentRef) }),
 });
 
-/** A snapshot as listed by endpoint 14 (list form). */
-export const SnapshotListItem = z.object({
+/** A snapshot as listed by endpoint 14 (list form), as documented. */
+export const DocumentedSnapshotListItem = z.object({
   type: z.literal("snapshots"),
   id: Id,
   attributes: z.object(snapshotListAttributes),
   relationships: snapshotRelationships,
   links: z.object({ download_link: z.string() }),
 });
+export type SnapshotListItemInput = z.input<typeof DocumentedSnapshotListItem>;
+/** A listed snapshot as a client reads it. */
+export const SnapshotListItem = readView(DocumentedSnapshotListItem);
 export type SnapshotListItem = z.infer<typeof SnapshotListItem>;
-export type SnapshotListItemInput = z.input<typeof SnapshotListItem>;
 
-/** A snapshot as viewed by endpoint 16 (full form). */
-export const Snapshot = z.object({
+/** A snapshot as viewed by endpoint 16 (full form), as documented. */
+export const DocumentedSnapshot = z.object({
   type: z.literal("snapshots"),
   id: Id,
   attributes: z.object({
@@ -56,16 +59,20 @@ export const Snapshot = z.object({
   relationships: snapshotRelationships,
   links: z.object({ download_link: z.string() }),
 });
+export type SnapshotInput = z.input<typeof DocumentedSnapshot>;
+/** A snapshot as a client reads it. */
+export const Snapshot = readView(DocumentedSnapshot);
 export type Snapshot = z.infer<typeof Snapshot>;
-export type SnapshotInput = z.input<typeof Snapshot>;
 
 /** Endpoint 14. */
-export const SnapshotListDocument = listDocument(SnapshotListItem);
+export const SnapshotListDocument = listDocument(DocumentedSnapshotListItem);
 export type SnapshotListDocument = z.infer<typeof SnapshotListDocument>;
+export const SnapshotReadListDocument = readView(SnapshotListDocument);
 
 /** Endpoint 16. */
-export const SnapshotDocument = singleDocument(Snapshot);
+export const SnapshotDocument = singleDocument(DocumentedSnapshot);
 export type SnapshotDocument = z.infer<typeof SnapshotDocument>;
+export const SnapshotReadDocument = readView(SnapshotDocument);
 
 /** Body of endpoint 15 (create a snapshot). */
 export const CreateSnapshotRequest = z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readView } from "./read-view";
 import {
   DateTimeText,
   EnvironmentRef,
@@ -10,7 +11,7 @@ import {
 } from "./common";
 
 /** A stack (project), type `stacks`. `id` is the name in lists; a single view may carry a number. */
-export const Stack = z.object({
+export const DocumentedStack = z.object({
   type: z.literal("stacks"),
   id: Id,
   attributes: z.object({
@@ -25,13 +26,17 @@ export const Stack = z.object({
   }),
   links: SelfLinks,
 });
+export type StackInput = z.input<typeof DocumentedStack>;
+/** A stack as a client reads it. */
+export const Stack = readView(DocumentedStack);
 export type Stack = z.infer<typeof Stack>;
-export type StackInput = z.input<typeof Stack>;
 
 /** Endpoint 3, GET /svc/project/{project_id}. */
-export const StackDocument = singleDocument(Stack);
+export const StackDocument = singleDocument(DocumentedStack);
 export type StackDocument = z.infer<typeof StackDocument>;
+export const StackReadDocument = readView(StackDocument);
 
 /** Endpoint 2, GET /svc/projects. */
-export const StackListDocument = listDocument(Stack);
+export const StackListDocument = listDocument(DocumentedStack);
 export type StackListDocument = z.infer<typeof StackListDocument>;
+export const StackReadListDocument = readView(StackListDocument);

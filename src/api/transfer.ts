@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readView } from "./read-view";
 import { EnvironmentRef, Id, SelfLinks, SnapshotRef, singleDocument } from "./common";
 import { SnapshotMode } from "./snapshot";
 
@@ -17,8 +18,8 @@ export const TRANSFER_DIRECTIONS = ["create", "restore"] as const;
 export const TransferDirection = z.enum(TRANSFER_DIRECTIONS);
 export type TransferDirection = z.infer<typeof TransferDirection>;
 
-/** A running or finished snapshot operation, type `transfers` (numeric id on the wire). */
-export const Transfer = z.object({
+/** A running or finished snapshot operation, type `transfers` (numeric id on the wire), as documented. */
+export const DocumentedTransfer = z.object({
   type: z.literal("transfers"),
   id: Id,
   attributes: z.object({
@@ -37,12 +38,15 @@ export const Transfer = z.object({
   }),
   links: SelfLinks,
 });
+export type TransferInput = z.input<typeof DocumentedTransfer>;
+/** A transfer as a client reads it. */
+export const Transfer = readView(DocumentedTransfer);
 export type Transfer = z.infer<typeof Transfer>;
-export type TransferInput = z.input<typeof Transfer>;
 
 /** Endpoints 15, 17, 19. */
-export const TransferDocument = singleDocument(Transfer);
+export const TransferDocument = singleDocument(DocumentedTransfer);
 export type TransferDocument = z.infer<typeof TransferDocument>;
+export const TransferReadDocument = readView(TransferDocument);
 
 /** Statuses of a transfer's log (the platform's words, unlike the transfer's own `status`). */
 export const TRANSFER_LOG_STATUSES = ["Queued", "Running", "Complete", "Failed"] as const;
@@ -55,5 +59,7 @@ export const FINISHED_TRANSFER_LOG_STATUSES = [
 ] as const satisfies readonly TransferLogStatus[];
 
 /** `GET /svc/project/{project}/snapshots/transfer/{id}/log`: the status and the log text so far. */
-export const TransferLog = z.object({ status: TransferLogStatus, content: z.string() });
+export const DocumentedTransferLog = z.object({ status: TransferLogStatus, content: z.string() });
+/** The transfer log as a client reads it. */
+export const TransferLog = readView(DocumentedTransferLog);
 export type TransferLog = z.infer<typeof TransferLog>;

@@ -4,8 +4,9 @@
  * first JSON path that does not match. Error bodies yield their titles.
  */
 import type { z } from "zod";
-import { ApiErrorDocument, type ListLinks } from "../api";
+import { ApiErrorDocument } from "../api";
 import { UnexpectedResponseError } from "./errors";
+import { rememberOrigin } from "./needs";
 
 /** Context a decoder receives, for precise error messages. */
 export interface ResponseContext {
@@ -42,20 +43,31 @@ export function decodeWith<V, T>(schema: z.ZodType<V>, select: (value: V) => T):
 /** A decoder for responses without a body (204). */
 export const noContent: Decoder<void> = () => undefined;
 
-/** A decoder that validates a JSON:API document and returns its `data`. */
+/**
+ * A decoder that validates a JSON:API document and returns its `data`. The resource remembers the
+ * response it came from, so a consumer that needs a value it lacks can name the endpoint.
+ */
 export function dataOf<T>(schema: z.ZodType<{ data: T }>): Decoder<T> {
-  return decodeWith(schema, (doc) => doc.data);
+  return (body, ctx) =>
+    decodeWith(schema, (doc) => {
+      rememberOrigin(doc.data, ctx, "$.data");
+      return doc.data;
+    })(body, ctx);
 }
 
 /** A decoder of one page of a list document: its items and its `links.next`. */
 export function pageOf<T>(
-  schema: z.ZodType<{ data: T[]; links?: z.infer<typeof ListLinks> | undefined }>,
+  schema: z.ZodType<{ data: T[]; links?: { next?: string | null | undefined } | null | undefined }>,
 ): Decoder<Page<T>> {
-  return decodeWith(schema, (doc) => ({ items: doc.data, next: nextLink(doc.links) }));
+  return (body, ctx) =>
+    decodeWith(schema, (doc) => {
+      doc.data.forEach((item, index) => rememberOrigin(item, ctx, `$.data[${index}]`));
+      return { items: doc.data, next: nextLink(doc.links) };
+    })(body, ctx);
 }
 
 /** `links.next` of a list document, or undefined. */
-export function nextLink(links: z.infer<typeof ListLinks> | undefined): string | undefined {
+export function nextLink(links: { next?: string | null | undefined } | null | undefined): string | undefined {
   const next = links?.next;
   return typeof next === "string" && next !== "" ? next : undefined;
 }

@@ -4,11 +4,11 @@
  */
 import {
   CreateDeploymentRequest,
-  DeploymentDocument,
+  DeploymentReadDocument,
   DeploymentIdRequest,
-  DeploymentListDocument,
+  DeploymentReadListDocument,
   DeploymentListQuery,
-  DeploymentLogDocument,
+  DeploymentReadLogDocument,
   type Deployment,
   type DeploymentListQueryInput,
   type DeploymentState,
@@ -17,6 +17,7 @@ import type { CallOptions } from "./call-options";
 import { dataOf, decodeWith, pageOf } from "./decode";
 import type { HttpCore } from "./http";
 import { checkMarker, hasMarker, requireMarkerIn } from "./marker";
+import { needAttributes, rememberOrigin } from "./needs";
 import { environmentPath, numericId } from "./paths";
 import { validateInput } from "./validate-input";
 
@@ -68,7 +69,12 @@ export class Deployments {
     options: CallOptions = {},
   ): Promise<Deployment[]> {
     const query = validateInput("filters", DeploymentListQuery, filters);
-    return this.#http.getAll(this.#path(stack, environment), pageOf(DeploymentListDocument), options, query);
+    return this.#http.getAll(
+      this.#path(stack, environment),
+      pageOf(DeploymentReadListDocument),
+      options,
+      query,
+    );
   }
 
   /** GET .../deploys/{id}. */
@@ -80,7 +86,7 @@ export class Deployments {
   ): Promise<Deployment> {
     return this.#http.get(
       this.#path(stack, environment, `/${numericId("id", id)}`),
-      dataOf(DeploymentDocument),
+      dataOf(DeploymentReadDocument),
       options,
     );
   }
@@ -107,7 +113,7 @@ export class Deployments {
       body,
       safety: "create",
       signal: options.signal,
-      decode: dataOf(DeploymentDocument),
+      decode: dataOf(DeploymentReadDocument),
       lookup:
         marker === undefined
           ? undefined
@@ -127,7 +133,11 @@ export class Deployments {
   ): Promise<DeploymentLog> {
     return this.#http.get(
       this.#path(stack, environment, `/log/${numericId("id", id)}`),
-      decodeWith(DeploymentLogDocument, (doc) => ({ deployment: doc.data, lines: doc.message })),
+      (body, ctx) =>
+        decodeWith(DeploymentReadLogDocument, (doc) => {
+          rememberOrigin(doc.data, ctx, "$.data");
+          return { deployment: doc.data, lines: doc.message ?? [] };
+        })(body, ctx),
       options,
     );
   }
@@ -194,9 +204,13 @@ export class Deployments {
       body: validateInput("id", DeploymentIdRequest, { id: Number(id) }),
       safety: "create",
       signal: options.signal,
-      decode: dataOf(DeploymentDocument),
+      decode: dataOf(DeploymentReadDocument),
       lookup: async () => {
-        const current = await this.get(stack, environment, id, options);
+        const current = needAttributes(
+          await this.get(stack, environment, id, options),
+          ["state"],
+          `cannot tell whether the ${action} of deployment ${id} on ${stack}/${environment} happened`,
+        );
         return happened(current.attributes.state) ? current : undefined;
       },
     });
@@ -204,7 +218,8 @@ export class Deployments {
 
   /**
    * Finds the newest deployment of the environment whose title or summary contains `marker`,
-   * or undefined. Used by `create` after an ambiguous failure and by providers to adopt their
+   * or undefined. A list item without `is_current_build` or links (the platform's reduced list
+   * shape) is read again in the single view. Used by `create` after an ambiguous failure and by providers to adopt their
    * own deployment after a crash.
    */
   async findByMarker(
@@ -217,16 +232,32 @@ export class Deployments {
     const all = await this.list(stack, environment, {}, options);
     let best: Deployment | undefined;
     for (const d of all) {
-      if (!hasMarker(d.attributes.title, marker) && !hasMarker(d.attributes.summary, marker)) continue;
-      if (
-        best === undefined ||
-        d.attributes.date_created_unix > best.attributes.date_created_unix ||
-        (d.attributes.date_created_unix === best.attributes.date_created_unix &&
-          Number(d.id) > Number(best.id))
-      ) {
-        best = d;
-      }
+      if (!hasMarker(d.attributes.title ?? "", marker) && !hasMarker(d.attributes.summary ?? "", marker))
+        continue;
+      if (best === undefined || newer(d, best)) best = d;
+    }
+    // The platform's list items leave out `is_current_build` and `links`, which a caller that
+    // claims the deployment needs: the single view carries them.
+    if (
+      best !== undefined &&
+      (best.attributes.is_current_build === undefined ||
+        best.attributes.is_current_build === null ||
+        best.links === undefined ||
+        best.links === null)
+    ) {
+      return this.get(stack, environment, best.id, options);
     }
     return best;
   }
+}
+
+/**
+ * True when `a` was created after `b`: by `date_created_unix` when both carry it (list items of
+ * the real platform may not), else by id (ids grow with time).
+ */
+function newer(a: Deployment, b: Deployment): boolean {
+  const at = a.attributes.date_created_unix;
+  const bt = b.attributes.date_created_unix;
+  if (typeof at === "number" && typeof bt === "number" && at !== bt) return at > bt;
+  return Number(a.id) > Number(b.id);
 }

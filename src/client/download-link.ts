@@ -8,6 +8,7 @@ import type { Snapshot } from "../api";
 import { abortedError, discardBody, headerValue, requestHeaders, type HttpContext } from "./attempt";
 import { tlsError } from "./tls";
 import { InvalidArgumentError, UnexpectedResponseError, errorFromResponse, type ApiError } from "./errors";
+import { missingValue, needAttributes } from "./needs";
 
 /** Where the bytes are, whether the credentials may go there, and how errors show it. */
 export interface Link {
@@ -21,7 +22,11 @@ export interface Link {
 }
 
 export function downloadLink(ctx: HttpContext, snapshot: Snapshot): Link {
-  const { snapshot_status: status, can_download: allowed } = snapshot.attributes;
+  const { snapshot_status: status, can_download: allowed } = needAttributes(
+    snapshot,
+    ["snapshot_status"],
+    `cannot tell whether snapshot ${snapshot.id} is complete`,
+  ).attributes;
   const argument = "snapshotId";
   if (status !== "complete") {
     throw new InvalidArgumentError(
@@ -29,15 +34,19 @@ export function downloadLink(ctx: HttpContext, snapshot: Snapshot): Link {
       { argument },
     );
   }
-  if (allowed !== "true" || snapshot.links.download_link === "") {
+  if (allowed === "false" || snapshot.links?.download_link === "") {
     throw new InvalidArgumentError(
       `[${argument}] snapshot ${snapshot.id} cannot be downloaded by this user (can_download is ${allowed})`,
       { argument },
     );
   }
+  const href = snapshot.links?.download_link;
+  if (href === undefined || href === null) {
+    throw missingValue(snapshot, "links.download_link", href, `cannot download snapshot ${snapshot.id}`);
+  }
   let url: URL;
   try {
-    url = new URL(snapshot.links.download_link, `${ctx.origin}${ctx.basePath}/`);
+    url = new URL(href, `${ctx.origin}${ctx.basePath}/`);
   } catch {
     throw new UnexpectedResponseError(`snapshot ${snapshot.id} has a download_link that is not a URL`, {
       jsonPath: "$.data.links.download_link",
@@ -69,7 +78,7 @@ export async function declaredSize(
   discardBody(response);
   if (response.statusCode !== 200) throw statusError(response, "HEAD", link);
   const length = headerValue(response.headers, "content-length");
-  const sizeText = snapshot.attributes.size;
+  const sizeText = snapshot.attributes.size ?? "";
   const size = /^\d+$/.test(sizeText) ? Number(sizeText) : undefined;
   const headLength = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
   if (headLength !== undefined && size !== undefined && headLength !== size) {

@@ -1,11 +1,11 @@
 /** Read-only environment endpoints: 4 (view), 5 (modules), 23 (domains), 24 (configuration), 26 (whitelist). */
 import {
-  ConfigurationListDocument,
-  DomainListDocument,
-  EnvironmentDocument,
-  ModuleListDocument,
+  ConfigurationReadListDocument,
+  DomainReadListDocument,
+  EnvironmentReadDocument,
+  ModuleReadListDocument,
   ModuleListQuery,
-  WhitelistDocument,
+  WhitelistReadDocument,
   type Configuration,
   type Domain,
   type Environment,
@@ -33,7 +33,7 @@ export class Environments {
 
   /** GET .../environment/{environment}. */
   async get(stack: string, environment: string, options: CallOptions = {}): Promise<Environment> {
-    return this.#http.get(environmentPath(stack, environment), dataOf(EnvironmentDocument), options);
+    return this.#http.get(environmentPath(stack, environment), dataOf(EnvironmentReadDocument), options);
   }
 
   /** GET .../modules, optionally only the named modules (`filters[]=name`). */
@@ -45,7 +45,7 @@ export class Environments {
     const query = validateInput("filters", ModuleListQuery, { filters: options.filters });
     return this.#http.get(
       `${environmentPath(stack, environment)}/modules`,
-      dataOf(ModuleListDocument),
+      dataOf(ModuleReadListDocument),
       options,
       { filters: query.filters },
     );
@@ -55,7 +55,7 @@ export class Environments {
   async domains(stack: string, environment: string, options: CallOptions = {}): Promise<Domain[]> {
     return this.#http.getAll(
       `${environmentPath(stack, environment)}/domains`,
-      pageOf(DomainListDocument),
+      pageOf(DomainReadListDocument),
       options,
     );
   }
@@ -68,7 +68,7 @@ export class Environments {
   ): Promise<Configuration[]> {
     return this.#http.getAll(
       `${environmentPath(stack, environment)}/configuration`,
-      pageOf(ConfigurationListDocument),
+      pageOf(ConfigurationReadListDocument),
       options,
     );
   }
@@ -77,7 +77,7 @@ export class Environments {
   async whitelist(stack: string, environment: string, options: CallOptions = {}): Promise<Whitelist> {
     return this.#http.get(
       `${environmentPath(stack, environment)}/whitelist`,
-      dataOf(WhitelistDocument),
+      dataOf(WhitelistReadDocument),
       options,
     );
   }

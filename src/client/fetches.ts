@@ -1,5 +1,5 @@
 /** Git fetch endpoints: 6 (queue a fetch) and 7 (view it). */
-import { GitFetchDocument, type GitFetch } from "../api";
+import { GitFetchReadDocument, type GitFetch } from "../api";
 import type { CallOptions } from "./call-options";
 import { dataOf } from "./decode";
 import type { HttpCore } from "./http";
@@ -24,7 +24,7 @@ export class Fetches {
       body: {},
       safety: "create",
       signal: options.signal,
-      decode: dataOf(GitFetchDocument),
+      decode: dataOf(GitFetchReadDocument),
     });
   }
 
@@ -32,7 +32,7 @@ export class Fetches {
   async get(stack: string, fetchId: string | number, options: CallOptions = {}): Promise<GitFetch> {
     return this.#http.get(
       `${stackPath(stack)}/git/fetches/${numericId("fetchId", fetchId)}`,
-      dataOf(GitFetchDocument),
+      dataOf(GitFetchReadDocument),
       options,
     );
   }

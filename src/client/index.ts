@@ -31,6 +31,7 @@ export {
 export { clientDefaults } from "./defaults";
 export type { ClientDefaults, PollPolicy, RetryPolicy } from "./defaults";
 export * from "./errors";
+export { needAttributes, missingValue, type WithAttributes } from "./needs";
 export type { ClientLogEvent, ClientLogger } from "./attempt";
 export type { CallOptions } from "./call-options";
 export { Info, type WhoAmI } from "./info";

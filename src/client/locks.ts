@@ -1,5 +1,5 @@
 /** Environment lock endpoints: 20 (lock) and 21 (unlock). */
-import { EnvironmentLockDocument, LockRequest, type EnvironmentLock } from "../api";
+import { EnvironmentLockReadDocument, LockRequest, type EnvironmentLock } from "../api";
 import type { CallOptions } from "./call-options";
 import { dataOf } from "./decode";
 import type { HttpCore } from "./http";
@@ -35,7 +35,7 @@ export class Locks {
       body,
       safety: "create",
       signal: options.signal,
-      decode: dataOf(EnvironmentLockDocument),
+      decode: dataOf(EnvironmentLockReadDocument),
     });
   }
 

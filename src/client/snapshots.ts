@@ -5,9 +5,9 @@
 import {
   CreateSnapshotRequest,
   RestoreSnapshotRequest,
-  SnapshotDocument,
-  SnapshotListDocument,
-  TransferDocument,
+  SnapshotReadDocument,
+  SnapshotReadListDocument,
+  TransferReadDocument,
   type Snapshot,
   type SnapshotListItem,
   type SnapshotMode,
@@ -61,14 +61,14 @@ export class Snapshots {
 
   /** GET /svc/project/{stack}/snapshots (list form, including pending ones; all pages). */
   async list(stack: string, options: CallOptions = {}): Promise<SnapshotListItem[]> {
-    return this.#http.getAll(this.#path(stack), pageOf(SnapshotListDocument), options);
+    return this.#http.getAll(this.#path(stack), pageOf(SnapshotReadListDocument), options);
   }
 
   /** GET /svc/project/{stack}/snapshots/{id} (full form, with `notes`). */
   async get(stack: string, snapshotId: string | number, options: CallOptions = {}): Promise<Snapshot> {
     return this.#http.get(
       this.#path(stack, `/${numericId("snapshotId", snapshotId)}`),
-      dataOf(SnapshotDocument),
+      dataOf(SnapshotReadDocument),
       options,
     );
   }
@@ -92,7 +92,7 @@ export class Snapshots {
       body,
       safety: "create",
       signal: options.signal,
-      decode: decodeWith(TransferDocument, (doc) => ({ kind: "transfer", transfer: doc.data })),
+      decode: decodeWith(TransferReadDocument, (doc) => ({ kind: "transfer", transfer: doc.data })),
       lookup:
         marker === undefined
           ? undefined
@@ -126,7 +126,7 @@ export class Snapshots {
       body,
       safety: "create",
       signal: options.signal,
-      decode: dataOf(TransferDocument),
+      decode: dataOf(TransferReadDocument),
     });
   }
 
@@ -152,7 +152,7 @@ export class Snapshots {
   async transfer(stack: string, transferId: string | number, options: CallOptions = {}): Promise<Transfer> {
     return this.#http.get(
       this.#path(stack, `/transfer/${numericId("transferId", transferId)}`),
-      dataOf(TransferDocument),
+      dataOf(TransferReadDocument),
       options,
     );
   }
@@ -175,7 +175,8 @@ export class Snapshots {
       .filter(
         (s) =>
           options.environment === undefined ||
-          s.relationships.source.data.some((ref) => ref.id === options.environment),
+          // A snapshot that does not name its source stays a candidate: its notes decide.
+          (s.relationships?.source?.data.some((ref) => ref.id === options.environment) ?? true),
       )
       .sort((a, b) => Number(b.id) - Number(a.id))
       .slice(0, this.#http.settings.maxMarkerProbes);

@@ -1,8 +1,8 @@
 /** Endpoints of stacks (projects): 2 (list), 3 (view), 22 (team). */
 import {
-  StackDocument,
-  StackListDocument,
-  TeamMemberListDocument,
+  StackReadDocument,
+  StackReadListDocument,
+  TeamMemberReadListDocument,
   type Stack,
   type TeamMember,
 } from "../api";
@@ -20,16 +20,16 @@ export class Stacks {
 
   /** GET /svc/projects: every stack the caller may view (all pages). */
   async list(options: CallOptions = {}): Promise<Stack[]> {
-    return this.#http.getAll("/svc/projects", pageOf(StackListDocument), options);
+    return this.#http.getAll("/svc/projects", pageOf(StackReadListDocument), options);
   }
 
   /** GET /svc/project/{stack}. A stack the caller is not a member of answers 404 (NotFoundError). */
   async get(stack: string, options: CallOptions = {}): Promise<Stack> {
-    return this.#http.get(stackPath(stack), dataOf(StackDocument), options);
+    return this.#http.get(stackPath(stack), dataOf(StackReadDocument), options);
   }
 
   /** GET /svc/project/{stack}/team (all pages). */
   async team(stack: string, options: CallOptions = {}): Promise<TeamMember[]> {
-    return this.#http.getAll(`${stackPath(stack)}/team`, pageOf(TeamMemberListDocument), options);
+    return this.#http.getAll(`${stackPath(stack)}/team`, pageOf(TeamMemberReadListDocument), options);
   }
 }

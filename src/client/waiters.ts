@@ -19,6 +19,7 @@ import {
 } from "../api";
 import type { PollPolicy } from "./defaults";
 import { AbortedError, ApiError, WaitFailedError, WaitTimeoutError } from "./errors";
+import { needAttributes } from "./needs";
 
 /** Where a polled object stands. */
 export type WaitPhase = "pending" | "succeeded" | "failed";
@@ -202,10 +203,15 @@ export function waitForDeployment(
   return waitUntil(
     {
       subject: `deployment ${key} on ${stack}/${environment}`,
-      poll: (signal) => readers.getDeployment(stack, environment, key, signal),
+      poll: async (signal) =>
+        needAttributes(
+          await readers.getDeployment(stack, environment, key, signal),
+          ["state"],
+          `cannot tell whether deployment ${key} on ${stack}/${environment} has finished`,
+        ),
       state: (d) => d.attributes.state,
       phase: (d) => deploymentPhase(d.attributes.state),
-      link: (d) => d.links.self,
+      link: (d) => d.links?.self ?? undefined,
     },
     resolvePoll(readers.poll, options),
     options,
@@ -223,10 +229,15 @@ export function waitForTransfer(
   return waitUntil(
     {
       subject: `transfer ${key} of ${stack}`,
-      poll: (signal) => readers.getTransfer(stack, key, signal),
+      poll: async (signal) =>
+        needAttributes(
+          await readers.getTransfer(stack, key, signal),
+          ["status"],
+          `cannot tell whether transfer ${key} of ${stack} has finished`,
+        ),
       state: (t) => t.attributes.status,
       phase: (t) => transferPhase(t.attributes.status),
-      link: (t) => t.links.self,
+      link: (t) => t.links?.self ?? undefined,
     },
     resolvePoll(readers.poll, options),
     options,
@@ -244,10 +255,15 @@ export function waitForFetch(
   return waitUntil(
     {
       subject: `git fetch ${key} of ${stack}`,
-      poll: (signal) => readers.getFetch(stack, key, signal),
+      poll: async (signal) =>
+        needAttributes(
+          await readers.getFetch(stack, key, signal),
+          ["status"],
+          `cannot tell whether git fetch ${key} of ${stack} has finished`,
+        ),
       state: (f) => f.attributes.status,
       phase: (f) => fetchPhase(f.attributes.status),
-      link: (f) => f.links.self,
+      link: (f) => f.links?.self ?? undefined,
     },
     resolvePoll(readers.poll, options),
     options,
@@ -265,7 +281,12 @@ export function waitForSnapshot(
   return waitUntil(
     {
       subject: `snapshot ${key} of ${stack}`,
-      poll: (signal) => readers.getSnapshot(stack, key, signal),
+      poll: async (signal) =>
+        needAttributes(
+          await readers.getSnapshot(stack, key, signal),
+          ["snapshot_status"],
+          `cannot tell whether snapshot ${key} of ${stack} is complete`,
+        ),
       state: (s) => s.attributes.snapshot_status,
       phase: (s) => snapshotPhase(s.attributes.snapshot_status),
     },

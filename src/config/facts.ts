@@ -57,10 +57,12 @@ export const FACT_READS: Readonly<Record<EnvironmentFact | StackFact, readonly F
 
 /** The build the environment runs. */
 export const LiveDeploymentFact = z.object({
-  sha: z.string(),
+  /** Null when the platform does not say which build runs. */
+  sha: z.string().nullable(),
   /**
-   * The ref it was deployed from, where it is known: the package of a package deployment, or the
-   * ref of the deployment Stackwright made when that is what runs (the API returns no ref).
+   * The ref it was deployed from, where it is known: the package of a package deployment, the
+   * `ref_name` the platform lists for the deployment that made the build (a hand-made one too),
+   * or the ref of the deployment Stackwright made when that is what runs.
    */
   ref: z.string().nullable(),
   /** Title of the deployment that made the build, when the platform lists it. */
@@ -130,30 +132,50 @@ export function liveDeploymentFact(
   deployments: readonly Deployment[],
   managed?: { sha: string; ref: string },
 ): LiveDeploymentFact {
-  const sha = environment.attributes.build_sha;
+  const sha = environment.attributes.build_sha ?? null;
+  // A deployment without a sha (a package not built yet) never counts as the live build. List
+  // items of the real platform may carry no dates: the higher id is the later one then.
   const completed = deployments
-    .filter((d) => d.attributes.state === "Completed" && d.attributes.sha === sha)
-    .sort((a, b) => b.attributes.date_started_unix - a.attributes.date_started_unix);
-  const made = completed.find((d) => d.attributes.is_current_build) ?? completed[0];
+    .filter((d) => d.attributes.state === "Completed" && sha !== null && d.attributes.sha === sha)
+    .sort(
+      (a, b) =>
+        (b.attributes.date_started_unix ?? 0) - (a.attributes.date_started_unix ?? 0) ||
+        Number(b.id) - Number(a.id),
+    );
+  const made = completed.find((d) => d.attributes.is_current_build === true) ?? completed[0];
+  // As the managed deployment's ref reads: `branch main`, `tag v1.4.0`.
+  const refName = made?.attributes.ref_name;
+  const refType = made?.attributes.ref_type;
+  const named =
+    typeof refName !== "string" || refName === ""
+      ? null
+      : typeof refType === "string" && refType !== ""
+        ? `${refType} ${refName}`
+        : refName;
   const ref =
     environment.attributes.build_package ??
-    (managed !== undefined && managed.sha === sha ? managed.ref : null);
+    named ??
+    (managed !== undefined && sha !== null && managed.sha === sha ? managed.ref : null);
+  const started = made?.attributes.date_started_unix;
   return {
     sha,
     ref,
     title: made?.attributes.title ?? null,
-    deployer: made?.attributes.deployer.email ?? null,
-    deployed_at:
-      made === undefined || made.attributes.date_started_unix <= 0
-        ? null
-        : isoOf(made.attributes.date_started_unix),
+    deployer: made?.attributes.deployer?.email ?? null,
+    deployed_at: typeof started === "number" && started > 0 ? isoOf(started) : null,
   };
 }
 
 /** Domains, primary first, then by name. */
 export function domainsFact(domains: readonly Domain[]): DomainFact[] {
+  // A domain is its name (`id` is the name too); flags the platform leaves out read as false.
   return domains
-    .map(({ attributes: { name, primary, ssl, www } }) => ({ name, primary, ssl, www }))
+    .map(({ id, attributes: { name, primary, ssl, www } }) => ({
+      name: name ?? id,
+      primary: primary === true,
+      ssl: ssl === true,
+      www: www === true,
+    }))
     .sort(
       (a, b) => Number(b.primary) - Number(a.primary) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
     );
@@ -163,7 +185,11 @@ export function domainsFact(domains: readonly Domain[]): DomainFact[] {
 export function modulesFact(modules: readonly InstalledModule[]): Record<string, string> {
   return Object.fromEntries(
     modules
-      .map((m) => [m.attributes.name, m.attributes.version] as const)
+      .flatMap((m) => {
+        const { name, version } = m.attributes;
+        // A module without a name cannot be listed; one without a version shows an empty one.
+        return typeof name === "string" ? [[name, version ?? ""] as const] : [];
+      })
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }
@@ -172,29 +198,30 @@ export function modulesFact(modules: readonly InstalledModule[]): Record<string,
 export function configurationFact(documents: readonly Configuration[]): ConfigurationFact {
   const names = new Set<string>();
   for (const document of documents)
-    for (const name of Object.keys(document.attributes.configuration)) names.add(name);
+    for (const name of Object.keys(document.attributes.configuration ?? {})) names.add(name);
   return {
     names: [...names].sort(),
-    pending_changes: documents.some((document) => document.attributes.pending_changes),
+    pending_changes: documents.some((document) => document.attributes.pending_changes === true),
   };
 }
 
 export function whitelistFact(whitelist: Whitelist): WhitelistFact {
   return {
-    enabled: whitelist.attributes.enabled,
-    entries: Object.keys(whitelist.attributes.items).length,
-    pending_changes: whitelist.attributes.pending_changes,
+    enabled: whitelist.attributes.enabled === true,
+    entries: Object.keys(whitelist.attributes.items ?? {}).length,
+    pending_changes: whitelist.attributes.pending_changes === true,
   };
 }
 
 /** The newest release by release date (the later label on a tie); null when there is none. */
 export function newestManifestRelease(releases: readonly ManifestRelease[]): ManifestReleaseFact | null {
-  const newest = [...releases].sort(
-    (a, b) =>
-      b.attributes.released_unix - a.attributes.released_unix ||
-      (b.attributes.sha < a.attributes.sha ? -1 : b.attributes.sha > a.attributes.sha ? 1 : 0),
+  // A release the platform lists without its label or date cannot be shown or ordered.
+  const dated = releases.flatMap((r) => {
+    const { sha, released_unix: released } = r.attributes;
+    return typeof sha === "string" && typeof released === "number" ? [{ sha, released }] : [];
+  });
+  const newest = dated.sort(
+    (a, b) => b.released - a.released || (b.sha < a.sha ? -1 : b.sha > a.sha ? 1 : 0),
   )[0];
-  return newest === undefined
-    ? null
-    : { label: newest.attributes.sha, released: isoOf(newest.attributes.released_unix) };
+  return newest === undefined ? null : { label: newest.sha, released: isoOf(newest.released) };
 }

@@ -2,7 +2,6 @@ import type {
   ApiVersion,
   ConfigurationInput,
   DeploymentInput,
-  DeploymentLogDocumentInput,
   DomainInput,
   EnvironmentInput,
   EnvironmentLockInput,
@@ -24,7 +23,15 @@ import { envKey } from "./model";
 import type { Store } from "./store";
 import { DOWNLOADS, downloadKey } from "./archive";
 import { transferLogStatus } from "./operations/log-lines";
-import { legacyDates, platformExtras } from "./deployment-fields";
+import {
+  type Answers,
+  type DeploymentView,
+  type Person,
+  createExtras,
+  legacyDates,
+  platformExtras,
+  platformShape,
+} from "./deployment-fields";
 import { formatDateTime } from "./time";
 
 /** Builds wire documents (the `z.input` of the src/api schemas) from the store's records. */
@@ -33,7 +40,36 @@ export class Documents {
   constructor(
     private readonly store: Store,
     readonly base: string,
+    /** `platform`: deployment answers in the shapes the real platform sends (docs/emulator.md). */
+    readonly answers: Answers = "documented",
   ) {}
+
+  /** A person of the stack as deployment documents show one. */
+  person(stack: string, email: string): Person {
+    const user = this.store.user(email);
+    return {
+      id: user?.id ?? 0,
+      email: user?.email ?? email,
+      role: this.store.role(stack, email) ?? "",
+      name: user === undefined ? email : `${user.first_name} ${user.surname}`.trim(),
+    };
+  }
+
+  /**
+   * A deployment as an endpoint answers it: the documented document, reshaped as the real
+   * platform sends it under `--answers platform` (list items reduced, create responses without
+   * deployer and links, a numeric id in the single view). Create responses also carry the
+   * platform's `decision`, `options` and `messages`.
+   */
+  deploymentAnswer(
+    d: DeploymentRecord,
+    opts: { version: ApiVersion; relationships?: boolean },
+    view: DeploymentView,
+  ): unknown {
+    const doc = this.deployment(d, { ...opts, changes: view === "create" });
+    if (view === "create") Object.assign(doc.attributes, createExtras(d));
+    return this.answers === "platform" ? platformShape(doc, view) : doc;
+  }
 
   stackUrl(stack: string): string {
     return `${this.base}/svc/project/${encodeURIComponent(stack)}`;
@@ -94,7 +130,6 @@ export class Documents {
     d: DeploymentRecord,
     opts: { version: ApiVersion; changes?: boolean; relationships?: boolean },
   ): DeploymentInput {
-    const user = this.store.user(d.deployer);
     const live = this.store.envs.get(envKey(d.stack, d.env));
     const repo = this.store.stacks.get(d.stack)?.repository_url ?? "";
     const id = opts.version === "1.0" ? d.id : String(d.id);
@@ -113,17 +148,17 @@ export class Documents {
         deployment_type: d.force_full ? "full" : "code-only",
         // The platform's estimate is a number of seconds, as text.
         deployment_estimate: d.force_full ? "300" : "120",
+        // A package deployment has no commit until its package is built (null, as the platform).
         sha: d.sha,
-        short_sha: d.sha.slice(0, 7),
-        commit_subject: `Commit ${d.sha.slice(0, 7)}`,
-        commit_message: `Commit ${d.sha.slice(0, 7)} of ${d.stack} (${d.ref_type}${d.ref === "" ? "" : ` ${d.ref}`})`,
-        commit_url: `${repo.replace(/\.git$/, "")}/commit/${d.sha}`,
-        deployer: {
-          id: user?.id ?? 0,
-          email: user?.email ?? d.deployer,
-          role: this.store.role(d.stack, d.deployer) ?? "",
-          name: user === undefined ? d.deployer : `${user.first_name} ${user.surname}`.trim(),
-        },
+        short_sha: d.sha === null ? null : d.sha.slice(0, 7),
+        commit_subject: d.sha === null ? null : `Commit ${d.sha.slice(0, 7)}`,
+        commit_message:
+          d.sha === null
+            ? null
+            : `Commit ${d.sha.slice(0, 7)} of ${d.stack} (${d.ref_type}${d.ref === "" ? "" : ` ${d.ref}`})`,
+        commit_url:
+          d.sha === null ? repo.replace(/\.git$/, "") : `${repo.replace(/\.git$/, "")}/commit/${d.sha}`,
+        deployer: this.person(d.stack, d.deployer),
         state: d.state,
         // The deployment becoming the build (queued or running) and the latest completed one.
         is_current_build:
@@ -132,7 +167,14 @@ export class Documents {
       links: { self: `${this.envUrl(d.stack, d.env)}/deploys/${d.id}` },
     };
     if (opts.changes === true) doc.attributes.changes = d.changes;
-    Object.assign(doc.attributes, platformExtras(d));
+    Object.assign(
+      doc.attributes,
+      platformExtras(d, {
+        refs: this.store.stacks.get(d.stack)?.refs ?? {},
+        person: (email) => this.person(d.stack, email),
+        envUrl: this.envUrl(d.stack, d.env),
+      }),
+    );
     if (opts.version === "1.0") Object.assign(doc.attributes, legacyDates(d));
     if (opts.relationships === true) {
       doc.relationships = {
@@ -184,8 +226,9 @@ export class Documents {
   }
 
   /** The deployment log endpoint: the deployment document plus its log lines so far. */
-  deploymentLog(d: DeploymentRecord, version: ApiVersion): DeploymentLogDocumentInput {
-    return { data: this.deployment(d, { version }), message: [...d.log] };
+  /** The deployment log endpoint: the deployment (as its view answers it) and its lines so far. */
+  deploymentLog(d: DeploymentRecord, version: ApiVersion): { data: unknown; message: string[] } {
+    return { data: this.deploymentAnswer(d, { version }, "single"), message: [...d.log] };
   }
 
   /** The transfer log endpoint: the platform's status word and the log text so far. */

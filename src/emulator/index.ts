@@ -9,8 +9,10 @@ import { SPEEDS, Scheduler, type Speed } from "./scheduler";
 import { type SeedInput, loadSeed } from "./seed";
 import { buildServer } from "./server";
 import { Store } from "./store";
+import { ANSWERS, type Answers } from "./deployment-fields";
 
 export { SPEEDS, type Speed } from "./scheduler";
+export { ANSWERS, type Answers } from "./deployment-fields";
 export { checkPublicUrl } from "./links";
 export { Seed, type SeedInput, loadSeed } from "./seed";
 
@@ -31,6 +33,12 @@ export interface EmulatorOptions {
   strict?: boolean;
   /** The URL clients reach the emulator at (behind a proxy): links in documents start with it. */
   publicUrl?: string;
+  /**
+   * `documented` (default): deployments in the spec's shapes (with the platform's extra members).
+   * `platform`: as the real platform answers: reduced list items, the real create shape, a
+   * numeric id in the single view (docs/emulator.md, "Answers like the platform").
+   */
+  answers?: Answers;
 }
 
 export interface RunningEmulator {
@@ -40,7 +48,7 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
-const ALLOWED_OPTIONS = ["seed", "stateFile", "speed", "port", "strict", "publicUrl"];
+const ALLOWED_OPTIONS = ["seed", "stateFile", "speed", "port", "strict", "publicUrl", "answers"];
 
 /** Starts the reference server on 127.0.0.1 and resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
@@ -52,6 +60,10 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   }
   const speed = options.speed ?? "fast";
   if (!SPEEDS.includes(speed)) throw new Error(`startEmulator: speed must be one of ${SPEEDS.join(", ")}`);
+  const answers = options.answers ?? "documented";
+  if (!ANSWERS.includes(answers)) {
+    throw new Error(`startEmulator: answers must be one of ${ANSWERS.join(", ")}`);
+  }
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`startEmulator: port must be an integer from 0 to 65535, got ${String(port)}`);
@@ -71,7 +83,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   // Links start as the client called the server; the listening address, known once listening,
   // only when the request says nothing usable.
   let base = "";
-  const docs = (request: FastifyRequest) => new Documents(store, linkBase(request.headers, base, publicUrl));
+  const docs = (request: FastifyRequest) =>
+    new Documents(store, linkBase(request.headers, base, publicUrl), answers);
   const app = buildServer({
     store,
     engine,

@@ -18,7 +18,8 @@ export const DeploymentRecord = z.object({
   state: DeploymentState,
   ref_type: RefType,
   ref: z.string(),
-  sha: z.string(),
+  /** Null for a package deployment until the worker has built the package (as the platform). */
+  sha: z.string().nullable(),
   package: z.string().nullable(),
   title: z.string(),
   summary: z.string(),
@@ -41,6 +42,9 @@ export const DeploymentRecord = z.object({
   /** Options of the create body that change how the platform deploys. */
   ignore_config_changes: z.boolean().default(false),
   force_full: z.boolean().default(false),
+  /** Who approved it in the dashboard (e-mail), and who bypassed approval when creating it. */
+  approver: z.string().nullable().default(null),
+  bypasser: z.string().nullable().default(null),
 });
 export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
 
@@ -52,6 +56,8 @@ export const DEPLOYMENT_DEFAULTS = {
   rejected_reason: null,
   ignore_config_changes: false,
   force_full: false,
+  approver: null,
+  bypasser: null,
 } satisfies Partial<DeploymentRecord>;
 
 export const SnapshotRecord = z.object({

@@ -13,6 +13,8 @@ export {
   type BranchHead,
   type ImportedEnvironment,
   type ImportedStack,
+  type NamedEnvironment,
+  type NamedStack,
 } from "./live";
 export {
   importedStackFile,

@@ -9,17 +9,25 @@ import {
   type Environment,
   type SnapshotListItem,
   type Stack,
+  type StatedDeployment,
 } from "../api";
+
+/**
+ * A stack and an environment whose names are known: the file is keyed by them. The command that
+ * reads the documents states these needs (and the deployments' states) where it reads them.
+ */
+export type NamedStack = Stack & { attributes: { name: string } };
+export type NamedEnvironment = Environment & { attributes: { name: string } };
 
 /** One environment as import reads it: its document and every deployment it has had. */
 export interface ImportedEnvironment {
-  readonly environment: Environment;
-  readonly deployments: readonly Deployment[];
+  readonly environment: NamedEnvironment;
+  readonly deployments: readonly StatedDeployment[];
 }
 
 /** One API stack as import reads it. */
 export interface ImportedStack {
-  readonly stack: Stack;
+  readonly stack: NamedStack;
   /** In the platform's order (the stack document's `relationships.environments`). */
   readonly environments: readonly ImportedEnvironment[];
   readonly snapshots: readonly SnapshotListItem[];
@@ -34,8 +42,14 @@ export interface BranchHead {
   readonly environment: string;
 }
 
+// List items of the real platform may come without dates: the higher id is the later one then.
 const newestFirst = (a: Deployment, b: Deployment): number =>
-  b.attributes.date_created_unix - a.attributes.date_created_unix || Number(b.id) - Number(a.id);
+  (b.attributes.date_created_unix ?? 0) - (a.attributes.date_created_unix ?? 0) ||
+  Number(b.id) - Number(a.id);
+
+/** A text the platform may leave out, send as null or empty: undefined then. */
+const given = (text: string | null | undefined): string | undefined =>
+  typeof text === "string" && text !== "" ? text : undefined;
 
 /**
  * The deployment's sha, or undefined when it has none yet: the platform sends `null` (or an empty
@@ -56,21 +70,25 @@ const hasSha = (d: Deployment): boolean => shaOf(d) !== undefined;
  * environment that runs a package (`build_package`) is pinned by the package, not the sha: its
  * marked deployment counts even without a sha.
  */
-export function liveDeployment(env: ImportedEnvironment): Deployment | undefined {
+export function liveDeployment(env: ImportedEnvironment): StatedDeployment | undefined {
   const a = env.environment.attributes;
+  const buildSha = given(a.build_sha);
   const completed = env.deployments.filter((d) => d.attributes.state === "Completed");
   const marked = completed.filter((d) => d.attributes.is_current_build === true).sort(newestFirst)[0];
   if (
     marked !== undefined &&
-    (shaOf(marked) === a.build_sha || (a.build_package !== null && !hasSha(marked)))
+    ((buildSha !== undefined && shaOf(marked) === buildSha) ||
+      (given(a.build_package) !== undefined && !hasSha(marked)))
   ) {
     return marked;
   }
-  return completed.filter((d) => hasSha(d) && shaOf(d) === a.build_sha).sort(newestFirst)[0];
+  // A deployment without a sha (a package not built yet) is never the live build by its sha.
+  if (buildSha === undefined) return undefined;
+  return completed.filter((d) => hasSha(d) && shaOf(d) === buildSha).sort(newestFirst)[0];
 }
 
 /** Deployments of the environment that are Queued, Deploying or Aborting, newest first. */
-export function deploymentsInProgress(env: ImportedEnvironment): Deployment[] {
+export function deploymentsInProgress(env: ImportedEnvironment): StatedDeployment[] {
   return env.deployments.filter((d) => isDeploymentInProgress(d.attributes.state)).sort(newestFirst);
 }
 

@@ -49,8 +49,10 @@ function shaText(d: Deployment): string {
 
 /** `deployment 12 "Release 1.4" by ops@example.com`. */
 function describeDeployment(d: Deployment): string {
-  const title = d.attributes.title === "" ? "" : ` "${d.attributes.title}"`;
-  const by = d.attributes.deployer?.email === undefined ? "" : ` by ${d.attributes.deployer.email}`;
+  const { title: text, deployer } = d.attributes;
+  const title = typeof text === "string" && text !== "" ? ` "${text}"` : "";
+  const email = deployer?.email;
+  const by = typeof email === "string" && email !== "" ? ` by ${email}` : "";
   return `deployment ${d.id}${title}${by}`;
 }
 
@@ -59,7 +61,9 @@ function madeFrom(d: Deployment): string | undefined {
   const type = d.attributes.ref_type;
   const name = d.attributes.ref_name;
   if (typeof type !== "string" || type === "") return undefined;
-  if (type === "sha" || typeof name !== "string" || name === "") return type === "sha" ? undefined : type;
+  // A package deployment names no ref (the package is said by build_package); a sha says nothing more.
+  if (type === "sha" || typeof name !== "string" || name === "")
+    return type === "sha" || type === "package" ? undefined : type;
   return `${type} ${name}`;
 }
 
@@ -108,15 +112,23 @@ function inProgressComment(env: string, running: readonly Deployment[]): string[
   ]);
 }
 
+/** The environments a snapshot was taken from (none when the platform does not say). */
+const sourcesOf = (s: SnapshotListItem): string[] =>
+  (s.relationships?.source?.data ?? []).map((e) => String(e.id));
+
 function snapshotLine(s: SnapshotListItem): string {
-  const from = s.relationships.source.data.map((e) => String(e.id)).join(", ");
-  return `   ${s.id}: ${s.attributes.mode}, ${s.attributes.snapshot_status}, taken ${s.attributes.created}${from === "" ? "" : ` from ${from}`}`;
+  const from = sourcesOf(s).join(", ");
+  const { mode, snapshot_status: status, created } = s.attributes;
+  return `   ${s.id}: ${mode ?? "-"}, ${status ?? "-"}, taken ${created ?? "-"}${from === "" ? "" : ` from ${from}`}`;
 }
 
 /** Comment lines for the snapshots taken from `env`: what exists, and how a restore names one. */
 function snapshotsComment(env: string, snapshots: readonly SnapshotListItem[]): string[] {
-  const own = snapshots.filter((s) => s.relationships.source.data.some((e) => String(e.id) === env));
-  const example = own.find((s) => s.attributes.snapshot_status === "complete");
+  const own = snapshots.filter((s) => sourcesOf(s).includes(env));
+  // The restore example needs a mode to name.
+  const example = own.find(
+    (s) => s.attributes.snapshot_status === "complete" && typeof s.attributes.mode === "string",
+  );
   if (own.length === 0 || example === undefined) return [];
   return [
     ` Snapshots of ${env} on the platform (id: mode, status, time); a restore names one by its id:`,
@@ -173,7 +185,7 @@ function planEnvironment(
   const name = a.name;
   const where = `${stack.stack.attributes.name}/${name}`;
   const before = [
-    ` ${name} (${a.usage})${a.url === "" ? "" : `: ${a.url}`}, framework ${a.framework_version}.`,
+    ` ${name} (${a.usage ?? "-"})${a.url === "" || typeof a.url !== "string" ? "" : `: ${a.url}`}, framework ${a.framework_version ?? "-"}.`,
   ];
   const running = deploymentsInProgress(env);
   for (const d of running) {
@@ -184,7 +196,7 @@ function planEnvironment(
   const after = snapshotsComment(name, stack.snapshots);
   const live = liveDeployment(env);
   if (live === undefined) {
-    const sha = a.build_sha;
+    const sha = a.build_sha ?? "";
     before.push(
       " Never deployed through the platform's deployments (or its history is gone): there is no",
       " deployment to adopt, so none is declared and Stackwright leaves its deployments alone.",
@@ -207,8 +219,9 @@ function planEnvironment(
       outcome: { kind: "never-deployed", environment: name },
     };
   }
-  const packaged = a.build_package;
-  const sha = shaOf(live) ?? a.build_sha;
+  const packaged = typeof a.build_package === "string" && a.build_package !== "" ? a.build_package : null;
+  // liveDeployment finds a deployment without a sha only for a package, pinned by the package.
+  const sha = shaOf(live) ?? a.build_sha ?? "";
   const tracked =
     options.track !== undefined && heads.get(options.track)?.sha === sha && packaged === null
       ? options.track
@@ -251,8 +264,8 @@ export function importedStackFile(stack: ImportedStack, options: ImportOptions):
     stack: name,
     environments: Object.fromEntries(plans.map((p) => [p.name, p.value])),
   });
-  const title = stack.stack.attributes.title;
-  const repo = stack.stack.attributes.repository_url;
+  const title = stack.stack.attributes.title ?? "";
+  const repo = stack.stack.attributes.repository_url ?? "";
   doc.commentBefore = [
     ` yaml-language-server: $schema=${options.schemaPath}`,
     ` ${name}${title === "" ? "" : `: ${title}`}${repo === "" ? "" : ` (${repo})`}.`,

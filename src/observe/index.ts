@@ -14,7 +14,7 @@ export {
   type StackToObserve,
 } from "./observe";
 export { Budget, Reads } from "./reads";
-export { syncOf, type Applied, type SyncInput, type SyncVerdict } from "./sync";
+export { observedDeployment, syncOf, type Applied, type SyncInput, type SyncVerdict } from "./sync";
 export { driftReport, withEngineChecks, type EngineCheck } from "./drift";
 export { countsLine, driftMarkdown, statusTable } from "./render-text";
 export { escapeHtml, statusHtml } from "./render-html";

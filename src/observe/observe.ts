@@ -9,8 +9,8 @@
  * environment whose read fails is reported `unknown` with the reason; the others are still
  * observed.
  */
-import type { Deployment } from "../api";
-import { ApiError, NotFoundError, PermissionError, type StackwrightClient } from "../client";
+import type { StatedDeployment } from "../api";
+import { ApiError, needAttributes, NotFoundError, PermissionError, type StackwrightClient } from "../client";
 import { windowVerdict, windowsOf, type StackConfig } from "../config";
 import { countSync, type EnvironmentStatus, type FleetStatus, type StackStatus } from "./model";
 import { Budget, Reads, mapAll } from "./reads";
@@ -168,13 +168,18 @@ async function observeEnvironment(
   if (stackError !== null) return base;
   const where = `${s.apiStack}/${name}`;
   let liveSha: string;
-  let deployments: Deployment[];
+  let deployments: StatedDeployment[];
+  // The sync verdict decides on the build sha and every deployment's state: a document without
+  // them makes this environment unknown, with the reason (never the whole fleet).
+  const why = `cannot tell whether ${where} is in sync`;
   try {
     [liveSha, deployments] = await Promise.all([
       reads
         .once(`environment ${where}`, () => client.environments.get(s.apiStack, name))
-        .then((e) => e.attributes.build_sha),
-      reads.once(`deployments ${where}`, () => client.deployments.list(s.apiStack, name)),
+        .then((e) => needAttributes(e, ["build_sha"], why).attributes.build_sha),
+      reads
+        .once(`deployments ${where}`, () => client.deployments.list(s.apiStack, name))
+        .then((list) => list.map((d) => needAttributes(d, ["state"], why))),
     ]);
   } catch (error) {
     return { ...base, reason: readProblem(error, `environment ${where}`) };

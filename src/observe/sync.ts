@@ -8,6 +8,7 @@ import {
   PENDING_DEPLOYMENT_STATES,
   type Deployment,
   type DeploymentState,
+  type StatedDeployment,
 } from "../api";
 import type { DriftKind, EnvironmentStatus, ObservedDeployment, SyncState } from "./model";
 
@@ -24,23 +25,23 @@ export interface SyncInput {
   readonly applied: Applied | undefined;
   /** The environment's build sha. */
   readonly liveSha: string;
-  /** Every deployment of the environment the platform lists. */
-  readonly deployments: readonly Deployment[];
+  /** Every deployment of the environment the platform lists (each with its state: it decides). */
+  readonly deployments: readonly StatedDeployment[];
 }
 
 export interface SyncVerdict {
   readonly sync: SyncState;
   readonly reason: string | null;
   readonly drift: EnvironmentStatus["drift"];
-  readonly newest: Deployment | undefined;
+  readonly newest: StatedDeployment | undefined;
   /** The deployment that put the live sha there (the newest completed one with that sha). */
-  readonly liveDeployment: Deployment | undefined;
+  readonly liveDeployment: StatedDeployment | undefined;
 }
 
 const among = (states: readonly DeploymentState[], state: DeploymentState) => states.includes(state);
 
 /** Newest first, by numeric id (the platform numbers deployments in creation order). */
-export function newestFirst(deployments: readonly Deployment[]): Deployment[] {
+export function newestFirst<D extends Deployment>(deployments: readonly D[]): D[] {
   return [...deployments].sort((a, b) => Number(b.id) - Number(a.id));
 }
 
@@ -51,22 +52,32 @@ export function isoOf(unixSeconds: number): string {
 /** When a deployment last changed state. */
 export function deploymentInstant(d: Deployment): string {
   const a = d.attributes;
-  return isoOf(Math.max(a.date_updated_unix, a.date_started_unix, a.date_created_unix));
+  // List items of the real platform may come without dates.
+  return isoOf(Math.max(a.date_updated_unix ?? 0, a.date_started_unix ?? 0, a.date_created_unix ?? 0));
 }
 
 /** The deployment as the status shows it. */
 export function observedDeployment(d: Deployment): ObservedDeployment {
   const a = d.attributes;
+  // Only shown: what the platform leaves out or sends as null shows as "-".
+  const email = a.deployer?.email;
   return {
     id: d.id,
-    sha: a.sha,
-    short_sha: a.short_sha,
-    title: a.title,
-    state: a.state,
-    deployer: a.deployer.email === "" ? null : { name: a.deployer.name, email: a.deployer.email },
+    sha: a.sha ?? "-",
+    short_sha: a.short_sha ?? a.sha?.slice(0, 7) ?? "-",
+    title: a.title ?? "",
+    state: a.state ?? "-",
+    deployer:
+      email === undefined || email === null || email === "" ? null : { name: a.deployer?.name ?? "", email },
     at: deploymentInstant(d),
     link: d.links?.self ?? null,
   };
+}
+
+/** Who made a deployment, when the platform says. */
+function emailOf(d: Deployment | undefined): string | undefined {
+  const email = d?.attributes.deployer?.email;
+  return typeof email === "string" && email !== "" ? email : undefined;
 }
 
 const describeRef = (r: { ref_type: string; ref: string }) =>
@@ -76,8 +87,13 @@ const short = (sha: string) => sha.slice(0, 7);
 export function syncOf(input: SyncInput): SyncVerdict {
   const sorted = newestFirst(input.deployments);
   const newest = sorted[0];
+  // A deployment without a sha (a package not built yet) is never the live build.
   const liveDeployment = sorted.find(
-    (d) => d.attributes.sha === input.liveSha && d.attributes.state === "Completed",
+    (d) =>
+      typeof d.attributes.sha === "string" &&
+      d.attributes.sha !== "" &&
+      d.attributes.sha === input.liveSha &&
+      d.attributes.state === "Completed",
   );
   const base = { newest, liveDeployment };
   const verdict = (sync: SyncState, reason: string | null, drift: EnvironmentStatus["drift"] = null) => ({
@@ -89,7 +105,7 @@ export function syncOf(input: SyncInput): SyncVerdict {
   const driftOf = (kind: DriftKind, from: Deployment | undefined) => ({
     kind,
     since: from === undefined ? null : deploymentInstant(from),
-    by: from === undefined || from.attributes.deployer.email === "" ? null : from.attributes.deployer.email,
+    by: emailOf(from) ?? null,
   });
   if (input.desired === undefined) return verdict("not managed", "the file asks for no deployment here");
   if (newest !== undefined && among(IN_PROGRESS_DEPLOYMENT_STATES, newest.attributes.state)) {
@@ -128,11 +144,11 @@ export function syncOf(input: SyncInput): SyncVerdict {
     );
   }
   if (applied.sha !== "" && input.liveSha !== applied.sha) {
-    const by = liveDeployment?.attributes.deployer.email;
+    const by = emailOf(liveDeployment);
     return verdict(
       "drifted",
       `the environment runs ${short(input.liveSha)}, the last up deployed ${short(applied.sha)}` +
-        (by === undefined || by === "" ? "" : ` (deployed by ${by})`),
+        (by === undefined ? "" : ` (deployed by ${by})`),
       driftOf("hand deployment", liveDeployment),
     );
   }

@@ -23,8 +23,10 @@ export interface EnvironmentOutputs {
   deployment?: {
     id: pulumi.Output<string>;
     state: pulumi.Output<string>;
-    sha: pulumi.Output<string>;
-    link: pulumi.Output<string>;
+    /** Null while a package deployment is not built yet. */
+    sha: pulumi.Output<string | null>;
+    /** Null when the platform sent no link. */
+    link: pulumi.Output<string | null>;
   };
   lock?: { message: pulumi.Output<string> };
   snapshots: Record<string, pulumi.Output<string>>;

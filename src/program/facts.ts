@@ -78,9 +78,11 @@ export async function readEnvironmentFacts(
     ...(wants.has("deployment") && env !== undefined
       ? { deployment: liveDeploymentFact(env, deployments ?? []) }
       : {}),
-    ...(wants.has("url") && env !== undefined ? { url: env.attributes.url } : {}),
+    ...(wants.has("url") && typeof env?.attributes.url === "string" ? { url: env.attributes.url } : {}),
     ...(wants.has("domains") && domains !== undefined ? { domains: domainsFact(domains) } : {}),
-    ...(wants.has("framework") && env !== undefined ? { framework: env.attributes.framework_version } : {}),
+    ...(wants.has("framework") && typeof env?.attributes.framework_version === "string"
+      ? { framework: env.attributes.framework_version }
+      : {}),
     ...(wants.has("modules") && modules !== undefined ? { modules: modulesFact(modules) } : {}),
     ...(wants.has("configuration") && configuration !== undefined
       ? { configuration: configurationFact(configuration) }
@@ -97,7 +99,8 @@ export async function readStackFacts(facts: readonly StackFact[]): Promise<Stack
 
 /** The deployment Stackwright manages on an environment: its sha once made, and the ref asked. */
 export interface ManagedDeployment {
-  readonly sha: pulumi.Output<string>;
+  /** Null while a package deployment is not built yet. */
+  readonly sha: pulumi.Output<string | null>;
   readonly ref: string;
 }
 
@@ -109,7 +112,8 @@ export interface StackFactOutputs {
 
 /**
  * The facts a stack's `outputs` ask for, as Outputs (read in preview too). The live deployment's
- * ref is the managed deployment's when its sha is the one running (the API returns no ref).
+ * ref is the one the platform lists for the deployment that made the build, else the managed
+ * deployment's when its sha is the one running.
  * Undefined when the stack asks for no fact.
  */
 export function stackFactOutputs(
@@ -134,8 +138,8 @@ export function stackFactOutputs(
   return { ...own, environments };
 }
 
-function withManagedRef(facts: EnvironmentFacts, sha: string, ref: string): EnvironmentFacts {
+function withManagedRef(facts: EnvironmentFacts, sha: string | null, ref: string): EnvironmentFacts {
   const live = facts.deployment;
-  if (live === undefined || live.ref !== null || live.sha !== sha) return facts;
+  if (live === undefined || live.ref !== null || sha === null || live.sha !== sha) return facts;
   return { ...facts, deployment: { ...live, ref } };
 }

@@ -102,7 +102,7 @@ describe("stackwright snapshot download", () => {
     const created = await client.snapshots.create(STACK, { environment: "uat", mode: "db" });
     if (created.kind !== "transfer") throw new Error("expected a transfer");
     const transfer = await client.waitForTransfer(STACK, created.transfer.id);
-    const id = transfer.relationships.snapshot.data?.id ?? "";
+    const id = transfer.relationships?.snapshot?.data?.id ?? "";
     const size = Number((await client.snapshots.get(STACK, id)).attributes.size);
 
     const file = join(dir, "snapshot.sspak");

@@ -140,7 +140,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
       const created = await direct.snapshots.create("acme-web", { environment: "uat", mode: "db" });
       if (created.kind !== "transfer") throw new Error("expected a transfer");
       const transfer = await direct.waitForTransfer("acme-web", created.transfer.id);
-      id = transfer.relationships.snapshot.data?.id ?? "";
+      id = transfer.relationships?.snapshot?.data?.id ?? "";
     } finally {
       await direct.close();
     }

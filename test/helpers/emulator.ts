@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { request } from "undici";
-import { type SeedInput, type Speed, startEmulator } from "../../src/emulator";
+import { ANSWERS, type Answers, type SeedInput, type Speed, startEmulator } from "../../src/emulator";
 import type { LoggedRequest } from "../../src/emulator/faults";
 import type { TransferRecord as StoredTransfer } from "../../src/emulator/model";
 
@@ -69,7 +69,13 @@ export interface EmulatorHooks {
   lock(stack: string, env: string): Promise<{ locked: boolean; lock_message: string }>;
   /** Every transfer of the stack as the emulator stores it. */
   transfers(stack: string): Promise<StoredTransfer[]>;
-  handDeploy(stack: string, env: string, sha: string): Promise<unknown>;
+  /** A deployment made by hand in the dashboard, from `ref` (a branch or tag) when given. */
+  handDeploy(
+    stack: string,
+    env: string,
+    sha: string,
+    from?: { ref_type: "branch" | "tag"; ref: string },
+  ): Promise<unknown>;
 }
 
 export interface TestEmulator {
@@ -125,7 +131,7 @@ export function emulatorHooks(url: string): EmulatorHooks {
       void (await hook(url, "POST", `/project/${encodeURIComponent(stack)}/next-fetch-outcome`, {
         outcome: "fail",
       })),
-    handDeploy: (stack, e, sha) => hook(url, "POST", `${env(stack, e)}/hand-deploy`, { sha }),
+    handDeploy: (stack, e, sha, from) => hook(url, "POST", `${env(stack, e)}/hand-deploy`, { sha, ...from }),
     stallNext: async (stack, e, ms) =>
       void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, { outcome: "stall", ms })),
     lock: async (stack, e) =>
@@ -137,6 +143,23 @@ export function emulatorHooks(url: string): EmulatorHooks {
         }
       ).transfers,
   };
+}
+
+/** Environment variable that makes every test emulator answer in the given shapes (the `platform-answers` project). */
+export const TEST_ANSWERS_ENV = "STACKWRIGHT_TEST_ANSWERS";
+
+/**
+ * The answers a test emulator gives unless the test asks: `documented`, or what
+ * {@link TEST_ANSWERS_ENV} names (vitest.config.mts runs the client integration tests and a
+ * focused end-to-end file again under `platform`).
+ */
+export function defaultTestAnswers(): Answers {
+  const named = process.env[TEST_ANSWERS_ENV];
+  const known = ANSWERS.find((a) => a === named);
+  if (named !== undefined && named !== "" && known === undefined) {
+    throw new Error(`${TEST_ANSWERS_ENV} must be one of ${ANSWERS.join(", ")}, got '${named}'`);
+  }
+  return known ?? "documented";
 }
 
 /**
@@ -152,9 +175,12 @@ export async function startTestEmulator(
     stateFile?: string;
     strict?: boolean;
     publicUrl?: string;
+    /** Deployment answers: the spec's shapes or the platform's (default: {@link defaultTestAnswers}). */
+    answers?: Answers;
   } = {},
 ): Promise<TestEmulator> {
   const emulator = await startEmulator({
+    answers: opts.answers ?? defaultTestAnswers(),
     seed: opts.seed ?? TEST_SEED_PATH,
     speed: opts.speed ?? "instant",
     strict: opts.strict ?? true,
@@ -182,7 +208,7 @@ export interface EmulatorProcess {
 export async function spawnEmulator(
   args: string[],
   timeoutMs = 20_000,
-  opts: { fromDist?: boolean; strict?: boolean } = {},
+  opts: { fromDist?: boolean; strict?: boolean; answers?: Answers } = {},
 ): Promise<EmulatorProcess> {
   const { spawn } = await import("node:child_process");
   const entry =
@@ -191,7 +217,8 @@ export async function spawnEmulator(
       : [resolve(__dirname, "run-ts.cjs"), resolve(__dirname, "emulator-main.ts")];
   // Strict unless asked otherwise: our own clients must not send members the API does not define.
   const strict = opts.strict === false || args.includes("--strict") ? [] : ["--strict"];
-  const child = spawn(process.execPath, [...entry, ...strict, ...args], {
+  const answers = opts.answers === undefined ? [] : ["--answers", opts.answers];
+  const child = spawn(process.execPath, [...entry, ...strict, ...answers, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | string>((done) =>

@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
+import type { Answers } from "../../src/emulator";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "./emulator";
 import { createScratchProject, repoRoot, type ScratchProject } from "./scratch-project";
 
@@ -31,8 +32,12 @@ export async function setFixture(stack: Stack, values: Record<string, string>): 
 export async function startProvidersWorld(
   stackName: string,
   user: { email: string; token: string } = TEST_USERS.stackManager,
+  options: { answers?: Answers } = {},
 ): Promise<ProvidersWorld> {
-  const emulator = await startTestEmulator({ speed: "instant" });
+  const emulator = await startTestEmulator({
+    speed: "instant",
+    ...(options.answers === undefined ? {} : { answers: options.answers }),
+  });
   const project = createScratchProject({
     program: path.join(repoRoot, "test", "fixtures", "providers-program", "index.js"),
   });

@@ -1,6 +1,8 @@
 import {
+  ANSWERS,
   DEFAULT_SEED_PATH,
   SPEEDS,
+  type Answers,
   type Speed,
   checkPublicUrl,
   loadSeed,
@@ -30,6 +32,10 @@ const flags = {
     type: "string",
     help: "the URL clients reach the emulator at (behind a proxy); links in documents start with it",
   },
+  answers: {
+    type: "string",
+    help: "deployment answers: documented (default, the spec's shapes) or platform (as the real platform sends them)",
+  },
 } satisfies FlagSpec;
 
 function waitForSignal(): Promise<NodeJS.Signals> {
@@ -57,6 +63,17 @@ function speedOf(text: string | undefined): Speed {
   const known = SPEEDS.find((s) => s === text);
   if (known === undefined) {
     throw new UsageError(`stackwright emulator: --speed must be one of ${SPEEDS.join(", ")}, got '${text}'`);
+  }
+  return known;
+}
+
+function answersOf(text: string | undefined): Answers {
+  if (text === undefined) return "documented";
+  const known = ANSWERS.find((a) => a === text);
+  if (known === undefined) {
+    throw new UsageError(
+      `stackwright emulator: --answers must be one of ${ANSWERS.join(", ")}, got '${text}'`,
+    );
   }
   return known;
 }
@@ -115,8 +132,10 @@ export const runEmulatorCommand = defineCommand({
     const speed = speedOf(flags.speed);
     const stateFile = flags["state-file"];
     const publicUrl = publicUrlOf(flags["public-url"]);
+    const answers = answersOf(flags.answers);
     const seed = seedOf(flags.seed ?? DEFAULT_SEED_PATH);
     const emulator = await startEmulator({
+      answers,
       seed,
       speed,
       port,

@@ -13,7 +13,9 @@ import {
   stackwrightMarkerOf,
   currentBuildOf,
   type Deployment,
+  type StatedDeployment,
 } from "../../api";
+import { needAttributes } from "../../client";
 import { apiClient, nameArgument } from "../gates/api-command";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
@@ -74,7 +76,15 @@ export const historyCommand = defineCommand({
     } finally {
       await client.close();
     }
-    const document = historyOf(stack, environment, deployments, limit);
+    // Which one is the current build is a decision on every deployment's state.
+    const stated = deployments.map((d) =>
+      needAttributes(
+        d,
+        ["state"],
+        `cannot tell which deployment of ${stack}/${environment} is its current build`,
+      ),
+    );
+    const document = historyOf(stack, environment, stated, limit);
     if (flags.json === true) {
       say(JSON.stringify(document, null, 2));
       return EXIT_CODES.ok;
@@ -109,7 +119,7 @@ function instant(seconds: number | null | undefined): string | null {
 export function historyOf(
   stack: string,
   environment: string,
-  deployments: readonly Deployment[],
+  deployments: readonly StatedDeployment[],
   limit: number,
 ): HistoryDocument {
   const current = currentBuildOf(deployments);
@@ -117,7 +127,7 @@ export function historyOf(
     .slice(0, limit)
     .map((d): HistoryEntry => {
       const a = d.attributes;
-      const deployer: { name: string; email: string } | null | undefined = a.deployer;
+      const deployer = a.deployer;
       const title: string | null | undefined = a.title;
       const requested: number | null | undefined = a.date_requested_unix;
       const created: number | null | undefined = a.date_created_unix;
@@ -130,7 +140,9 @@ export function historyOf(
         short_sha: shortSha(sha),
         title: title ?? "",
         deployer:
-          deployer === null || deployer === undefined ? null : { name: deployer.name, email: deployer.email },
+          deployer === null || deployer === undefined
+            ? null
+            : { name: deployer.name ?? "", email: deployer.email ?? "" },
         requested_at: instant(requested ?? created),
         started_at: instant(a.date_started_unix),
         finished_at: isDeploymentFinished(a.state) ? instant(updated) : null,

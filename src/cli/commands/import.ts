@@ -9,16 +9,15 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Stack } from "../../api";
 import { nameProblem } from "../../api";
-import type { StackwrightClient } from "../../client";
+import { missingValue, needAttributes, type StackwrightClient } from "../../client";
 import {
   formatConfigErrors,
   isStackFileName,
   stackFileJsonSchemaText,
   validateStackFile,
 } from "../../config";
-import { importedStackFile, type ImportedFile, type ImportedStack } from "../../importer";
+import { importedStackFile, type ImportedFile, type ImportedStack, type NamedStack } from "../../importer";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { say, warn } from "../kit/output";
@@ -74,10 +73,12 @@ export const importCommand = defineCommand({
     });
     try {
       const visible = await client.stacks.list();
+      // A stack is imported by its name: the file and every request are keyed by it.
+      const known = visible.map((s) => needAttributes(s, ["name"], `cannot import a stack without its name`));
       const stacks =
         flags.all === true
-          ? visible
-          : named.map((name) => visible.find((s) => s.attributes.name === name) ?? missing(name));
+          ? known
+          : named.map((name) => known.find((s) => s.attributes.name === name) ?? missing(name));
       if (stacks.length === 0) {
         throw new CliError("usage", `stackwright ${COMMAND}: ${whoami} sees no stack to import`);
       }
@@ -155,7 +156,7 @@ function outcomeText(file: ImportedFile): string {
  * is an error of stacks-config/.
  */
 function refuseExisting(
-  targets: readonly { stack: Stack; file: string }[],
+  targets: readonly { stack: NamedStack; file: string }[],
   into: string,
   force: boolean,
 ): void {
@@ -224,9 +225,19 @@ function writeAtomically(file: string, text: string, overwrite: boolean): void {
 }
 
 /** Everything import reads of one stack (GET only). */
-async function readStack(client: StackwrightClient, stack: Stack): Promise<ImportedStack> {
+async function readStack(client: StackwrightClient, stack: NamedStack): Promise<ImportedStack> {
   const name = stack.attributes.name;
-  const envNames = stack.relationships.environments.data.map((e) => String(e.id));
+  const listed = stack.relationships?.environments?.data;
+  if (listed === null || listed === undefined) {
+    throw missingValue(
+      stack,
+      "relationships.environments.data",
+      listed,
+      `cannot tell which environments ${name} has`,
+    );
+  }
+  const envNames = listed.map((e) => String(e.id));
+  const why = (env: string) => `cannot write what runs on ${name}/${env}`;
   const [environments, snapshots] = await Promise.all([
     Promise.all(
       envNames.map(async (env) => {
@@ -234,7 +245,10 @@ async function readStack(client: StackwrightClient, stack: Stack): Promise<Impor
           client.environments.get(name, env),
           client.deployments.list(name, env),
         ]);
-        return { environment, deployments };
+        return {
+          environment: needAttributes(environment, ["name"], why(env)),
+          deployments: deployments.map((d) => needAttributes(d, ["state"], why(env))),
+        };
       }),
     ),
     client.snapshots.list(name),

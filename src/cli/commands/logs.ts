@@ -5,7 +5,7 @@
  * when it did not. Log lines go to stdout; what the command says about them goes to stderr.
  */
 import { isDeploymentFinished, type Deployment } from "../../api";
-import { deploymentPhase, waitUntil, type StackwrightClient } from "../../client";
+import { deploymentPhase, needAttributes, waitUntil, type StackwrightClient } from "../../client";
 import { apiClient, idArgument, nameArgument, timeoutArgument } from "../gates/api-command";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
@@ -37,7 +37,11 @@ export const logsCommand = defineCommand({
       const first = await client.deployments.log(stack, environment, id);
       warn(heading(first.deployment));
       printer.print(first.lines);
-      if (flags.follow !== true || isDeploymentFinished(first.deployment.attributes.state)) {
+      const following = `cannot tell whether deployment ${id} on ${stack}/${environment} has finished`;
+      if (
+        flags.follow !== true ||
+        isDeploymentFinished(needAttributes(first.deployment, ["state"], following).attributes.state)
+      ) {
         return EXIT_CODES.ok;
       }
       const timeoutMs = timeoutArgument(COMMAND, flags.timeout, client.settings.poll.timeoutMs);
@@ -47,7 +51,7 @@ export const logsCommand = defineCommand({
           poll: async (signal) => {
             const log = await client.deployments.log(stack, environment, id, { signal });
             printer.print(log.lines);
-            return log.deployment;
+            return needAttributes(log.deployment, ["state"], following);
           },
           state: (d) => d.attributes.state,
           // Every finished state ends the follow; the exit code says how it ended.
@@ -82,7 +86,10 @@ async function newestDeployment(
 
 function heading(d: Deployment): string {
   const a = d.attributes;
-  return `deployment ${d.id} (${a.state}) ${a.short_sha} ${a.title}`.trimEnd();
+  // The platform may leave any of these out (a package deployment has no sha until it is built).
+  return [`deployment ${d.id} (${a.state ?? "state not given"})`, a.short_sha, a.title]
+    .filter((part) => typeof part === "string" && part !== "")
+    .join(" ");
 }
 
 /** Prints each line once: the log only grows, so the lines past those printed are new. */

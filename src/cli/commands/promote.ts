@@ -8,7 +8,7 @@
  */
 import * as path from "node:path";
 import { liveBuildOf, shortSha, type LiveBuildProblemKind } from "../../api";
-import type { StackwrightClient } from "../../client";
+import { missingValue, needAttributes, type StackwrightClient } from "../../client";
 import { nameArgument } from "../gates/api-command";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
@@ -134,7 +134,13 @@ async function planPromotion(
   const { apiStack } = selected;
   const environment = await client.environments.get(apiStack, from);
   const deployments = await client.deployments.list(apiStack, from);
-  const live = liveBuildOf(`${apiStack}/${from}`, environment.attributes.build_sha, deployments);
+  const where = `${apiStack}/${from}`;
+  const why = `cannot tell which build ${where} runs, so there is nothing to promote`;
+  const stated = deployments.map((d) => needAttributes(d, ["state"], why));
+  const live = liveBuildOf(where, environment.attributes.build_sha ?? "", stated);
+  // Neither the environment nor a completed deployment with a sha says what runs.
+  if (live.sha === "")
+    throw missingValue(environment, "attributes.build_sha", environment.attributes.build_sha, why);
   const refusals: string[] = [];
   const overrides: string[] = [];
   for (const problem of live.problems) {

@@ -6,7 +6,16 @@
  * platform; with it, `up` runs for that one stack at once (the on-call path) and the file change
  * is left to commit.
  */
-import { currentBuildOf, newestFirst, shaOf, shortSha, type Deployment } from "../../api";
+import {
+  currentBuildOf,
+  isDeploymentInProgress,
+  newestFirst,
+  shaOf,
+  shortSha,
+  type Deployment,
+  type StatedDeployment,
+} from "../../api";
+import { needAttributes } from "../../client";
 import { idArgument, nameArgument } from "../gates/api-command";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
@@ -83,7 +92,10 @@ export const rollbackCommand = defineCommand({
       await client.close();
     }
     const where = `${apiStack}/${environment}`;
-    const current = currentBuildOf(deployments);
+    const stated = deployments.map((d) =>
+      needAttributes(d, ["state"], `cannot tell which build ${where} runs or which one to roll back to`),
+    );
+    const current = currentBuildOf(stated);
     if (current === undefined) {
       throw new CliError(
         "failed",
@@ -91,12 +103,10 @@ export const rollbackCommand = defineCommand({
       );
     }
     const target =
-      chosen === undefined
-        ? earlierBuild(deployments, current, steps, where)
-        : named(deployments, chosen, where);
+      chosen === undefined ? earlierBuild(stated, current, steps, where) : named(stated, chosen, where);
     const refusals: string[] = [];
     const overrides: string[] = [];
-    const running = deployments.find((d) => ["Queued", "Deploying", "Aborting"].includes(d.attributes.state));
+    const running = stated.find((d) => isDeploymentInProgress(d.attributes.state));
     if (running !== undefined) {
       if (flags["allow-deploying"] === true) overrides.push("deploying");
       else {
@@ -161,14 +171,14 @@ function stepsOf(value: string | undefined): number {
  * build, newest first, skipping those that ran the current sha and repeats of a sha.
  */
 function earlierBuild(
-  deployments: readonly Deployment[],
-  current: Deployment,
+  deployments: readonly StatedDeployment[],
+  current: StatedDeployment,
   steps: number,
   where: string,
-): Deployment {
+): StatedDeployment {
   const currentIndex = newestFirst(deployments).findIndex((d) => d.id === current.id);
   const seen = new Set<string>([shaOf(current)]);
-  const earlier: Deployment[] = [];
+  const earlier: StatedDeployment[] = [];
   for (const d of newestFirst(deployments).slice(currentIndex + 1)) {
     if (d.attributes.state !== "Completed" || shaOf(d) === "" || seen.has(shaOf(d))) continue;
     seen.add(shaOf(d));
@@ -185,7 +195,7 @@ function earlierBuild(
 }
 
 /** The deployment `--to` names, which must be one of the environment's and must have completed. */
-function named(deployments: readonly Deployment[], id: string, where: string): Deployment {
+function named(deployments: readonly StatedDeployment[], id: string, where: string): StatedDeployment {
   const found = deployments.find((d) => d.id === id);
   if (found === undefined) {
     throw new UsageError(

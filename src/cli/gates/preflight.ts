@@ -123,7 +123,8 @@ export async function checkedClient(
   try {
     const { whoami } = await client.info.whoami();
     await checkAccess(client, input.stacks, email, token, fail);
-    return { whoami, client };
+    // A platform that does not name the caller accepted these credentials: they are who it is.
+    return { whoami: whoami ?? email.value, client };
   } catch (error) {
     await client.close();
     if (error instanceof CliError) throw error;

@@ -58,7 +58,7 @@ function environmentRows(where: string, facts: EnvironmentFacts): string[] {
       .join(" ");
     rows.push([
       "live build",
-      `${code(d.sha.slice(0, 7))}${d.ref === null ? "" : ` (${d.ref})`}${by === "" ? "" : ` ${by}`}${d.deployed_at === null ? "" : `, ${d.deployed_at}`}`,
+      `${d.sha === null ? "not given by the platform" : code(d.sha.slice(0, 7))}${d.ref === null ? "" : ` (${d.ref})`}${by === "" ? "" : ` ${by}`}${d.deployed_at === null ? "" : `, ${d.deployed_at}`}`,
     ]);
   }
   if (facts.url !== undefined) rows.push(["url", facts.url]);

@@ -67,6 +67,7 @@ export class Deployments {
         updated: now,
         ignore_config_changes: body.ignore_config_changes === true,
         force_full: body.force_full === true,
+        bypasser: bypass ? caller.email.toLowerCase() : null,
       };
       const next =
         state === "Queued"
@@ -123,7 +124,9 @@ export class Deployments {
     const now = nowUnix();
     return this.store.tx(() =>
       verdict === "approve"
-        ? this.move(d, verdict, { approved: now }, [deploymentLog.approved()])
+        ? this.move(d, verdict, { approved: now, approver: reviewerOf(this.store, stack) }, [
+            deploymentLog.approved(),
+          ])
         : this.move(d, verdict, { rejected_reason: reason }, [deploymentLog.rejected(reason)]),
     );
   }
@@ -146,7 +149,12 @@ export class Deployments {
   }
 
   /** A deployment made by hand in the dashboard: created and completed at once (drift). */
-  handDeploy(stack: string, env: string, sha: string): DeploymentRecord {
+  handDeploy(
+    stack: string,
+    env: string,
+    sha: string,
+    from: { ref_type: "sha" | "branch" | "tag"; ref: string } = { ref_type: "sha", ref: sha },
+  ): DeploymentRecord {
     const ctx = this.access.envContext(stack, env);
     this.refuseBusy(ctx);
     const s = this.store.stacks.get(stack);
@@ -165,8 +173,8 @@ export class Deployments {
         stack,
         env,
         state: "Completed",
-        ref_type: "sha",
-        ref: sha,
+        ref_type: from.ref_type,
+        ref: from.ref,
         sha,
         package: null,
         title: "Deployed by hand in the dashboard",
@@ -211,8 +219,10 @@ export class Deployments {
       if (stall === undefined) this.schedule(id);
       else this.scheduler.after(stall, () => this.advance(id));
     } else if (d.state === "Deploying" && d.progress < 2) {
-      const line = d.progress === 0 ? deploymentLog.building(d) : deploymentLog.deploying(d);
-      this.store.tx(() => this.save(d, { progress: d.progress + 1 }, [line]));
+      // Building a package gives it its sha (null until then, as on the platform).
+      const built = d.progress === 0 && d.sha === null ? { ...d, sha: packageSha(d) } : d;
+      const line = d.progress === 0 ? deploymentLog.building(built) : deploymentLog.deploying(built);
+      this.store.tx(() => this.save(d, { progress: d.progress + 1, sha: built.sha }, [line]));
       this.schedule(id);
     } else if (d.state === "Deploying") {
       this.store.tx(() => {
@@ -224,7 +234,7 @@ export class Deployments {
         const ctx = this.access.envContext(d.stack, d.env);
         this.store.saveEnv({
           ...ctx.live,
-          build_sha: done.sha,
+          build_sha: done.sha ?? ctx.live.build_sha,
           build_package: done.package,
           current_build: done.id,
         });
@@ -285,7 +295,10 @@ export class Deployments {
     return next;
   }
 
-  private resolveSha(ctx: EnvContext, body: CreateDeploymentRequest): { sha: string; pkg: string | null } {
+  private resolveSha(
+    ctx: EnvContext,
+    body: CreateDeploymentRequest,
+  ): { sha: string | null; pkg: string | null } {
     const ref = body.ref ?? "";
     const stack = this.store.stacks.get(ctx.stack);
     switch (body.ref_type) {
@@ -316,14 +329,14 @@ export class Deployments {
       case "redeploy":
         return { sha: ctx.live.build_sha, pkg: ctx.live.build_package };
       case "package":
-        return { sha: ctx.live.build_sha, pkg: ref };
+        // The package is built once the deployment runs: until then the platform knows no sha.
+        return { sha: null, pkg: ref };
     }
   }
 
-  private changes(ctx: EnvContext, sha: string, pkg: string | null): DeploymentRecord["changes"] {
-    const changes: DeploymentRecord["changes"] = {
-      "Code version": { from: ctx.live.build_sha.slice(0, 7), to: sha.slice(0, 7) },
-    };
+  private changes(ctx: EnvContext, sha: string | null, pkg: string | null): DeploymentRecord["changes"] {
+    const changes: DeploymentRecord["changes"] =
+      sha === null ? {} : { "Code version": { from: ctx.live.build_sha.slice(0, 7), to: sha.slice(0, 7) } };
     if (pkg !== null || ctx.live.build_package !== null) {
       changes["Package"] = { from: ctx.live.build_package ?? "", to: pkg ?? "" };
     }
@@ -333,4 +346,17 @@ export class Deployments {
 
 function hash(text: string): string {
   return createHash("sha1").update(text).digest("hex");
+}
+
+/** The sha a package deployment gets when the worker builds it: stable for the package. */
+function packageSha(d: DeploymentRecord): string {
+  return hash(`${d.stack}:package:${d.package ?? d.ref}`);
+}
+
+/** Who approves in the dashboard: the stack's first manager, as the hand deployment's person. */
+function reviewerOf(store: Store, stack: string): string | null {
+  const s = store.stacks.get(stack);
+  const person =
+    s?.members.find((m) => m.role === "Stack Manager" || m.role === "Release Manager") ?? s?.members[0];
+  return person?.email.toLowerCase() ?? null;
 }

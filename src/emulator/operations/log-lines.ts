@@ -17,9 +17,17 @@ function refText(d: Pick<DeploymentRecord, "ref_type" | "ref">): string {
   return d.ref === "" ? d.ref_type : `${d.ref_type} ${d.ref}`;
 }
 
+function shaText(d: Pick<DeploymentRecord, "sha">): string {
+  return d.sha ?? "(not built yet)";
+}
+
+function shortSha(d: Pick<DeploymentRecord, "sha">): string {
+  return d.sha === null ? "(not built yet)" : d.sha.slice(0, 7);
+}
+
 export const deploymentLog = {
   created: (d: DeploymentRecord) =>
-    `Deployment ${d.id} created by ${d.deployer}: ${refText(d)} (${d.sha.slice(0, 7)})`,
+    `Deployment ${d.id} created by ${d.deployer}: ${refText(d)} (${d.sha === null ? "package not built yet" : d.sha.slice(0, 7)})`,
   waiting: () => "Waiting for approval",
   approved: () => "Approved",
   rejected: (reason: string) => `Rejected: ${reason}`,
@@ -30,11 +38,12 @@ export const deploymentLog = {
     }`,
   fetching: (d: DeploymentRecord, repository: string) =>
     `Fetching ${refText(d)} from ${repository === "" ? "the repository" : repository}`,
-  building: (d: DeploymentRecord) => `Building ${d.sha}`,
-  deploying: (d: DeploymentRecord) => `Deploying ${d.sha.slice(0, 7)} to ${d.stack}/${d.env}`,
-  finished: (d: DeploymentRecord) => `Deployment finished: ${d.stack}/${d.env} runs ${d.sha.slice(0, 7)}`,
+  building: (d: DeploymentRecord) =>
+    d.package === null ? `Building ${shaText(d)}` : `Building package ${d.package}: ${shaText(d)}`,
+  deploying: (d: DeploymentRecord) => `Deploying ${shortSha(d)} to ${d.stack}/${d.env}`,
+  finished: (d: DeploymentRecord) => `Deployment finished: ${d.stack}/${d.env} runs ${shortSha(d)}`,
   failed: (reason: string) => `Deployment failed: ${reason}`,
-  byHand: (d: DeploymentRecord) => `Deployed by hand in the dashboard: ${d.sha.slice(0, 7)}`,
+  byHand: (d: DeploymentRecord) => `Deployed by hand in the dashboard: ${shortSha(d)}`,
 };
 
 export const transferLog = {

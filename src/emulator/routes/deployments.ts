@@ -34,7 +34,7 @@ export function registerDeployments(app: FastifyInstance, deps: Deps): void {
       )
       .filter((d) => matchesText(d.title, q.title) && matchesText(d.summary, q.summary))
       .sort((a, b) => b.id - a.id)
-      .map((d) => docs(request).deployment(d, { version, relationships: true }));
+      .map((d) => docs(request).deploymentAnswer(d, { version, relationships: true }, "list"));
     return send(reply, 200, { data: list });
   });
 
@@ -46,7 +46,7 @@ export function registerDeployments(app: FastifyInstance, deps: Deps): void {
     const body = parseBody(deps, request, CreateDeploymentRequest);
     const d = deployments.create(caller, stack, env, body);
     return send(reply, 201, {
-      data: docs(request).deployment(d, { version: versionOf(request), changes: true }),
+      data: docs(request).deploymentAnswer(d, { version: versionOf(request) }, "create"),
     });
   });
 
@@ -62,7 +62,7 @@ export function registerDeployments(app: FastifyInstance, deps: Deps): void {
       const body = parseBody(deps, request, DeploymentIdRequest);
       const d = move(caller, stack, env, body.id);
       return send(reply, 200, {
-        data: docs(request).deployment(d, { version: versionOf(request), changes: true }),
+        data: docs(request).deploymentAnswer(d, { version: versionOf(request) }, "create"),
       });
     });
   }
@@ -72,7 +72,9 @@ export function registerDeployments(app: FastifyInstance, deps: Deps): void {
     const { stack, env, id } = request.params;
     const ctx = access.env(callerOf(request), stack, env);
     const d = deployments.in(ctx, numericParam(id, "deployment_id"));
-    return send(reply, 200, { data: docs(request).deployment(d, { version: versionOf(request) }) });
+    return send(reply, 200, {
+      data: docs(request).deploymentAnswer(d, { version: versionOf(request) }, "single"),
+    });
   });
 
   // The deployment's log (the platform has it; the spec does not list it).

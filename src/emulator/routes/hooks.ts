@@ -28,6 +28,9 @@ const NextOutcome = z
   });
 const HandDeploy = z.strictObject({
   sha: z.string().regex(/^[0-9a-f]{40}$/, "expected a 40-character lowercase hex commit hash"),
+  /** The branch or tag the person picked in the dashboard (default: the sha itself). */
+  ref_type: z.enum(["sha", "branch", "tag"]).optional(),
+  ref: z.string().min(1).optional(),
 });
 const Empty = z.strictObject({});
 const Reason = z.string().min(1).max(500);
@@ -122,7 +125,10 @@ export function registerHooks(app: FastifyInstance, deps: Deps): void {
 
   app.post<EnvParams>(`${HOOK_ENV}/hand-deploy`, (request, reply) => {
     const body = parseWith(HandDeploy, request.body, "request body");
-    const d = engine.deployments.handDeploy(request.params.stack, request.params.env, body.sha);
+    const d = engine.deployments.handDeploy(request.params.stack, request.params.env, body.sha, {
+      ref_type: body.ref_type ?? "sha",
+      ref: body.ref ?? body.sha,
+    });
     return send(reply, 201, { data: docs(request).deployment(d, { version: "2.0" }) });
   });
 }

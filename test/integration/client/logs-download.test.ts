@@ -26,7 +26,7 @@ async function completeSnapshot(): Promise<string> {
   const created = await world.client.snapshots.create(STACK, { environment: "uat", mode: "db" });
   if (created.kind !== "transfer") throw new Error("expected a transfer");
   const transfer = await world.client.waitForTransfer(STACK, created.transfer.id);
-  const id = transfer.relationships.snapshot.data?.id;
+  const id = transfer.relationships?.snapshot?.data?.id;
   if (id === undefined) throw new Error("the finished transfer names no snapshot");
   return id;
 }

@@ -27,7 +27,7 @@ describe("stacks", () => {
   it("get returns the stack with its environments, id as a string", async () => {
     const stack = await world.client.stacks.get(STACK);
     expect(typeof stack.id).toBe("string");
-    expect(stack.relationships.environments.data.map((e) => e.id).sort()).toEqual(["prod", "uat"]);
+    expect(stack.relationships?.environments?.data.map((e) => e.id).sort()).toEqual(["prod", "uat"]);
   });
 
   it("team lists the members with their roles", async () => {
@@ -145,7 +145,7 @@ describe("snapshots", () => {
     const finished = await world.client.waitForTransfer(STACK, created.transfer.id);
     expect((await world.client.snapshots.transfer(STACK, finished.id)).attributes.status).toBe("Finished");
     const found = await world.client.snapshots.findByMarker(STACK, marker, { environment: "uat" });
-    expect(found?.id).toBe(finished.relationships.snapshot.data?.id);
+    expect(found?.id).toBe(finished.relationships?.snapshot?.data?.id);
   });
 
   it("restore starts a restore transfer and delete removes a snapshot", async () => {

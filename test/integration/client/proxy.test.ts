@@ -115,7 +115,7 @@ describe("the client behind a forward proxy", () => {
       const created = await c.snapshots.create("acme-web", { environment: "uat", mode: "db" });
       if (created.kind !== "transfer") throw new Error("expected a transfer");
       const transfer = await c.waitForTransfer("acme-web", created.transfer.id);
-      const id = transfer.relationships.snapshot.data?.id ?? "";
+      const id = transfer.relationships?.snapshot?.data?.id ?? "";
       const before = proxy.connections("files.stackwright.test:80");
       const file = join(dir, "snapshot.sspak");
       const result = await c.snapshots.download("acme-web", id, { to: file });
@@ -136,7 +136,7 @@ describe("the client behind a forward proxy", () => {
       const created = await c.snapshots.create("acme-web", { environment: "uat", mode: "db" });
       if (created.kind !== "transfer") throw new Error("expected a transfer");
       const transfer = await c.waitForTransfer("acme-web", created.transfer.id);
-      const id = transfer.relationships.snapshot.data?.id ?? "";
+      const id = transfer.relationships?.snapshot?.data?.id ?? "";
       const files = proxy.connections("files.stackwright.test:80");
       await c.snapshots.download("acme-web", id, { to: join(dir, "other.sspak") });
       expect(apiProxy.connections(`api.stackwright.test:${port}`)).toBeGreaterThan(0);

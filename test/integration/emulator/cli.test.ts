@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MetaDocument } from "../../../src/api";
+import { DocumentedMetaDocument } from "../../../src/api";
 import { TEST_SEED_PATH, spawnEmulator } from "../../helpers/emulator";
 import { apiCaller } from "../../helpers/emulator-http";
 
@@ -29,7 +29,7 @@ describe("stackwright emulator", () => {
   it("prints the listening line first, serves the seed and stops cleanly on SIGTERM", async () => {
     const p = await spawnEmulator(["--port", "0", "--seed", TEST_SEED_PATH, "--speed", "instant"]);
     const meta = await apiCaller(p.url)("GET", "/svc/meta");
-    expect(MetaDocument.parse(meta.body).meta.whoami).toBe("ops@example.com");
+    expect(DocumentedMetaDocument.parse(meta.body).meta.whoami).toBe("ops@example.com");
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
   });

@@ -6,7 +6,7 @@ import {
   GitFetchDocument,
   SnapshotDocument,
   TransferDocument,
-  TransferLog,
+  DocumentedTransferLog,
 } from "../../../src/api";
 import { TEST_USERS, type TestEmulator, startTestEmulator } from "../../helpers/emulator";
 import {
@@ -48,7 +48,9 @@ async function logUntilFinished(caller: ApiCaller, id: string) {
 
 async function transferLogUntilFinished(caller: ApiCaller, id: string) {
   return eventually(async () => {
-    const log = TransferLog.parse((await caller("GET", `${STACK}/snapshots/transfer/${id}/log`)).body);
+    const log = DocumentedTransferLog.parse(
+      (await caller("GET", `${STACK}/snapshots/transfer/${id}/log`)).body,
+    );
     return log.status === "Complete" || log.status === "Failed" ? log : undefined;
   }, `transfer ${id} to finish`);
 }
@@ -96,7 +98,9 @@ describe("fact 2: the transfer log", () => {
       (await call("POST", `${STACK}/snapshots`, { body: { environment: "uat", mode: "db" } })).body,
     ).data;
     // The worker moves within milliseconds here; the unit tests step it one state at a time.
-    const first = TransferLog.parse((await call("GET", `${STACK}/snapshots/transfer/${t.id}/log`)).body);
+    const first = DocumentedTransferLog.parse(
+      (await call("GET", `${STACK}/snapshots/transfer/${t.id}/log`)).body,
+    );
     expect(["Queued", "Running", "Complete"]).toContain(first.status);
     expect(first.content.split("\n")[0]).toBe("Queued: snapshot of the database of acme-web/uat");
     const done = await transferLogUntilFinished(call, t.id);

@@ -7,7 +7,7 @@ import {
   DomainListDocument,
   EnvironmentDocument,
   ManifestReleaseListDocument,
-  MetaDocument,
+  DocumentedMetaDocument,
   ModuleListDocument,
   SnapshotDocument,
   SnapshotListDocument,
@@ -29,7 +29,7 @@ describe("read endpoints", () => {
     const res = await call("GET", "/svc/meta");
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("application/vnd.api+json");
-    const doc = MetaDocument.parse(res.body);
+    const doc = DocumentedMetaDocument.parse(res.body);
     expect(doc.meta.whoami).toBe("ops@example.com");
     expect(doc.meta.now).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   });
@@ -186,7 +186,7 @@ describe("protocol", () => {
 
   it("answers every read endpoint in both versions with documents the shared schemas accept", async () => {
     const reads: [string, { parse(v: unknown): unknown }][] = [
-      ["/svc/meta", MetaDocument],
+      ["/svc/meta", DocumentedMetaDocument],
       ["/svc/projects", StackListDocument],
       ["/svc/project/acme-web", StackDocument],
       [ENV, EnvironmentDocument],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RecordDocument, RecordMethodResult } from "../../../src/api";
+import { DocumentedRecordDocument, DocumentedRecordMethodResult } from "../../../src/api";
 import { errorTitle, useTestEmulator } from "../../helpers/emulator-http";
 
 const emu = useTestEmulator();
@@ -9,15 +9,17 @@ describe("generic record server", () => {
   it("gets a record of a class with api_access", async () => {
     const res = await call("GET", "/api/v1/Page/12");
     expect(res.status).toBe(200);
-    const doc = RecordDocument.parse(res.body);
+    const doc = DocumentedRecordDocument.parse(res.body);
     expect(doc).toMatchObject({ ID: "12", ClassName: "Page", Title: "Home", IsPublished: false });
   });
 
   it("runs a method on a record and keeps its effect", async () => {
     const res = await call("POST", "/api/v1/Page/12/publish");
     expect(res.status).toBe(200);
-    expect(RecordMethodResult.parse(res.body)).toMatchObject({ method: "publish", result: "ok" });
-    expect(RecordDocument.parse((await call("GET", "/api/v1/Page/12")).body)["IsPublished"]).toBe(true);
+    expect(DocumentedRecordMethodResult.parse(res.body)).toMatchObject({ method: "publish", result: "ok" });
+    expect(DocumentedRecordDocument.parse((await call("GET", "/api/v1/Page/12")).body)["IsPublished"]).toBe(
+      true,
+    );
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, type StackwrightClient } from "../../../src/client";
+import { createClient, type Deployments, type StackwrightClient } from "../../../src/client";
 import { StackFileSchema } from "../../../src/config";
 import { observeFleet, type StateReader } from "../../../src/observe";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
@@ -41,12 +41,12 @@ describe("observing a fleet", () => {
     await emulator?.close();
   });
 
-  const observe = () =>
+  const observe = (reader: StackwrightClient = client) =>
     observeFleet({
       target: "dev",
       project: "stackwright",
       store: emptyBackend,
-      client,
+      client: reader,
       stacks: [
         {
           apiStack: "acme-web",
@@ -84,6 +84,28 @@ describe("observing a fleet", () => {
       live: { sha: "3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f" },
     });
     expect(prod?.live?.deployment?.deployer?.email).toBe("release@example.com");
+  });
+
+  it("says an environment is unknown, with the reason, when a deployment comes without its state", async () => {
+    await emulator.hooks.reset();
+    // The platform answers acme-web/uat's list with a deployment whose state is null.
+    const list: Deployments["list"] = async (...args) => {
+      const answered = await client.deployments.list(...args);
+      if (args[0] !== "acme-web" || args[1] !== "uat") return answered;
+      return answered.map((d) => ({ ...d, attributes: { ...d.attributes, state: null } }));
+    };
+    const deployments = new Proxy(client.deployments, {
+      get: (target, key): unknown => (key === "list" ? list : Reflect.get(target, key)),
+    });
+    const stateless = new Proxy(client, {
+      get: (target, key): unknown => (key === "deployments" ? deployments : Reflect.get(target, key)),
+    });
+    const status = await observe(stateless);
+    const [uat, prod] = status.stacks.find((s) => s.stack === "acme-web")?.environments ?? [];
+    expect(uat).toMatchObject({ sync: "unknown", environment: "uat", live: null });
+    expect(uat?.reason).toContain("without attributes.state (received null)");
+    expect(uat?.reason).toContain("cannot tell whether acme-web/uat is in sync");
+    expect(prod).toMatchObject({ sync: "not yet deployed", environment: "prod" });
   });
 
   it("says a stack the user cannot see is unknown, without reading any of its environments", async () => {

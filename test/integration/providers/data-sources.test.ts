@@ -57,7 +57,7 @@ describe("data sources against the emulator", () => {
       "silverstripe/cms",
     ]);
     expect((await fetchDomains(env)).map((d) => d.id)).toEqual(["uat.acme.example.com"]);
-    expect((await fetchConfiguration(env))[0]?.attributes.configuration["APP_ENV"]).toBe("uat");
+    expect((await fetchConfiguration(env))[0]?.attributes.configuration?.["APP_ENV"]).toBe("uat");
     expect((await fetchWhitelist(env)).attributes.enabled).toBe(true);
     expect((await fetchManifestReleases()).length).toBe(2);
     expect(

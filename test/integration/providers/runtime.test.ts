@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "../../helpers/emulator";
 import * as deployment from "../../../providers/provider-process/deployment";
 import * as lock from "../../../providers/provider-process/environment-lock";
@@ -73,6 +73,43 @@ describe("Deployment runtime against the emulator", () => {
     expect(outs["deployment_id"]).toBe(id);
     expect(String(outs["marker"])).toMatch(/^sw-[0-9a-f]{20}$/);
     expect(await writes()).toEqual(["POST /svc/project/acme-web/environment/uat/deploys"]);
+  });
+
+  it("deploys a package, showing the platform's notes, and records the sha it was built with", async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    let outs: Props;
+    try {
+      ({ outs } = await checkThenCreate(deployment, {
+        ...uatMain,
+        ref_type: "package",
+        ref: "build-7@4.12.0",
+        marker_seed: "test/e2e/Deployment/package",
+      }));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(outs["state"]).toBe("Completed");
+    expect(String(outs["sha"])).toMatch(/^[0-9a-f]{40}$/);
+    expect(lines.join("")).toContain(
+      "the platform says: Package build-7@4.12.0 is built before it is deployed",
+    );
+  });
+
+  it("records a package deployment not built yet with a null sha, which is never drift", async () => {
+    const { outs } = await checkThenCreate(deployment, {
+      ...uatMain,
+      ref_type: "package",
+      ref: "build-8",
+      approval: "request",
+      marker_seed: "test/e2e/Deployment/package-requested",
+    });
+    expect(outs["state"]).toBe("Submitted");
+    expect(outs["sha"]).toBeNull();
+    expect(deployment.hasDrift({ ...outs, state: "Completed" }, { observed_sha: MAIN_SHA })).toBe(false);
   });
 
   it("creates an Approved deployment with bypass and then starts it", async () => {

@@ -4,8 +4,8 @@ import {
   currentBuildOf,
   liveBuildOf,
   stackwrightMarkerOf,
-  type Deployment,
   type DeploymentState,
+  type StatedDeployment,
 } from "../../../src/api";
 
 const A = "aaaaaaa1111111111111111111111111111111111".slice(0, 40);
@@ -18,7 +18,7 @@ function deployment(
   sha: string,
   summary = MARKED,
   current = false,
-): Deployment {
+): StatedDeployment {
   return {
     type: "deployments",
     id: String(id),
@@ -43,7 +43,7 @@ function deployment(
       is_current_build: current,
     },
     links: { self: `https://example.com/${id}` },
-  } as Deployment;
+  };
 }
 
 describe("the live build of an environment", () => {
@@ -64,6 +64,18 @@ describe("the live build of an environment", () => {
     expect(currentBuildOf([...list.slice(0, 2), deployment(4, "Completed", A, MARKED, true)])?.id).toBe("4");
   });
 
+  it("never takes a completed deployment without a sha (an unbuilt package) as the live build", () => {
+    const unbuilt: StatedDeployment = {
+      ...deployment(3, "Completed", A, MARKED, true),
+      attributes: { ...deployment(3, "Completed", A, MARKED, true).attributes, sha: null },
+    };
+    const list = [deployment(1, "Completed", A), unbuilt];
+    expect(currentBuildOf(list)?.id).toBe("1");
+    const live = liveBuildOf("s/uat", A, list);
+    expect(live.deployment?.id).toBe("1");
+    expect(live.problems.map((p) => p.kind)).not.toContain("drifted");
+  });
+
   it("has no problem when Stackwright deployed what runs and nothing newer is pending, running or failed", () => {
     const live = liveBuildOf("s/uat", B, [deployment(1, "Completed", A), deployment(2, "Completed", B)]);
     expect(live).toMatchObject({ sha: B, problems: [] });
@@ -71,7 +83,7 @@ describe("the live build of an environment", () => {
   });
 
   it("names each reason not to take the live build as tested", () => {
-    const kinds = (list: Deployment[], sha = A) =>
+    const kinds = (list: StatedDeployment[], sha = A) =>
       liveBuildOf("s/uat", sha, list).problems.map((p) => p.kind);
     expect(kinds([deployment(1, "Completed", A, "by hand")])).toEqual(["drifted"]);
     expect(kinds([deployment(1, "Completed", A)], B)).toEqual(["drifted"]);

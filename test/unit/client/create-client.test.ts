@@ -39,7 +39,7 @@ async function whoamiOver(baseUrl: string, options: Partial<ClientOptions> = {})
     );
   const client = createClient({ ...base, ...options, baseUrl, dispatcher: agent });
   try {
-    return (await client.info.whoami()).whoami;
+    return (await client.info.whoami()).whoami ?? "";
   } finally {
     await client.close();
     await agent.close();

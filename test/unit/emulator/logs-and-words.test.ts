@@ -46,6 +46,8 @@ describe("worker steps, one at a time", () => {
       ref: "main",
       bypass_and_start: true,
     });
+    const sha = d.sha ?? "";
+    expect(sha).toMatch(/^[0-9a-f]{40}$/);
     const logs = [d.log];
     for (let i = 0; i < 4; i++) {
       engine.deployments.advance(d.id);
@@ -53,12 +55,12 @@ describe("worker steps, one at a time", () => {
     }
     const last = logs.at(-1) ?? [];
     expect(last).toEqual([
-      `Deployment ${d.id} created by ops@example.com: branch main (${d.sha.slice(0, 7)})`,
+      `Deployment ${d.id} created by ops@example.com: branch main (${sha.slice(0, 7)})`,
       "Queued on acme-web/uat",
       "Fetching branch main from https://git.example.com/acme/web.git",
-      `Building ${d.sha}`,
-      `Deploying ${d.sha.slice(0, 7)} to acme-web/uat`,
-      `Deployment finished: acme-web/uat runs ${d.sha.slice(0, 7)}`,
+      `Building ${sha}`,
+      `Deploying ${sha.slice(0, 7)} to acme-web/uat`,
+      `Deployment finished: acme-web/uat runs ${sha.slice(0, 7)}`,
     ]);
     // Every poll sees the lines so far, never a line that goes away.
     logs.forEach((log, i) => expect(log).toEqual(last.slice(0, 2 + i)));

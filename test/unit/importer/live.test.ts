@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { Deployment, Environment, type DeploymentInput, type Stack } from "../../../src/api";
+import { Deployment, Environment, type DeploymentInput } from "../../../src/api";
+import { needAttributes } from "../../../src/client";
 import {
   branchHeads,
   deploymentsInProgress,
   importedStackFile,
   liveDeployment,
   type ImportedStack,
+  type NamedStack,
 } from "../../../src/importer";
 import { validateStackFile } from "../../../src/config";
 
@@ -15,8 +17,8 @@ const SHA_B = "b".repeat(40);
 function deployment(
   id: number,
   fields: Partial<DeploymentInput["attributes"]> & { sha: string },
-): ReturnType<typeof Deployment.parse> {
-  return Deployment.parse({
+): ReturnType<typeof needAttributes<Deployment, "state">> {
+  const d = Deployment.parse({
     type: "deployments",
     id: String(id),
     attributes: {
@@ -41,10 +43,11 @@ function deployment(
     },
     links: { self: `https://api.example.com/deploys/${id}` },
   });
+  return needAttributes(d, ["state"], "cannot tell the live deployment");
 }
 
 function environment(name: string, buildSha: string, buildPackage: string | null = null) {
-  return Environment.parse({
+  const e = Environment.parse({
     type: "environments",
     id: name,
     attributes: {
@@ -61,9 +64,10 @@ function environment(name: string, buildSha: string, buildPackage: string | null
     },
     relationships: { stack: { data: { type: "stacks", id: "site", links: { self: "x" } } } },
   });
+  return needAttributes(e, ["name"], "cannot name the environment");
 }
 
-const stackDoc: Stack = {
+const stackDoc: NamedStack = {
   type: "stacks",
   id: "site",
   attributes: { name: "site", title: "", created: "", created_unix: 0, repository_url: "" },

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import Ajv from "ajv";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Deployment, DeploymentState } from "../../../src/api";
+import type { DeploymentState, StatedDeployment } from "../../../src/api";
 import {
   Budget,
   DRIFT_SCHEMA_FILE,
@@ -15,6 +15,7 @@ import {
   statusHtml,
   statusJsonSchemaText,
   statusTable,
+  observedDeployment,
   syncOf,
   withEngineChecks,
   type EngineCheck,
@@ -27,7 +28,12 @@ const root = path.join(__dirname, "../../..");
 const SHA_A = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const SHA_B = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
 
-function deployment(id: number, state: DeploymentState, sha = SHA_A, email = "ops@example.com"): Deployment {
+function deployment(
+  id: number,
+  state: DeploymentState,
+  sha = SHA_A,
+  email = "ops@example.com",
+): StatedDeployment {
   return {
     type: "deployments",
     id: String(id),
@@ -79,6 +85,19 @@ describe("the sync state of an environment", () => {
       since: "2023-11-14T22:13:22.000Z",
       by: "dev@example.com",
     });
+  });
+
+  it("never takes a deployment without a sha (an unbuilt package) for the live build or for drift", () => {
+    const built = deployment(1, "Completed");
+    const unbuilt: StatedDeployment = {
+      ...built,
+      id: "2",
+      attributes: { ...built.attributes, sha: null, short_sha: null },
+    };
+    const verdict = syncOf({ desired, applied, liveSha: SHA_A, deployments: [built, unbuilt] });
+    expect(verdict.sync).toBe("in sync");
+    expect(verdict.liveDeployment?.id).toBe("1");
+    expect(observedDeployment(unbuilt)).toMatchObject({ sha: "-", short_sha: "-" });
   });
 
   it("is drifted when the file asks for another ref than the last up deployed", () => {
