@@ -65,7 +65,8 @@ function backendStacks(dir: string, env: Record<string, string>, workspace: Loca
     ));
   let store: StateStore | undefined;
   try {
-    store = openStateStore(backend, env);
+    // `env` holds only what the engine's environment adds; the proxies are the process's own.
+    store = openStateStore(backend, { ...process.env, ...env });
   } catch (error) {
     if (!(error instanceof BackendUrlError)) throw error;
   }
