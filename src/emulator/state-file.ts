@@ -20,7 +20,7 @@ export class StateFile {
     // Loaded only when a state file is asked for: node:sqlite prints an experimental warning on load.
     const sqlite = process.getBuiltinModule("node:sqlite");
     // A state file in a directory not made yet (`.stackwright/` of a fresh checkout) is created
-    // with it, as any tool that writes a file to a path it is given does.
+    // with it, as a tool that writes a file to a path it is given should.
     mkdirSync(dirname(path), { recursive: true });
     this.db = new sqlite.DatabaseSync(path);
     try {

@@ -179,10 +179,8 @@ for (const file of documents(repoRoot)) {
     });
 
     for (const b of blocks) {
-      if (b.notRun !== undefined) {
-        it.skip(`${describeBlock(b)} is not run here: ${b.notRun}`, () => undefined);
-        continue;
-      }
+      // A block not run here has its reason in the docs; test/unit/docs checks that it says one.
+      if (b.notRun !== undefined) continue;
       it(
         `${describeBlock(b)} exits ${b.exit}${b.expects.length > 0 ? " and prints what the docs say" : ""}`,
         async () => {

@@ -30,16 +30,16 @@ const flags = {
   speed: { type: "string", help: "the embedded emulator's pace: instant, fast (default) or realistic" },
   port: {
     type: "string",
-    help: `the embedded emulator's port (default ${EMBEDDED_PORT}, the apiUrl of Pulumi.dev.yaml, or any free port while that one is held; 0: any free port)`,
+    help: `the embedded emulator's port (default ${EMBEDDED_PORT}, the apiUrl of Pulumi.dev.yaml, or a free port while that one is held; 0: a free port)`,
   },
 } satisfies FlagSpec;
 
-/** The --port flag: a TCP port, 0 for any free one. */
+/** The --port flag: a TCP port, 0 for a free one. */
 function portOf(value: string | undefined): number {
   if (value === undefined) return EMBEDDED_PORT;
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) {
-    throw new UsageError(`--port must be a TCP port from 0 to 65535 (0: any free port), not '${value}'`);
+    throw new UsageError(`--port must be a TCP port from 0 to 65535 (0: a free port), not '${value}'`);
   }
   return port;
 }
