@@ -220,7 +220,10 @@ describe("notification delivery to real receivers", () => {
       request: sinkRequest("webhook", event, SECRET),
     }));
     const results = await deliverAll(jobs, { ...fast, concurrency: 2, boundMs: 600, maxAttempts: 1 });
-    expect(hook.received.length).toBe(2);
+    expect(
+      hook.received.length,
+      JSON.stringify({ results, received: hook.received.map((r) => r.path) }),
+    ).toBe(2);
     expect(results.filter((r) => r.attempts === 0)).toHaveLength(jobs.length - 2);
   });
 });
