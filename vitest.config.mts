@@ -1,5 +1,8 @@
 import { defineConfig } from "vitest/config";
 
+/** The one fuzz file that needs the Pulumi CLI (it kills engines). */
+const ENGINE_FUZZ = "test/fuzz/engine-kill.test.ts";
+
 export default defineConfig({
   test: {
     // Which files each project runs: see `projects` below (a root `include` would be merged into
@@ -14,10 +17,25 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Two groups, run by scripts/test.sh as two phases: what needs no Pulumi CLI (`unit`,
+    // `integration`, `platform-answers`) starts while a cold machine still builds the CLI; what
+    // runs the engine (`engine`, `docs`) starts once it is there. `npx vitest run` runs all five.
     projects: [
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       {
+        // The client, emulator, providers, program and notifications over real HTTP on 127.0.0.1,
+        // and the fuzzing that needs no engine.
         extends: true,
-        test: { name: "documented", include: ["test/**/*.test.ts"], exclude: ["test/docs/**"] },
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts", "test/fuzz/**/*.test.ts"],
+          exclude: [ENGINE_FUZZ],
+        },
+      },
+      {
+        // The real `pulumi` CLI: the end-to-end tests and the fuzzing that kills engines.
+        extends: true,
+        test: { name: "engine", include: ["test/e2e/**/*.test.ts", ENGINE_FUZZ] },
       },
       {
         // The README and docs run as written. Their blocks use the ports the docs name (8787 for
@@ -30,7 +48,7 @@ export default defineConfig({
         // The client's integration tests and the providers' runtime tests again, against an
         // emulator that answers as the real platform does (reduced list items, the real create
         // shape, a numeric id in the single view: docs/emulator.md). test/e2e/platform-answers
-        // runs the engine against that emulator in the documented project.
+        // runs the engine against that emulator in the engine project.
         extends: true,
         test: {
           name: "platform-answers",

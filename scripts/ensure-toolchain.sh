@@ -43,7 +43,14 @@ bundle_plugin() {
 }
 
 # 1. A matching CLI on PATH (outside our own .tools/bin).
-path_without_tools=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$tools_bin" | paste -sd: -)
+# Compared by real path: a scratch copy of the project links its .tools to ours, and taking our
+# own links from there would make each a link to itself.
+real_tools_bin=$(readlink -f "$tools_bin")
+path_without_tools=$(
+  printf '%s' "$PATH" | tr ':' '\n' | while IFS= read -r dir; do
+    [ -n "$dir" ] && [ "$(readlink -f "$dir" 2>/dev/null || printf '%s' "$dir")" = "$real_tools_bin" ] || printf '%s\n' "$dir"
+  done | paste -sd: -
+)
 existing=$(PATH="$path_without_tools" command -v pulumi || true)
 existing_host=$(PATH="$path_without_tools" command -v pulumi-language-nodejs || true)
 if [ -n "$existing" ] && [ -n "$existing_host" ] &&
