@@ -98,13 +98,20 @@ export async function fuzz<T>(
  */
 export async function fuzzInLanes<T, L>(
   name: string,
-  arbitrary: fc.Arbitrary<T>,
+  /**
+   * One arbitrary, sampled `runs(bounded)` times; or strata: `runs(bounded)` rounds, each one
+   * case from every stratum, so that a small sample still covers every stratum.
+   */
+  arbitrary: fc.Arbitrary<T> | readonly fc.Arbitrary<T>[],
   lanes: readonly L[],
   body: (value: T, lane: L, counts: Counts) => Promise<void>,
   options: Omit<FuzzOptions, "shrink">,
 ): Promise<Counts> {
   const counts: Counts = {};
-  const cases = fc.sample(arbitrary, { seed: FUZZ_SEED, numRuns: options.bounded * FUZZ_SCALE });
+  const numRuns = options.bounded * FUZZ_SCALE;
+  const cases: T[] = Array.isArray(arbitrary)
+    ? fc.sample(fc.tuple(...(arbitrary as readonly fc.Arbitrary<T>[])), { seed: FUZZ_SEED, numRuns }).flat()
+    : fc.sample(arbitrary as fc.Arbitrary<T>, { seed: FUZZ_SEED, numRuns });
   let next = 0;
   const failures: { index: number; value: T; error: unknown }[] = [];
   await Promise.all(
