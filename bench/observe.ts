@@ -254,7 +254,7 @@ function requestsLine(t: Tally): string {
   );
 }
 
-export async function runObserveBench(sizes: readonly number[], rounds = 3): Promise<void> {
+export async function runObserveBench(sizes: readonly number[], rounds = 5): Promise<void> {
   const loadBefore = load();
   const largest = Math.max(...sizes);
   console.log(
