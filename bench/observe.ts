@@ -254,7 +254,18 @@ function requestsLine(t: Tally): string {
   );
 }
 
+/**
+ * The largest fleet the bench takes: the emulator's request log keeps the last 10,000 requests,
+ * and one run of S sites makes 6 S + 2 (the tally must see them all).
+ */
+export const MAX_SITES = 1500;
+
 export async function runObserveBench(sizes: readonly number[], rounds = 5): Promise<void> {
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_SITES)) {
+    throw new RangeError(
+      `observe bench: each size must be a whole number from 1 to ${MAX_SITES}, not ${sizes.join(",")}`,
+    );
+  }
   const loadBefore = load();
   const largest = Math.max(...sizes);
   console.log(
@@ -349,8 +360,8 @@ export async function runObserveBench(sizes: readonly number[], rounds = 5): Pro
 if (require.main === module) {
   const arg = process.argv[2];
   const sizes = arg === undefined ? [100, 1000] : arg.split(",").map(Number);
-  if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 2000)) {
-    console.error("usage: node dist/bench/observe.js [S,S,...] (each 1..2000; default 100,1000)");
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_SITES)) {
+    console.error(`usage: node dist/bench/observe.js [S,S,...] (each 1..${MAX_SITES}; default 100,1000)`);
     process.exit(2);
   }
   runObserveBench(sizes).catch((error: unknown) => {

@@ -44,6 +44,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // A size out of range is the caller's mistake: its one line, exit 2; anything else with its stack.
+    if (error instanceof RangeError) {
+      console.error(error.message);
+      process.exitCode = 2;
+      return;
+    }
     console.error(error);
     process.exitCode = 1;
   },
