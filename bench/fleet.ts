@@ -46,7 +46,7 @@ interface FleetRow {
   readonly changedPreview: Timing;
 }
 
-async function requestLog(url: string): Promise<{ method: string; path: string }[]> {
+export async function requestLog(url: string): Promise<{ method: string; path: string }[]> {
   const res = await fetch(`${url}/_emulator/requests`);
   const body: unknown = await res.json();
   const requests =
@@ -96,7 +96,7 @@ function resourcesIn(dir: string): number {
  * is false: `import` writes into the working directory's stacks-config/); rejects on a non-zero
  * exit.
  */
-function cli(
+export function cli(
   dir: string,
   env: Record<string, string>,
   args: readonly string[],
@@ -126,7 +126,7 @@ function cli(
 }
 
 /** The environment of a `stackwright` run in `dir` against `url`. */
-function runEnv(dir: string, url: string): Record<string, string> {
+export function runEnv(dir: string, url: string): Record<string, string> {
   return {
     // The engine's environment on top of this process's (git and the rest of PATH stay).
     ...engineEnv({
@@ -361,7 +361,7 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const s2 = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const x = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const rw = (t: Timing) => `${t.reads} / ${t.writes}`;
-const load = () =>
+export const load = () =>
   os
     .loadavg()
     .map((l) => l.toFixed(1))
@@ -472,7 +472,7 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
   );
 }
 
-const median = (values: readonly number[]) => {
+export const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;

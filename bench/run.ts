@@ -3,12 +3,14 @@
  * side in the same run (ours beside a baseline), so the numbers mean the same on any machine.
  * `npm run bench -- emulator client` runs only those; providers take sizes as `providers=10,100`,
  * the fleet bench as `fleet=1,20`; `fleet-large[=S]` (not run by default) the per-change runs of a
- * fleet of S = 1,000 files beside a one-file fleet's.
+ * fleet of S = 1,000 files beside a one-file fleet's; `observe[=S,S]` (S = 100 by default) `status`
+ * and `drift` of a clean fleet beside bare GETs, and the fleet page's size and first paint.
  */
 import "../src/sqlite-warning";
 import { runClientBench } from "./client";
 import { runEmulatorBench } from "./emulator";
 import { runFleetBench, runLargeBench } from "./fleet";
+import { runObserveBench } from "./observe";
 import { runProvidersBench } from "./providers";
 
 const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
@@ -18,8 +20,10 @@ const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
   fleet: (arg) => runFleetBench(arg === undefined ? [1, 20, 100] : arg.split(",").map(Number)),
   // Not in the default set (it needs a fleet of 1,000 files): `npm run bench -- fleet-large[=S]`.
   "fleet-large": (arg) => runLargeBench(arg === undefined ? 1000 : Number(arg), false),
+  // S = 100 takes about half a minute; `observe=100,1000` adds the 1,000-site fleet (minutes).
+  observe: (arg) => runObserveBench(arg === undefined ? [100] : arg.split(",").map(Number)),
 };
-const DEFAULT = ["emulator", "client", "providers", "fleet"];
+const DEFAULT = ["emulator", "client", "providers", "fleet", "observe"];
 
 async function main(argv: string[]): Promise<number> {
   const wanted = argv.length === 0 ? DEFAULT.map((name) => [name]) : argv.map((a) => a.split("="));
@@ -40,6 +44,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // A size out of range is the caller's mistake: its one line, exit 2; anything else with its stack.
+    if (error instanceof RangeError) {
+      console.error(error.message);
+      process.exitCode = 2;
+      return;
+    }
     console.error(error);
     process.exitCode = 1;
   },

@@ -29,12 +29,8 @@ import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { observeFlags, observeTarget } from "../fleet/observe-target";
 import { say, warn } from "../kit/output";
-import { defaultConcurrency, fanOut } from "../fleet/fan-out";
-import { openTarget } from "../fleet/target";
-import { previewFromEvents } from "../engine/preview-events";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
 import { handleInterrupts } from "../state/interrupt";
-import { plannedChanges } from "../report/summary";
 import { notifyDrift, prepareNotify } from "../fleet/notify";
 import type { DriftChanges, DriftEntry as NotifyDriftEntry } from "../../notify";
 
@@ -55,6 +51,14 @@ async function engineChecks(
 ): Promise<Map<string, EngineCheck>> {
   const checked = status.stacks.filter((s) => s.error === null);
   if (checked.length === 0) return new Map();
+  // The engine's run, loaded only here: a drift check without --full never loads the engine's SDK.
+  const [{ defaultConcurrency, fanOut }, { openTarget }, { previewFromEvents }, { plannedChanges }] =
+    await Promise.all([
+      import("../fleet/fan-out.js"),
+      import("../fleet/target.js"),
+      import("../engine/preview-events.js"),
+      import("../report/summary.js"),
+    ]);
   const opened = await openTarget(projectDir, target);
   const interrupts = handleInterrupts();
   try {

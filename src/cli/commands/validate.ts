@@ -18,7 +18,7 @@ import {
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { say, warn } from "../kit/output";
-import { defaultProjectDir } from "../engine/workspace";
+import { defaultProjectDir } from "../engine/env";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

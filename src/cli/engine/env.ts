@@ -3,9 +3,22 @@
  * `stackwright` command, `npm start`, the end-to-end tests, the benchmarks) builds its environment
  * here, so that all of them use the same CLI, the same Node and the same local state.
  */
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import * as path from "node:path";
-import { PulumiCommand } from "@pulumi/pulumi/automation";
+import type { PulumiCommand } from "@pulumi/pulumi/automation";
 import { CliError } from "../kit/exit-codes";
+
+/**
+ * The directory holding Stackwright's Pulumi.yaml: the package root, from this file compiled
+ * (dist/src/cli/engine → ../../../..) or run from its source (src/cli/engine → ../../..).
+ */
+export function defaultProjectDir(): string {
+  const fromDist = path.resolve(__dirname, "..", "..", "..", "..");
+  return fs.existsSync(path.join(fromDist, "Pulumi.yaml"))
+    ? fromDist
+    : path.resolve(__dirname, "..", "..", "..");
+}
 
 /** Passphrase of the local, embedded stacks when the caller sets none (state under .stackwright/). */
 export const LOCAL_PASSPHRASE = "stackwright-local-state";
@@ -80,6 +93,10 @@ export function loopbackGrpcBypass(base: Readonly<Record<string, string | undefi
  */
 export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> {
   const root = path.join(path.resolve(projectDir), ".tools");
+  // Loaded here, not at the top: the commands that never start the engine do not load the SDK.
+  const { PulumiCommand } = createRequire(__filename)(
+    "@pulumi/pulumi/automation",
+  ) as typeof import("@pulumi/pulumi/automation");
   try {
     return await PulumiCommand.get({ root, skipVersionCheck: true });
   } catch (cause) {

@@ -10,16 +10,8 @@ import { engineEnv, pulumiCommand } from "./env";
 import { EngineStack } from "./run";
 import { CliError } from "../kit/exit-codes";
 
-/**
- * The directory holding Stackwright's Pulumi.yaml: the package root, from this file compiled
- * (dist/src/cli/engine → ../../../..) or run from its source (src/cli/engine → ../../..).
- */
-export function defaultProjectDir(): string {
-  const fromDist = path.resolve(__dirname, "..", "..", "..", "..");
-  return fs.existsSync(path.join(fromDist, "Pulumi.yaml"))
-    ? fromDist
-    : path.resolve(__dirname, "..", "..", "..");
-}
+// In env.ts, which does not load the engine's SDK (the commands without the engine import it there).
+export { defaultProjectDir } from "./env";
 
 export interface OpenStackOptions {
   readonly projectDir: string;

@@ -19,7 +19,7 @@ import {
 } from "../../config";
 import { observeFleet, readCheckpoint, type FleetStatus, type StackToObserve } from "../../observe";
 import type { FlagSpec } from "../kit/args";
-import { engineEnv, pulumiCommand } from "../engine/env";
+import { defaultProjectDir, engineEnv, pulumiCommand } from "../engine/env";
 import { UsageError } from "../kit/exit-codes";
 import { changesSince } from "./changes";
 import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "./selection";
@@ -27,7 +27,6 @@ import { checkedClient } from "../gates/preflight";
 import { openStateStore, type StateStore } from "../state/store";
 import { projectNameOf } from "../state/target";
 import { clockNow } from "../gates/windows";
-import { defaultProjectDir } from "../engine/workspace";
 import { apiConcurrencyFlag, useApiConcurrency } from "./api-budget";
 
 const execFileAsync = promisify(execFile);

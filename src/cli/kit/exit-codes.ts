@@ -4,12 +4,8 @@
  * same kind of failure always ends the same way, with one line that says what to change and no
  * stack trace.
  */
-import {
-  CommandError,
-  ConcurrentUpdateError,
-  StackNotFoundError,
-  type EngineEvent,
-} from "@pulumi/pulumi/automation";
+import { createRequire } from "node:module";
+import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { ConnectionError, tlsProblem } from "../../client";
 import { ConfigValidationError } from "../../config";
 import { engineDiagnostic } from "./engine-diagnostic";
@@ -67,6 +63,29 @@ interface Row {
   readonly message: (err: unknown, command: string, events?: readonly EngineEvent[]) => string;
 }
 
+type Automation = typeof import("@pulumi/pulumi/automation");
+const load = createRequire(__filename);
+
+/**
+ * The engine SDK's module when this process has loaded it, else undefined: an error can be an
+ * instance of its classes only once a command loaded them. The table never loads the SDK itself,
+ * so that a command without the engine (`status`, `drift`, `validate`) does not pay about a second
+ * to load it.
+ */
+function loadedAutomation(): Automation | undefined {
+  const id = load.resolve("@pulumi/pulumi/automation");
+  return load.cache[id] === undefined ? undefined : (load(id) as Automation);
+}
+
+/** True when `e` is an instance of the engine SDK's error class `name` (false while the SDK is not loaded). */
+function isSdkError<K extends "CommandError" | "ConcurrentUpdateError" | "StackNotFoundError">(
+  e: unknown,
+  name: K,
+): e is InstanceType<Automation[K]> {
+  const sdk = e instanceof Error ? loadedAutomation() : undefined;
+  return sdk !== undefined && e instanceof sdk[name];
+}
+
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const always = (kind: ExitKind) => () => kind;
 
@@ -85,24 +104,24 @@ const TABLE: readonly Row[] = [
     message: (e, command) => `stackwright ${command}: ${messageOf(e)}`,
   },
   {
-    matches: (e) => e instanceof ConcurrentUpdateError,
+    matches: (e) => isSdkError(e, "ConcurrentUpdateError"),
     kind: always("locked"),
     message: (e, command, events) =>
       `stackwright ${command}: the stack is being updated by another run (${engineDiagnostic(events ?? [], messageOf(e)) ?? "the engine's report above names it"})`,
   },
   {
-    matches: (e) => e instanceof StackNotFoundError,
+    matches: (e) => isSdkError(e, "StackNotFoundError"),
     kind: always("usage"),
     message: (e, command, events) =>
       `stackwright ${command}: the stack does not exist (${engineDiagnostic(events ?? [], messageOf(e)) ?? "the engine's report above names it"})`,
   },
   {
-    matches: (e) => e instanceof CommandError,
+    matches: (e) => isSdkError(e, "CommandError"),
     kind: always("failed"),
     // The engine's own first error (engine-diagnostic.ts): its events when the run has them,
     // else its error stream, which the CommandError's message carries.
     message: (e, command, events) => {
-      const cause = engineDiagnostic(events ?? [], e instanceof CommandError ? e.message : "");
+      const cause = engineDiagnostic(events ?? [], isSdkError(e, "CommandError") ? e.message : "");
       return `stackwright ${command} failed: ${cause ?? "the engine reported an error without a message (its output is above)"}`;
     },
   },

@@ -9,17 +9,9 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as https from "node:https";
+import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from "@aws-sdk/client-s3";
 
 /** One object under a prefix of the backend. */
 export interface StoredObject {
@@ -193,6 +185,16 @@ export function s3RequestHandler(
 
 function s3Store(url: string, env: NodeJS.ProcessEnv): StateStore {
   const s = s3Settings(url);
+  // Loaded here, not at the top: a run on a file backend does not pay for the AWS SDK.
+  const {
+    DeleteObjectCommand,
+    GetObjectCommand,
+    ListObjectsV2Command,
+    NoSuchKey,
+    PutObjectCommand,
+    S3Client,
+    S3ServiceException,
+  } = createRequire(__filename)("@aws-sdk/client-s3") as typeof import("@aws-sdk/client-s3");
   const client = new S3Client({
     ...s3RequestHandler(env),
     ...(s.region === undefined ? {} : { region: s.region }),
