@@ -41,7 +41,10 @@ export const ObservedDeployment = z.object({
     .string()
     .meta({ description: "the platform's deployment state (Completed, Failed, Deploying, ...)" }),
   deployer: z.object({ name: z.string(), email: z.string() }).nullable(),
-  at: Instant.meta({ description: "when it last changed state" }),
+  at: Instant.nullable().meta({
+    description:
+      "when it last changed state (the newest of its updated, started and created dates); null when the platform gives none of them",
+  }),
   link: z.string().nullable(),
 });
 export type ObservedDeployment = z.infer<typeof ObservedDeployment>;

@@ -8,7 +8,7 @@
  */
 import type { EnvironmentStatus, FleetStatus, ObservedDeployment, SyncState } from "./model";
 import { SYNC_STATES } from "./model";
-import { countsLine } from "./render-text";
+import { countsLine, whenText } from "./render-text";
 
 /** Symbol, background and text colour of each state (contrast at least 4.5:1 with the text). */
 const LOOK: Readonly<Record<SyncState, { symbol: string; bg: string; fg: string }>> = {
@@ -38,7 +38,9 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
 }
 
-const when = (iso: string) => iso.slice(0, 16).replace("T", " ");
+/** `2026-11-25 09:00 UTC`, or `unknown` when the platform gave no date. */
+const when = (iso: string) => `${whenText(iso)} UTC`;
+const whenOrUnknown = (iso: string | null) => (iso === null ? "unknown" : when(iso));
 
 function timeline(status: FleetStatus, environments: readonly string[]): string {
   const sections = environments.map((name) => {
@@ -48,12 +50,14 @@ function timeline(status: FleetStatus, environments: readonly string[]): string 
         if (env.environment === name) for (const d of env.recent) entries.push({ stack: stack.stack, d });
       }
     }
-    entries.sort((a, b) => (a.d.at < b.d.at ? 1 : a.d.at > b.d.at ? -1 : 0));
+    // Newest first; those without a date last.
+    const key = (d: ObservedDeployment) => d.at ?? "";
+    entries.sort((a, b) => (key(a.d) < key(b.d) ? 1 : key(a.d) > key(b.d) ? -1 : 0));
     const items = entries
       .slice(0, 10)
       .map(
         ({ stack, d }) =>
-          `<li><time datetime="${escapeHtml(d.at)}">${escapeHtml(when(d.at))}</time> <strong>${escapeHtml(stack)}</strong> ` +
+          `<li>${d.at === null ? "date unknown" : `<time datetime="${escapeHtml(d.at)}">${escapeHtml(whenText(d.at))}</time>`} <strong>${escapeHtml(stack)}</strong> ` +
           `${escapeHtml(d.state)} <code>${escapeHtml(d.short_sha)}</code> ${escapeHtml(d.deployer?.email ?? "")}</li>`,
       );
     return (
@@ -79,7 +83,7 @@ const refText = (r: { ref_type: string; ref: string } | null) =>
 const deploymentText = (d: ObservedDeployment | null) =>
   d === null
     ? "-"
-    : `#${d.id} ${d.state} ${d.short_sha} ${d.title} (${d.deployer?.email ?? "?"}, ${when(d.at)} UTC)`;
+    : `#${d.id} ${d.state} ${d.short_sha} ${d.title} (${d.deployer?.email ?? "?"}, ${whenOrUnknown(d.at)})`;
 
 /**
  * A cell's details, as the dialog shows them, in the order of the script's LABELS: texts made
@@ -97,16 +101,16 @@ function details(
     env.applied === null ? "-" : `${refText(env.applied)} ${env.applied.sha.slice(0, 7)}`,
     live === null
       ? "-"
-      : `${live.short_sha}${live.deployment === null ? "" : ` by ${live.deployment.deployer?.email ?? "?"} at ${when(live.deployment.at)} UTC`}`,
+      : `${live.short_sha}${live.deployment === null ? "" : ` by ${live.deployment.deployer?.email ?? "?"} at ${whenOrUnknown(live.deployment.at)}`}`,
     env.lock === null ? "none" : `locked: ${env.lock.message === "" ? "(no message)" : env.lock.message}`,
     env.window === null
       ? "none"
       : env.window.open
         ? "open"
-        : `closed${env.window.next_open === null ? "" : ` until ${when(env.window.next_open)} UTC`}`,
+        : `closed${env.window.next_open === null ? "" : ` until ${when(env.window.next_open)}`}`,
     deploymentText(env.newest),
     env.newest?.link ?? null,
-    lastUp === null ? "-" : `${when(lastUp.at)} UTC ${lastUp.result}`,
+    lastUp === null ? "-" : `${when(lastUp.at)} ${lastUp.result}`,
     env.failure_log,
   ];
 }
@@ -221,7 +225,7 @@ ${css}
 <body>
 <header>
 <h1>Stackwright fleet: ${escapeHtml(status.target)}</h1>
-<p>${escapeHtml(countsLine(status.counts))}. Observed <time datetime="${escapeHtml(status.generated_at)}">${escapeHtml(when(status.generated_at))} UTC</time>.</p>
+<p>${escapeHtml(countsLine(status.counts))}. Observed <time datetime="${escapeHtml(status.generated_at)}">${escapeHtml(when(status.generated_at))}</time>.</p>
 </header>
 <main>
 <h2 id="legend-title">Legend</h2>

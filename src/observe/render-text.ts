@@ -38,9 +38,14 @@ function liveText(env: EnvironmentStatus): string {
   return d === null ? env.live.short_sha : `${env.live.short_sha} ${d.deployer?.email ?? ""}`.trimEnd();
 }
 
+/** `2026-11-25 09:00`, or `unknown` when the platform gave no date. */
+export function whenText(iso: string | null): string {
+  return iso === null ? "unknown" : iso.slice(0, 16).replace("T", " ");
+}
+
 function lastText(env: EnvironmentStatus): string {
   const d = env.newest;
-  return d === null ? "-" : `#${d.id} ${d.state} ${d.at.slice(0, 16).replace("T", " ")}`;
+  return d === null ? "-" : `#${d.id} ${d.state} ${whenText(d.at)}`;
 }
 
 function windowText(env: EnvironmentStatus): string {

@@ -49,11 +49,16 @@ export function isoOf(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString();
 }
 
-/** When a deployment last changed state. */
-export function deploymentInstant(d: Deployment): string {
+/**
+ * When a deployment last changed state: the newest of its dates, or null when it has none (list
+ * items of the real platform may come without dates; 0 is no date either, never 1970).
+ */
+export function deploymentInstant(d: Deployment): string | null {
   const a = d.attributes;
-  // List items of the real platform may come without dates.
-  return isoOf(Math.max(a.date_updated_unix ?? 0, a.date_started_unix ?? 0, a.date_created_unix ?? 0));
+  const dates = [a.date_updated_unix, a.date_started_unix, a.date_created_unix].filter(
+    (t): t is number => typeof t === "number" && t > 0,
+  );
+  return dates.length === 0 ? null : isoOf(Math.max(...dates));
 }
 
 /** The deployment as the status shows it. */

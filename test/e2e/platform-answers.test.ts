@@ -51,6 +51,10 @@ describe("the engine against platform-shaped answers", () => {
     const preview = await world.stack.preview();
     expect(preview.stdout).toContain("Drift on acme-web/uat");
     expect(preview.stdout).toContain(HAND_SHA);
+    // The warning names the hand deployment as far as the reduced list tells: no deployer, no date.
+    expect(preview.stdout).toMatch(
+      /\(a deployment made by hand: deployment \d+ "Deployed by hand in the dashboard", from branch hotfix\)\./,
+    );
     // The reduced list names the hand deployment's ref.
     const listed = await client.deployments.list("acme-web", "uat");
     expect(listed.find((d) => d.attributes.sha === HAND_SHA)?.attributes.ref_name).toBe("hotfix");

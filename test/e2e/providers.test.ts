@@ -104,6 +104,10 @@ describe("providers through the Pulumi engine", () => {
     expect(preview.stdout).toContain(`Drift on acme-web/uat`);
     expect(preview.stdout).toContain(RELEASE_SHA);
     expect(preview.stdout).toContain(HAND_SHA);
+    // Which deployment: its id and title, who made it and when (a sha deployment names no ref).
+    expect(preview.stdout).toMatch(
+      /\(a deployment made by hand: deployment \d+ "Deployed by hand in the dashboard", by ops@example\.com, at \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\./,
+    );
   }, 120_000);
 
   it("plans and performs a redeploy of a hand deployment with self_heal", async () => {

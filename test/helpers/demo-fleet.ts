@@ -1,7 +1,7 @@
 /**
  * A fleet status in every sync state, made without a platform: for the fleet page's browser
- * tests and the README's screenshot (scripts/screenshot-fleet-page.sh). Deterministic: site `i`
- * always gets the same states, shas and deployers.
+ * tests (the README's screenshot is of the real demo fleet: scripts/screenshot-fleet-page.sh).
+ * Deterministic: site `i` always gets the same states, shas and deployers.
  */
 import {
   SYNC_STATES,

@@ -328,6 +328,41 @@ describe("the renderings", () => {
     expect(coloured).toContain("\u001b[33mdrifted");
   });
 
+  it("show a deployment the platform gives no date for as unknown, never as 1970, and null in the JSON", () => {
+    const undated = deployment(7, "Completed", SHA_B, "dev@example.com");
+    const { attributes } = undated;
+    undated.attributes = {
+      ...attributes,
+      date_created_unix: undefined,
+      date_started_unix: undefined,
+      date_requested_unix: undefined,
+      date_approved_unix: undefined,
+      // 0 is no date either.
+      date_updated_unix: 0,
+    };
+    const seen = observedDeployment(undated);
+    expect(seen.at).toBeNull();
+    const verdict = syncOf({ desired, applied, liveSha: SHA_B, deployments: [undated] });
+    expect(verdict.drift).toEqual({ kind: "hand deployment", since: null, by: "dev@example.com" });
+    const undatedFleet = fleet([
+      env("a", "uat", {
+        ...handDrift,
+        live: { sha: SHA_B, short_sha: SHA_B.slice(0, 7), deployment: seen },
+        newest: seen,
+        recent: [seen],
+      }),
+    ]);
+    const table = statusTable(undatedFleet, { colour: false });
+    const html = statusHtml(undatedFleet);
+    for (const text of [table, html, JSON.stringify(undatedFleet)]) expect(text).not.toContain("1970");
+    expect(table).toMatch(/#7 Completed unknown/);
+    expect(html).toContain("dev@example.com, unknown)");
+    expect(html).toContain("<li>date unknown <strong>a</strong> Completed");
+    const ajv = new Ajv({ strict: false });
+    const valid = ajv.compile(JSON.parse(fs.readFileSync(path.join(root, STATUS_SCHEMA_FILE), "utf8")));
+    expect(valid(JSON.parse(JSON.stringify(undatedFleet))), JSON.stringify(valid.errors)).toBe(true);
+  });
+
   it("escape what the platform says in the page, also inside its embedded data", () => {
     const evil = fleet([env("a", "uat", { reason: "</script><script>alert(1)</script>", sync: "drifted" })]);
     const html = statusHtml(evil);
