@@ -7,10 +7,15 @@ import { createHash, randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DATA_READS_DIR_ENV } from "../../api";
+import { API_CONCURRENCY_VARIABLE } from "../../client";
 import type { InputDigests } from "../state/confirmations";
 
-/** Environment variables that do not reach what the program declares (per-run plumbing). */
-const IGNORED_VARIABLES = new Set([DATA_READS_DIR_ENV]);
+/**
+ * Environment variables that do not reach what the program declares (per-run plumbing): where
+ * the program reports its reads, and how many requests may be in flight (`--api-concurrency`,
+ * which `drift` may be given where `up` was not).
+ */
+const IGNORED_VARIABLES = new Set([DATA_READS_DIR_ENV, API_CONCURRENCY_VARIABLE]);
 
 function sha256(...parts: ReadonlyArray<string | Uint8Array>): string {
   const hash = createHash("sha256");
@@ -125,4 +130,32 @@ export function inputDigests(inputs: RunInputs): InputDigests {
         .map(([k, v]) => `${k}=${String(v)}`),
     ),
   };
+}
+
+/** The target as the shortcut sees it (fleet/target.ts's Target has all of it, and `drift` makes one). */
+export interface ShortcutTarget {
+  readonly name: string;
+  readonly projectDir: string;
+  readonly configFile: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly pulumiVersion: string;
+}
+
+/**
+ * The inputs of an `up` of one per-file stack of the target, as its record holds them: what the
+ * shortcut of `up` compares, and what `drift` compares without running anything.
+ */
+export function upInputDigests(
+  target: ShortcutTarget,
+  stackName: string,
+  stackFile: string | undefined,
+): InputDigests {
+  return inputDigests({
+    stackFile,
+    configFile: target.configFile,
+    env: target.env,
+    projectDir: target.projectDir,
+    pulumiVersion: target.pulumiVersion,
+    flags: { stack: stackName, target: target.name, operation: "up" },
+  });
 }

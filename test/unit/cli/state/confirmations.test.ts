@@ -6,6 +6,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson, DATA_READS_DIR_ENV, dataReadsFileName, readDigest } from "../../../../src/api";
+import { API_CONCURRENCY_VARIABLE } from "../../../../src/client";
 import { inputDigests, settingsDigest, type RunInputs } from "../../../../src/cli/fleet/fingerprint";
 import {
   confirmWithoutEngine,
@@ -63,10 +64,15 @@ describe("the inputs of a run as digests", () => {
     expect(inputDigests({ ...base, pulumiVersion: "3.201.0" }).tool).not.toBe(before.tool);
   });
 
-  it("ignore variables outside STACKWRIGHT_* and the per-run reports directory", () => {
+  it("ignore variables outside STACKWRIGHT_*, the per-run reports directory and the API concurrency", () => {
     const settings = settingsDigest(base.configFile, base.env);
     expect(
-      settingsDigest(base.configFile, { ...base.env, PATH: "/usr/bin", [DATA_READS_DIR_ENV]: "/tmp/x" }),
+      settingsDigest(base.configFile, {
+        ...base.env,
+        PATH: "/usr/bin",
+        [DATA_READS_DIR_ENV]: "/tmp/x",
+        [API_CONCURRENCY_VARIABLE]: "16",
+      }),
     ).toBe(settings);
     expect(settingsDigest(base.configFile, { ...base.env, STACKWRIGHT_NOW: "2026-01-01" })).not.toBe(
       settings,
