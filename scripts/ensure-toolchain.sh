@@ -42,8 +42,13 @@ bundle_plugin() {
   link "$1/pulumi-resource-pulumi-nodejs" pulumi-resource-pulumi-nodejs
 }
 
-# 1. A matching CLI on PATH (outside our own .tools/bin).
-path_without_tools=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$tools_bin" | paste -sd: -)
+# 1. A matching CLI on PATH (outside our own .tools/bin, under whatever name PATH gives it: a
+# checkout whose .tools is a link to another's, as the docs test makes, would link it to itself).
+tools_bin_real=$(cd "$tools_bin" && pwd -P)
+path_without_tools=$(printf '%s' "$PATH" | tr ':' '\n' | while IFS= read -r dir; do
+  [ -n "$dir" ] && [ "$(cd "$dir" 2>/dev/null && pwd -P)" = "$tools_bin_real" ] && continue
+  printf '%s\n' "$dir"
+done | paste -sd: -)
 existing=$(PATH="$path_without_tools" command -v pulumi || true)
 existing_host=$(PATH="$path_without_tools" command -v pulumi-language-nodejs || true)
 if [ -n "$existing" ] && [ -n "$existing_host" ] &&
