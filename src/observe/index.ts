@@ -28,5 +28,5 @@ export {
   withEngineChecks,
   type EngineCheck,
 } from "./drift";
-export { countsLine, driftMarkdown, statusTable } from "./render-text";
+export { countsLine, driftChecksLine, driftMarkdown, statusTable } from "./render-text";
 export { escapeHtml, statusHtml } from "./render-html";

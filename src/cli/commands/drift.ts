@@ -24,6 +24,7 @@ import {
   FULL_CHECK_REASON,
   NOT_PREVIEWED_REASON,
   driftChecks,
+  driftChecksLine,
   driftMarkdown,
   driftReport,
   withEngineChecks,
@@ -143,17 +144,13 @@ function reportLines(report: DriftReport): string {
 
 /** How the stacks were checked: the count the proof settled, and why the engine ran where it did. */
 function checkLines(report: DriftReport): string[] {
-  const proved = report.stacks.filter((c) => c.checked_by === "proof").length;
-  const engine = report.stacks.filter((c) => c.checked_by === "engine");
-  const full = engine.length > 0 && engine.every((c) => c.reason === FULL_CHECK_REASON);
+  const full = report.stacks.some((c) => c.reason === FULL_CHECK_REASON);
   return [
-    `  ${proved} of ${report.stacks.length} stack(s) proved without the engine` +
-      (engine.length === 0 ? "" : `; the engine's preview ran for ${engine.length}`) +
-      (full ? " (--full)" : ""),
-    ...(full ? [] : engine.map((c) => `  engine   ${c.stack}: ${c.reason ?? ""}`)),
+    `  ${driftChecksLine(report, false)}`,
     ...report.stacks
-      .filter((c) => c.checked_by === "reads" && c.reason !== null && c.reason !== NOT_PREVIEWED_REASON)
-      .map((c) => `  reads    ${c.stack}: ${c.reason ?? ""}`),
+      .filter((c) => (c.checked_by === "engine" && !full) || (c.checked_by === "reads" && c.reason !== null))
+      .filter((c) => c.reason !== NOT_PREVIEWED_REASON)
+      .map((c) => `  ${c.checked_by.padEnd(8)} ${c.stack}: ${c.reason ?? ""}`),
   ];
 }
 

@@ -12,6 +12,7 @@ import {
   countsLine,
   driftJsonSchemaText,
   driftChecks,
+  driftMarkdown,
   driftReport,
   statusHtml,
   statusJsonSchemaText,
@@ -382,6 +383,10 @@ describe("drift with the engine's preview (--full)", () => {
     const again = driftReport(fleet([env("a", "uat")]), readsOnly.memories, engine);
     expect(again.report.drift).toMatchObject([{ status: "resolved", kind: "planned change" }]);
     expect(again.report.stacks).toEqual([{ stack: "a", checked_by: "engine", reason: "no proof: x" }]);
+    expect(driftMarkdown(again.report)).toContain(
+      "0 of 1 stack(s) proved without the engine; the engine's preview ran for 1: a (no proof: x)",
+    );
+    expect(driftMarkdown(proved.report)).toContain("1 of 1 stack(s) proved without the engine\n");
   });
 });
 
