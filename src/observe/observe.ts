@@ -179,6 +179,8 @@ export async function observeFleetProving(
           project: input.project,
           stack: s.pulumiStack,
           inputs: proof.inputs(s),
+          // Every recorded read is made again as this run's user: whoever proved it, it holds.
+          anyCredentials: true,
           known: { record: confirmation, checkpoint },
           rereads: () => Promise.resolve(reread),
         }).catch(

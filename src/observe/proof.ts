@@ -37,6 +37,12 @@ export interface ProofCheck {
   /** The digests of the inputs an `up` of the stack would have now. */
   readonly inputs: InputDigests;
   /**
+   * True for `drift`: the proof holds whoever reads, as long as every recorded read answers the
+   * same when made again as this user (a read-only user checks what the release pipeline's user
+   * proved). `up` compares the credentials too: a new token runs the engine.
+   */
+  readonly anyCredentials?: boolean;
+  /**
    * What makes the recorded reads again, asked once and only when the record has reads (opening a
    * client may cost a process: the target's settings); a failure there fails the check.
    */
@@ -62,7 +68,9 @@ export async function proofVerdict(check: ProofCheck): Promise<ProofVerdict> {
         : "no record of a no-change run (the last engine run changed something or warned)",
     };
   }
-  const changed = InputDigests.keyof().options.filter((k) => check.inputs[k] !== record.inputs[k]);
+  const changed = InputDigests.keyof()
+    .options.filter((k) => !(k === "credentials" && check.anyCredentials === true))
+    .filter((k) => check.inputs[k] !== record.inputs[k]);
   if (changed.length > 0) return differs(`inputs changed: ${changed.join(", ")}`);
   if (await stackIsLocked(store, project, stack)) return differs("the stack is locked");
   const checkpoint = known === undefined ? await checkpointIdentity(store, project, stack) : known.checkpoint;

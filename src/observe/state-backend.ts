@@ -60,6 +60,11 @@ export const InputDigests = z.strictObject({
   file: Hex64,
   /** The target's settings file and the environment variables the program reads (values hashed). */
   settings: Hex64,
+  /**
+   * The API URL, e-mail and token the environment gives (values hashed). `up` compares them like
+   * the rest; `drift` does not, since it makes every recorded read again as its own user.
+   */
+  credentials: Hex64,
   /** Package version and lock, the built program (dist/), Pulumi SDK and CLI versions. */
   tool: Hex64,
   /** The Pulumi stack, the operation and the flags that change what it does. */

@@ -38,10 +38,18 @@ const LOCKED_FILE = stringify({
   environments: { uat: { deployment: { ref_type: "branch", ref: "main" }, lock: { message: "Freeze" } } },
 });
 
+/** The sites a read-only member (the scheduled check's user) sees too. */
+const READ = new Set<string>(["in-sync", "steady"]);
+
 function seedYaml(): string {
   const stack = (name: string, members: boolean) => ({
     name,
-    members: members ? [{ email: "ops@example.com", role: "Stack Manager" }] : [],
+    members: members
+      ? [
+          { email: "ops@example.com", role: "Stack Manager" },
+          ...(READ.has(name) ? [{ email: "reader@example.com", role: "Team Member" }] : []),
+        ]
+      : [],
     refs: { main: SHA_A, hotfix: SHA_B },
     environments: [
       {
@@ -58,6 +66,7 @@ function seedYaml(): string {
     users: [
       { email: "ops@example.com", token: "demo-token", first_name: "Olivia", surname: "Ops" },
       { email: "dev@example.com", token: "dev-token", first_name: "Devi", surname: "Member" },
+      { email: "reader@example.com", token: "reader-token", first_name: "Rea", surname: "Der" },
     ],
     stacks: [...SITES.map((s) => stack(s, true)), stack("hidden", false)],
   });
@@ -240,6 +249,21 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(fs.readFileSync(pulumiLog, "utf8"), "no pulumi process").toBe("");
     // The proof's recorded reads (each environment's document) are the observation's own answers.
     expect((await requests()).map((r) => `${r.method} ${r.path}`).sort()).toEqual(statusReads);
+  }, 240_000);
+
+  it("takes the proof of the release user's up for a read-only user's check, whose own reads answer the same", async () => {
+    fs.writeFileSync(pulumiLog, "");
+    await clearRequests();
+    const reader = runStackwright(project.dir, ["drift", "in-sync", "steady"], {
+      ...project.env,
+      ...env,
+      STACKWRIGHT_EMAIL: "reader@example.com",
+      STACKWRIGHT_API_TOKEN: "reader-token",
+    });
+    expect(reader.status, reader.out).toBe(0);
+    expect(reader.out).toContain("2 of 2 stack(s) proved without the engine");
+    expect(fs.readFileSync(pulumiLog, "utf8"), "no pulumi process").toBe("");
+    expect((await requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 240_000);
 
   it("exits 0 on a clean stack, 5 on drift and 1 when a check cannot be made, combining error > drift > clean", () => {

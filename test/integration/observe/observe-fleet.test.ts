@@ -134,11 +134,12 @@ describe("observing a fleet", () => {
     expect(status.counts).toMatchObject({ "not yet deployed": 2, unknown: 1 });
   });
 
-  it("proves a stack with the observation's own answers, and says which live read changed when one did", async () => {
+  it("proves a stack with the observation's own answers, whoever proved it, and says which live read changed when one did", async () => {
     await emulator.hooks.reset();
     const inputs: InputDigests = {
       file: "a".repeat(64),
       settings: "b".repeat(64),
+      credentials: "e".repeat(64),
       tool: "c".repeat(64),
       flags: "d".repeat(64),
     };
@@ -186,7 +187,8 @@ describe("observing a fleet", () => {
         ],
         apiConcurrency: 2,
         now: new Date("2026-11-25T10:00:00Z"),
-        proof: { client, inputs: () => inputs },
+        // Another user than the one that proved it: its reads answer the same, so it holds.
+        proof: { client, inputs: () => ({ ...inputs, credentials: "f".repeat(64) }) },
       });
     await emulator.hooks.clearRequests();
     const proved = await prove();

@@ -28,6 +28,7 @@ const digest = (c: string) => c.repeat(64);
 const INPUTS: InputDigests = {
   file: digest("a"),
   settings: digest("b"),
+  credentials: digest("e"),
   tool: digest("c"),
   flags: digest("d"),
 };
@@ -58,7 +59,17 @@ describe("the inputs of a run as digests", () => {
     fs.writeFileSync(path.join(dir, "acme-web.yaml"), "stack: acme-web\n# a comment\n");
     expect(inputDigests(base)).toEqual({ ...before, file: expect.not.stringMatching(before.file) });
     const token = inputDigests({ ...base, env: { ...base.env, STACKWRIGHT_API_TOKEN: "other" } });
-    expect(token).toEqual({ ...inputDigests(base), settings: expect.not.stringMatching(before.settings) });
+    expect(token).toEqual({
+      ...inputDigests(base),
+      credentials: expect.not.stringMatching(before.credentials),
+    });
+    const url = inputDigests({ ...base, env: { ...base.env, STACKWRIGHT_API_URL: "https://other.example" } });
+    expect(url).toEqual({
+      ...inputDigests(base),
+      credentials: expect.not.stringMatching(before.credentials),
+    });
+    const other = inputDigests({ ...base, env: { ...base.env, STACKWRIGHT_NOW: "2026-01-01T00:00:00Z" } });
+    expect(other).toEqual({ ...inputDigests(base), settings: expect.not.stringMatching(before.settings) });
     const flags = inputDigests({ ...base, flags: { ...base.flags, stack: "prod.acme-web" } });
     expect(flags.flags).not.toBe(before.flags);
     expect(inputDigests({ ...base, pulumiVersion: "3.201.0" }).tool).not.toBe(before.tool);
@@ -177,6 +188,10 @@ describe("the confirmation record in the backend", () => {
     expect(await confirmWithoutEngine(where(), { ...INPUTS, tool: digest("e") }, shortcut())).toMatchObject({
       reason: "inputs changed: tool",
     });
+    // Another user's token: `up` runs the engine (drift, which reads as its own user, does not).
+    expect(
+      await confirmWithoutEngine(where(), { ...INPUTS, credentials: digest("9") }, shortcut()),
+    ).toMatchObject({ reason: "inputs changed: credentials" });
     const lockDir = path.join(root, ".pulumi", "locks", "organization", PROJECT, STACK);
     fs.mkdirSync(lockDir, { recursive: true });
     fs.writeFileSync(path.join(lockDir, "x.json"), "{}");
