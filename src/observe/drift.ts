@@ -4,8 +4,10 @@
  * (the drift memory of each stack), so that each entry is new, still there, or resolved. Pure:
  * the memories are read and written by the caller.
  */
+import type { ProofVerdict } from "./proof";
 import {
   countSync,
+  type DriftCheck,
   type DriftEntry,
   type DriftMemory,
   type DriftReport,
@@ -28,14 +30,21 @@ const describeDesired = (env: EnvironmentStatus) =>
 export function driftReport(
   status: FleetStatus,
   memories: ReadonlyMap<string, DriftMemory | undefined>,
-  /** True when the engine checked too (`--full`): only then can a planned change be resolved. */
-  engineChecked = false,
+  /**
+   * How each stack was checked ({@link driftChecks}); a stack not in it was checked by the reads
+   * alone. A planned change can be resolved only on a stack whose engine ran this time.
+   */
+  checks: ReadonlyMap<string, DriftCheck> = new Map(),
 ): { report: DriftReport; memories: Map<string, DriftMemory> } {
   const now = status.generated_at;
   const drift: DriftEntry[] = [];
   const errors: DriftReport["errors"] = [];
   const next = new Map<string, DriftMemory>();
+  const checked: DriftCheck[] = [];
   for (const stack of status.stacks) {
+    const check = checks.get(stack.stack) ?? { stack: stack.stack, checked_by: "reads", reason: null };
+    checked.push(check);
+    const engineChecked = check.checked_by === "engine";
     const previous = memories.get(stack.stack)?.reported ?? [];
     if (stack.error !== null) {
       errors.push({ stack: stack.stack, environment: null, reason: stack.error });
@@ -113,12 +122,63 @@ export function driftReport(
       },
       drift,
       errors,
+      stacks: checked,
     },
     memories: next,
   };
 }
 
-/** What the engine's preview (with refresh) of one stack found, for `drift --full`. */
+/** Why every stack's engine ran under `drift --full`. */
+export const FULL_CHECK_REASON = "--full runs every engine";
+/** Why a stack whose reads failed was not previewed (its errors say what failed). */
+export const NOT_PREVIEWED_REASON = "not previewed: its reads failed";
+
+/**
+ * How `drift` checks each stack beyond the reads. With `full`, the engine's preview with refresh
+ * runs on every stack that was observed. Otherwise the proof decides (./proof.ts): where the last
+ * no-change `up` still proves the stack, the engine would change nothing and does not run; where
+ * it does not, the engine runs for that stack, unless every environment drifted already (what the
+ * preview plans counts only where the reads found nothing, so it could add nothing). A stack with a
+ * `planned change` remembered runs it too, since only the engine tells whether it still plans it.
+ * A stack whose observation failed (the stack or one of its environments unknown) is not previewed.
+ */
+export function driftChecks(
+  status: FleetStatus,
+  proofs: ReadonlyMap<string, ProofVerdict>,
+  memories: ReadonlyMap<string, DriftMemory | undefined>,
+  full: boolean,
+): Map<string, DriftCheck> {
+  const checks = new Map<string, DriftCheck>();
+  for (const s of status.stacks) {
+    const check = (checked_by: DriftCheck["checked_by"], reason: string | null) =>
+      checks.set(s.stack, { stack: s.stack, checked_by, reason });
+    if (s.error !== null || s.environments.some((e) => e.sync === "unknown")) {
+      check("reads", NOT_PREVIEWED_REASON);
+      continue;
+    }
+    if (full) {
+      check("engine", FULL_CHECK_REASON);
+      continue;
+    }
+    const verdict = proofs.get(s.stack) ?? { confirmed: false, reason: "not proven (no proof was asked)" };
+    const planned = (memories.get(s.stack)?.reported ?? []).some((r) => r.kind === "planned change");
+    const engineCanAdd = s.environments.some((e) => e.drift === null);
+    if (!engineCanAdd) {
+      check(
+        verdict.confirmed ? "proof" : "reads",
+        verdict.confirmed
+          ? null
+          : `no proof: ${verdict.reason}; every environment drifted already, so the engine could add nothing`,
+      );
+    } else if (!verdict.confirmed) check("engine", `no proof: ${verdict.reason}`);
+    else if (planned)
+      check("engine", "a planned change was reported: only the engine tells whether it still is");
+    else check("proof", null);
+  }
+  return checks;
+}
+
+/** What the engine's preview (with refresh) of one stack found, where `drift` ran it. */
 export type EngineCheck =
   | {
       readonly ok: true;

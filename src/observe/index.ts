@@ -8,13 +8,25 @@ export * from "./model";
 export * from "./state-backend";
 export {
   observeFleet,
+  observeFleetProving,
+  readKey,
   readProblem,
+  type Observation,
   type ObserveClient,
   type ObserveInput,
+  type ProofOptions,
   type StackToObserve,
 } from "./observe";
+export { proofVerdict, type ProofCheck, type ProofVerdict, type Reread } from "./proof";
 export { Budget, Reads } from "./reads";
 export { observedDeployment, syncOf, type Applied, type SyncInput, type SyncVerdict } from "./sync";
-export { driftReport, withEngineChecks, type EngineCheck } from "./drift";
-export { countsLine, driftMarkdown, statusTable } from "./render-text";
+export {
+  FULL_CHECK_REASON,
+  NOT_PREVIEWED_REASON,
+  driftChecks,
+  driftReport,
+  withEngineChecks,
+  type EngineCheck,
+} from "./drift";
+export { countsLine, driftChecksLine, driftMarkdown, statusTable } from "./render-text";
 export { escapeHtml, statusHtml } from "./render-html";

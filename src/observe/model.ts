@@ -53,7 +53,7 @@ export const DriftKind = z
   .enum(["hand deployment", "desired changed", "failed", "not deployed", "planned change"])
   .meta({
     description:
-      "hand deployment: the platform runs another sha than the last up deployed; desired changed: the file asks for another ref than the last up deployed; failed: the newest deployment failed; not deployed: the file asks for a deployment no up made; planned change: `drift --full` only, the engine's preview with refresh plans a change there",
+      "hand deployment: the platform runs another sha than the last up deployed; desired changed: the file asks for another ref than the last up deployed; failed: the newest deployment failed; not deployed: the file asks for a deployment no up made; planned change: the engine's preview with refresh plans a change there (it runs where the proof does not hold, or with `drift --full`)",
   });
 export type DriftKind = z.infer<typeof DriftKind>;
 
@@ -152,6 +152,20 @@ export const DriftEntry = z.object({
 });
 export type DriftEntry = z.infer<typeof DriftEntry>;
 
+/** How one stack was checked by `drift`, and why the engine ran or did not need to. */
+export const DriftCheck = z.object({
+  stack: z.string(),
+  checked_by: z.enum(["proof", "engine", "reads"]).meta({
+    description:
+      "proof: the last no-change up's proof still holds (same inputs, same checkpoint, no lock, every recorded read answers the same), so the engine would change nothing and did not run; engine: the engine's preview with refresh ran for this stack (no proof, a planned change to check again, or --full); reads: the reads alone decided (its observation failed, or every environment drifted already, so the engine could add nothing)",
+  }),
+  reason: z
+    .string()
+    .nullable()
+    .meta({ description: "why the engine ran, or why the proof was not enough; null when proved" }),
+});
+export type DriftCheck = z.infer<typeof DriftCheck>;
+
 /** The document of `stackwright drift --json`. */
 export const DriftReport = z
   .object({
@@ -168,6 +182,7 @@ export const DriftReport = z
     }),
     drift: z.array(DriftEntry),
     errors: z.array(z.object({ stack: z.string(), environment: z.string().nullable(), reason: z.string() })),
+    stacks: z.array(DriftCheck).meta({ description: "how each selected stack was checked" }),
   })
   .meta({ title: "stackwright drift --json", description: "What drifted, per environment (version 1)." });
 export type DriftReport = z.infer<typeof DriftReport>;

@@ -8,13 +8,33 @@
  * read once ({@link Reads}), at most `apiConcurrency` at a time for the whole run. A stack or an
  * environment whose read fails is reported `unknown` with the reason; the others are still
  * observed.
+ *
+ * For `drift` ({@link observeFleetProving}), it also decides whether each fully observed stack's
+ * last no-change `up` still proves it (./proof.ts): the record and checkpoint already read, the
+ * lock, and the record's data-source reads made again through the same {@link Reads}, keyed by
+ * call, so a recorded read of an environment's document takes the observation's answer and a
+ * proven fleet costs no more requests than `status`.
  */
-import type { StatedDeployment } from "../api";
-import { ApiError, needAttributes, NotFoundError, PermissionError, type StackwrightClient } from "../client";
+import { canonicalJson, type StatedDeployment } from "../api";
+import {
+  ApiError,
+  needAttributes,
+  NotFoundError,
+  PermissionError,
+  readRecorded,
+  type StackwrightClient,
+} from "../client";
 import { windowVerdict, windowsOf, type StackConfig } from "../config";
 import { countSync, type EnvironmentStatus, type FleetStatus, type StackStatus } from "./model";
 import { Budget, Reads, mapAll } from "./reads";
-import { readCheckpoint, readConfirmation, readLastUpdate, type StateReader } from "./state-backend";
+import { proofVerdict, type ProofVerdict, type Reread } from "./proof";
+import {
+  readCheckpoint,
+  readConfirmation,
+  readLastUpdate,
+  type InputDigests,
+  type StateReader,
+} from "./state-backend";
 import { newestFirst, observedDeployment, syncOf, type Applied } from "./sync";
 
 /** The type token of the Deployment resource in a checkpoint. */
@@ -50,6 +70,37 @@ export interface ObserveInput {
   readonly now: Date;
 }
 
+/** What `drift` asks besides: whether each stack's last no-change run still proves it (./proof.ts). */
+export interface ProofOptions {
+  /** The digests of the inputs an `up` of the stack would have now. */
+  inputs(stack: StackToObserve): InputDigests;
+  /** The client of the recorded reads (the observation's own, so its budget and answers are shared). */
+  readonly client: StackwrightClient;
+}
+
+/** The observation, and what the proofs said. */
+export interface Observation {
+  readonly status: FleetStatus;
+  /**
+   * Per API stack whose reads all answered, whether its last no-change run still proves it
+   * (empty without {@link ProofOptions}; a stack whose observation failed has none).
+   */
+  readonly proofs: ReadonlyMap<string, ProofVerdict>;
+  /** How many distinct API reads the run made (each one GET, or one per page of a list). */
+  readonly reads: number;
+}
+
+/**
+ * The key of a read in {@link Reads}: a data source's name and canonical arguments, so that the
+ * observation and the re-read of a record share one answer for the same call.
+ */
+export function readKey(name: string, args: Readonly<Record<string, unknown>>): string {
+  return `${name} ${canonicalJson(args)}`;
+}
+
+/** What a recorded read's name and arguments no longer make (another version's record). */
+const NOT_A_READ: unique symbol = Symbol("not a read");
+
 /** What a failed read says, for the `reason` of an unknown state. */
 export function readProblem(error: unknown, what: string): string {
   if (error instanceof PermissionError || error instanceof NotFoundError) {
@@ -81,10 +132,18 @@ function appliedByEnvironment(
 }
 
 export async function observeFleet(input: ObserveInput): Promise<FleetStatus> {
+  return (await observeFleetProving(input)).status;
+}
+
+/** Observes the fleet and, with `proof`, decides each observed stack's proof through the same reads. */
+export async function observeFleetProving(
+  input: ObserveInput & { readonly proof?: ProofOptions },
+): Promise<Observation> {
   const reads = new Reads(new Budget(input.apiConcurrency));
-  const { client } = input;
+  const { client, proof } = input;
+  const proofs = new Map<string, ProofVerdict>();
   const visible = reads
-    .once("stacks", () => client.stacks.list())
+    .once(readKey("stacks", {}), () => client.stacks.list())
     .then((stacks) => ({ ok: true as const, names: new Set(stacks.map((s) => s.id)) }))
     .catch((error: unknown) => ({ ok: false as const, reason: readProblem(error, "the list of stacks") }));
 
@@ -104,6 +163,35 @@ export async function observeFleet(input: ObserveInput): Promise<FleetStatus> {
     const environments = await mapAll(Object.entries(s.config.environments), ([name, env]) =>
       observeEnvironment(reads, input, s, name, env, applied.get(name), stackError),
     );
+    // After the environments' reads: a recorded read of the same call takes their answer.
+    if (proof !== undefined && stackError === null && environments.every((e) => e.sync !== "unknown")) {
+      const reread: Reread = async (read) => {
+        const answer = await reads.once(
+          readKey(read.name, read.args),
+          () => readRecorded(proof.client, read.name, read.args) ?? Promise.resolve(NOT_A_READ),
+        );
+        return answer === NOT_A_READ ? undefined : { answer };
+      };
+      proofs.set(
+        s.apiStack,
+        await proofVerdict({
+          store: input.store,
+          project: input.project,
+          stack: s.pulumiStack,
+          inputs: proof.inputs(s),
+          // Every recorded read is made again as this run's user: whoever proved it, it holds.
+          anyCredentials: true,
+          known: { record: confirmation, checkpoint },
+          rereads: () => Promise.resolve(reread),
+        }).catch(
+          (error: unknown): ProofVerdict => ({
+            confirmed: false,
+            reason: `cannot read: ${error instanceof Error ? error.message : String(error)}`,
+            record: true,
+          }),
+        ),
+      );
+    }
     return {
       stack: s.apiStack,
       pulumi_stack: s.pulumiStack,
@@ -120,12 +208,16 @@ export async function observeFleet(input: ObserveInput): Promise<FleetStatus> {
 
   const stacks = await mapAll(input.stacks, observeStack);
   return {
-    kind: "stackwright.status",
-    version: 1,
-    target: input.target,
-    generated_at: input.now.toISOString(),
-    counts: countSync(stacks),
-    stacks,
+    status: {
+      kind: "stackwright.status",
+      version: 1,
+      target: input.target,
+      generated_at: input.now.toISOString(),
+      counts: countSync(stacks),
+      stacks,
+    },
+    proofs,
+    reads: reads.count,
   };
 }
 
@@ -175,10 +267,14 @@ async function observeEnvironment(
   try {
     [liveSha, deployments] = await Promise.all([
       reads
-        .once(`environment ${where}`, () => client.environments.get(s.apiStack, name))
+        .once(readKey("environment", { stack: s.apiStack, environment: name }), () =>
+          client.environments.get(s.apiStack, name),
+        )
         .then((e) => needAttributes(e, ["build_sha"], why).attributes.build_sha),
       reads
-        .once(`deployments ${where}`, () => client.deployments.list(s.apiStack, name))
+        .once(readKey("deployments", { stack: s.apiStack, environment: name }), () =>
+          client.deployments.list(s.apiStack, name),
+        )
         .then((list) => list.map((d) => needAttributes(d, ["state"], why))),
     ]);
   } catch (error) {
@@ -190,7 +286,9 @@ async function observeEnvironment(
   if (sync.sync === "failed" && sync.newest !== undefined) {
     const id = sync.newest.id;
     failureLog = await reads
-      .once(`log ${where} ${id}`, () => client.deployments.log(s.apiStack, name, id))
+      .once(readKey("log", { stack: s.apiStack, environment: name, id }), () =>
+        client.deployments.log(s.apiStack, name, id),
+      )
       .then((log) => log.lines.slice(-LOG_TAIL))
       .catch(() => null);
   }

@@ -3,6 +3,7 @@
  * report as Markdown. Colour is an option of the caller (a TTY without NO_COLOR), never required:
  * every state is also spelled out.
  */
+import { FULL_CHECK_REASON } from "./drift";
 import {
   SYNC_STATES,
   type DriftReport,
@@ -121,6 +122,24 @@ export function statusTable(status: FleetStatus, options: { colour: boolean }): 
 const sha7 = (sha: string | null) => (sha === null || sha === "" ? "-" : `\`${sha.slice(0, 7)}\``);
 
 /** The drift report as Markdown (`stackwright drift --summary FILE`). */
+/**
+ * How many stacks the proof settled, and for how many the engine's preview ran; with `reasons`,
+ * which and why (the terminal says that one line per stack instead).
+ */
+export function driftChecksLine(report: DriftReport, reasons = true): string {
+  const proved = report.stacks.filter((c) => c.checked_by === "proof").length;
+  const engine = report.stacks.filter((c) => c.checked_by === "engine");
+  const why = engine.every((c) => c.reason === FULL_CHECK_REASON)
+    ? " (--full)"
+    : reasons
+      ? `: ${engine.map((c) => `${c.stack} (${c.reason ?? ""})`).join(", ")}`
+      : "";
+  return (
+    `${proved} of ${report.stacks.length} stack(s) proved without the engine` +
+    (engine.length === 0 ? "" : `; the engine's preview ran for ${engine.length}${why}`)
+  );
+}
+
 export function driftMarkdown(report: DriftReport): string {
   const heading = {
     clean: "no drift",
@@ -131,6 +150,8 @@ export function driftMarkdown(report: DriftReport): string {
     `## Stackwright drift: ${report.target}: ${heading}`,
     "",
     `${report.counts.new} new · ${report.counts.still} still · ${report.counts.resolved} resolved · ${report.counts.errors} not checked (${report.generated_at})`,
+    "",
+    driftChecksLine(report),
   ];
   if (report.drift.length > 0) {
     lines.push(

@@ -38,6 +38,15 @@ export function confirmationKey(project: string, stack: string): string {
   return `.pulumi/stackwright/confirmations/${project}/${stack}.json`;
 }
 
+/**
+ * Where an `up` of `stack` marks itself unfinished: written before its engine starts, removed
+ * once it succeeded and left the state steady. Found by the next run, it says the last run was
+ * killed or failed (src/cli/fleet/run-stack.ts writes and removes it).
+ */
+export function unfinishedKey(project: string, stack: string): string {
+  return `.pulumi/stackwright/unfinished/${project}/${stack}.json`;
+}
+
 /** Where `stackwright drift` keeps what it last reported for `stack`, next to the confirmations. */
 export function driftMemoryKey(project: string, stack: string): string {
   return `.pulumi/stackwright/drift/${project}/${stack}.json`;
@@ -51,6 +60,11 @@ export const InputDigests = z.strictObject({
   file: Hex64,
   /** The target's settings file and the environment variables the program reads (values hashed). */
   settings: Hex64,
+  /**
+   * The API URL, e-mail and token the environment gives (values hashed). `up` compares them like
+   * the rest; `drift` does not, since it makes every recorded read again as its own user.
+   */
+  credentials: Hex64,
   /** Package version and lock, the built program (dist/), Pulumi SDK and CLI versions. */
   tool: Hex64,
   /** The Pulumi stack, the operation and the flags that change what it does. */
@@ -89,6 +103,11 @@ export async function readConfirmation(
   if (text === undefined) return undefined;
   const parsed = Confirmation.safeParse(parseJson(text));
   return parsed.success && parsed.data.stack === stack ? parsed.data : undefined;
+}
+
+/** True when the last `up` of the stack did not finish (killed) or did not succeed. */
+export async function lastUpUnfinished(store: StateReader, project: string, stack: string): Promise<boolean> {
+  return (await store.read(unfinishedKey(project, stack))) !== undefined;
 }
 
 /** True when some run holds (or left) the stack's Pulumi lock. */

@@ -8,6 +8,7 @@ import { createClient, type StackwrightClient } from "../../src/client";
 import {
   DRIFT_SCHEMA_FILE,
   STATUS_SCHEMA_FILE,
+  confirmationKey,
   driftMemoryKey,
   type DriftReport,
   type FleetStatus,
@@ -25,14 +26,30 @@ import { runStackwright, waitFor } from "../helpers/stackwright-process";
 
 const SHA_A = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const SHA_B = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
-/** One site per sync state; `hidden` is a stack the operator is not a member of. */
-const SITES = ["in-sync", "by-hand", "busy", "waiting", "broken", "fresh"] as const;
+/**
+ * One site per sync state, and `steady`, in sync and left alone; `hidden` is a stack the operator
+ * is not a member of.
+ */
+const SITES = ["in-sync", "by-hand", "busy", "waiting", "broken", "fresh", "steady"] as const;
 const DEPLOYED = SITES.filter((s) => s !== "fresh");
+/** The site with a lock added to its file while it stays in sync: only the engine sees it. */
+const LOCKED_FILE = stringify({
+  stack: "in-sync",
+  environments: { uat: { deployment: { ref_type: "branch", ref: "main" }, lock: { message: "Freeze" } } },
+});
+
+/** The sites a read-only member (the scheduled check's user) sees too. */
+const READ = new Set<string>(["in-sync", "steady"]);
 
 function seedYaml(): string {
   const stack = (name: string, members: boolean) => ({
     name,
-    members: members ? [{ email: "ops@example.com", role: "Stack Manager" }] : [],
+    members: members
+      ? [
+          { email: "ops@example.com", role: "Stack Manager" },
+          ...(READ.has(name) ? [{ email: "reader@example.com", role: "Team Member" }] : []),
+        ]
+      : [],
     refs: { main: SHA_A, hotfix: SHA_B },
     environments: [
       {
@@ -49,6 +66,7 @@ function seedYaml(): string {
     users: [
       { email: "ops@example.com", token: "demo-token", first_name: "Olivia", surname: "Ops" },
       { email: "dev@example.com", token: "dev-token", first_name: "Devi", surname: "Member" },
+      { email: "reader@example.com", token: "reader-token", first_name: "Rea", surname: "Der" },
     ],
     stacks: [...SITES.map((s) => stack(s, true)), stack("hidden", false)],
   });
@@ -74,6 +92,13 @@ describe("status and drift of a fleet in every sync state", () => {
     (await again(() => hooks.requests())).filter((r) => !r.path.startsWith("/_emulator"));
   const clearRequests = () => again(() => hooks.clearRequests());
   const ajv = new Ajv({ strict: false });
+  /** The Pulumi stacks whose engine previewed since the log was cleared. */
+  const previewed = () =>
+    fs
+      .readFileSync(pulumiLog, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("preview"))
+      .map((line) => /--stack (\S+)/.exec(line)?.[1]);
   const schema = (file: string) =>
     ajv.compile(JSON.parse(fs.readFileSync(path.join(repoRoot, file), "utf8")));
 
@@ -107,6 +132,13 @@ describe("status and drift of a fleet in every sync state", () => {
 
     const up = run(["up", ...DEPLOYED]);
     expect(up.status, up.out).toBe(0);
+    // The second up changes nothing and leaves each stack's proof (its confirmation record).
+    const proving = run(["up", ...DEPLOYED]);
+    expect(proving.status, proving.out).toBe(0);
+    for (const site of DEPLOYED) {
+      const key = confirmationKey("stackwright", `dev.${site}`);
+      expect(fs.existsSync(path.join(project.stateDir, ...key.split("/"))), site).toBe(true);
+    }
     // One environment per state, made on the platform after the up.
     await hooks.handDeploy("by-hand", "uat", SHA_B);
     await hooks.stallNext("busy", "uat", 600_000);
@@ -151,6 +183,7 @@ describe("status and drift of a fleet in every sync state", () => {
     const sync = Object.fromEntries(status.stacks.map((s) => [s.stack, s.environments[0]?.sync]));
     expect(sync).toEqual({
       "in-sync": "in sync",
+      steady: "in sync",
       "by-hand": "drifted",
       busy: "deploying",
       waiting: "awaiting approval",
@@ -165,7 +198,7 @@ describe("status and drift of a fleet in every sync state", () => {
     );
     expect(byStack.get("hidden")?.error).toContain("does not let this user see it");
     expect(byStack.get("in-sync")?.last_up).toMatchObject({ result: "succeeded" });
-    expect(status.counts).toMatchObject({ "in sync": 1, drifted: 1, failed: 1, unknown: 1 });
+    expect(status.counts).toMatchObject({ "in sync": 2, drifted: 1, failed: 1, unknown: 1 });
 
     expect(fs.readFileSync(pulumiLog, "utf8"), "no pulumi process").toBe("");
     const seen = await requests();
@@ -180,7 +213,7 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(result.status, result.out).toBe(0);
     const lines = result.out.split("\n");
     expect(lines[0]).toBe(
-      "dev: 1 in sync · 1 drifted · 1 deploying · 1 awaiting approval · 1 failed · 1 not yet deployed · 1 unknown",
+      "dev: 2 in sync · 1 drifted · 1 deploying · 1 awaiting approval · 1 failed · 1 not yet deployed · 1 unknown",
     );
     expect(result.out).not.toContain("\u001b[");
     expect(result.out).toMatch(/^by-hand\s+uat\s+drifted\s+branch main\s+2b7e151/m);
@@ -196,6 +229,41 @@ describe("status and drift of a fleet in every sync state", () => {
     ]) {
       expect(html).toContain(`data-sync="${state.replace(/ /g, "-")}"`);
     }
+  }, 240_000);
+
+  it("proves a clean fleet without the engine, with no more reads than status makes", async () => {
+    fs.writeFileSync(pulumiLog, "");
+    await clearRequests();
+    const statusRun = run(["status", "in-sync", "steady"]);
+    expect(statusRun.status, statusRun.out).toBe(0);
+    const statusReads = (await requests()).map((r) => `${r.method} ${r.path}`).sort();
+    await clearRequests();
+    const drift = run(["drift", "in-sync", "steady", "--json", out("proved.json")]);
+    expect(drift.status, drift.out).toBe(0);
+    expect(drift.out).toContain("2 of 2 stack(s) proved without the engine");
+    const report = JSON.parse(fs.readFileSync(out("proved.json"), "utf8")) as DriftReport;
+    expect(report.stacks).toEqual([
+      { stack: "in-sync", checked_by: "proof", reason: null },
+      { stack: "steady", checked_by: "proof", reason: null },
+    ]);
+    expect(fs.readFileSync(pulumiLog, "utf8"), "no pulumi process").toBe("");
+    // The proof's recorded reads (each environment's document) are the observation's own answers.
+    expect((await requests()).map((r) => `${r.method} ${r.path}`).sort()).toEqual(statusReads);
+  }, 240_000);
+
+  it("takes the proof of the release user's up for a read-only user's check, whose own reads answer the same", async () => {
+    fs.writeFileSync(pulumiLog, "");
+    await clearRequests();
+    const reader = runStackwright(project.dir, ["drift", "in-sync", "steady"], {
+      ...project.env,
+      ...env,
+      STACKWRIGHT_EMAIL: "reader@example.com",
+      STACKWRIGHT_API_TOKEN: "reader-token",
+    });
+    expect(reader.status, reader.out).toBe(0);
+    expect(reader.out).toContain("2 of 2 stack(s) proved without the engine");
+    expect(fs.readFileSync(pulumiLog, "utf8"), "no pulumi process").toBe("");
+    expect((await requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 240_000);
 
   it("exits 0 on a clean stack, 5 on drift and 1 when a check cannot be made, combining error > drift > clean", () => {
@@ -245,30 +313,64 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(writes).toEqual([]);
   }, 240_000);
 
-  it("with --full also runs the engine's preview, and counts what it would change as drift", async () => {
+  it("runs the engine's preview only for the stack whose proof does not hold, and reports what it plans", async () => {
     // A lock added to the file: the reads cannot see it (the deployment is as desired), the engine can.
     const file = path.join(project.dir, "stacks-config", "in-sync.yaml");
     const original = fs.readFileSync(file, "utf8");
-    fs.writeFileSync(
-      file,
-      stringify({
-        stack: "in-sync",
-        environments: {
-          uat: { deployment: { ref_type: "branch", ref: "main" }, lock: { message: "Freeze" } },
-        },
-      }),
-    );
+    fs.writeFileSync(file, LOCKED_FILE);
     try {
-      expect(run(["drift", "in-sync"]).status).toBe(0);
       fs.writeFileSync(pulumiLog, "");
       await clearRequests();
-      const full = run(["drift", "in-sync", "--full", "--json", out("full.json")]);
+      const drift = run(["drift", "in-sync", "steady", "--json", out("planned.json")]);
+      expect(drift.status, drift.out).toBe(5);
+      expect(drift.out).toContain(
+        "1 of 2 stack(s) proved without the engine; the engine's preview ran for 1",
+      );
+      expect(drift.out).toContain("engine   in-sync: no proof: inputs changed: file");
+      const report = JSON.parse(fs.readFileSync(out("planned.json"), "utf8")) as DriftReport;
+      expect(report.drift).toMatchObject([
+        { stack: "in-sync", environment: "uat", kind: "planned change", status: "new" },
+      ]);
+      expect(report.stacks).toEqual([
+        { stack: "in-sync", checked_by: "engine", reason: "no proof: inputs changed: file" },
+        { stack: "steady", checked_by: "proof", reason: null },
+      ]);
+      expect(previewed()).toEqual(["dev.in-sync"]);
+      expect(fs.readFileSync(pulumiLog, "utf8")).toMatch(/^preview .*--refresh/m);
+      const writes = (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+      expect(writes).toEqual([]);
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+    // The file as it was: the proof holds again, but only the engine can resolve what it planned.
+    fs.writeFileSync(pulumiLog, "");
+    const after = run(["drift", "in-sync", "steady", "--json", out("planned-2.json")]);
+    expect(after.status, after.out).toBe(0);
+    const resolved = JSON.parse(fs.readFileSync(out("planned-2.json"), "utf8")) as DriftReport;
+    expect(resolved.drift).toMatchObject([{ stack: "in-sync", kind: "planned change", status: "resolved" }]);
+    expect(resolved.stacks[0]).toMatchObject({ stack: "in-sync", checked_by: "engine" });
+    expect(previewed()).toEqual(["dev.in-sync"]);
+    // Nothing left to resolve: the proof alone answers again.
+    fs.writeFileSync(pulumiLog, "");
+    expect(run(["drift", "in-sync", "steady"]).status).toBe(0);
+    expect(fs.readFileSync(pulumiLog, "utf8")).toBe("");
+  }, 300_000);
+
+  it("with --full runs the engine's preview on every stack, proven or not, and counts what it would change as drift", async () => {
+    const file = path.join(project.dir, "stacks-config", "in-sync.yaml");
+    const original = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(file, LOCKED_FILE);
+    try {
+      fs.writeFileSync(pulumiLog, "");
+      await clearRequests();
+      const full = run(["drift", "in-sync", "steady", "--full", "--json", out("full.json")]);
       expect(full.status, full.out).toBe(5);
       const report = JSON.parse(fs.readFileSync(out("full.json"), "utf8")) as DriftReport;
       expect(report.drift).toMatchObject([
         { stack: "in-sync", environment: "uat", kind: "planned change", status: "new" },
       ]);
-      expect(fs.readFileSync(pulumiLog, "utf8")).toMatch(/^preview .*--refresh/m);
+      expect(report.stacks.map((c) => c.checked_by)).toEqual(["engine", "engine"]);
+      expect(previewed().sort()).toEqual(["dev.in-sync", "dev.steady"]);
       const writes = (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
       expect(writes).toEqual([]);
     } finally {

@@ -3,8 +3,12 @@
  * `status` does (src/observe: the desired state against what the last `up` recorded in the state
  * backend and what the platform runs; no engine, no write to the API) and reports every
  * environment that drifted: a hand deployment, a file whose ref the last `up` did not deploy, a
- * failed deployment, a deployment no `up` made. It remembers what it reported in the state backend,
- * next to the confirmations, so each entry is new, still there, or resolved.
+ * failed deployment, a deployment no `up` made. What the reads cannot see (a lock or a record
+ * action added to a file, say) the engine's preview with refresh can: it runs for each stack whose
+ * last no-change `up` no longer proves it (src/observe/proof.ts, decided with the observation's
+ * reads), or for every stack with `--full`, and what it plans counts as drift (`planned change`).
+ * It remembers what it reported in the state backend, next to the confirmations, so each entry is
+ * new, still there, or resolved.
  *
  * Exit codes (combined over the stacks, error > drift > clean): 0 clean, 5 drift, 1 when a check
  * could not be made (a stack the user cannot see, a read that failed).
@@ -17,6 +21,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
+  FULL_CHECK_REASON,
+  NOT_PREVIEWED_REASON,
+  driftChecks,
+  driftChecksLine,
   driftMarkdown,
   driftReport,
   withEngineChecks,
@@ -26,9 +34,9 @@ import {
   type FleetStatus,
 } from "../../observe";
 import { defineCommand } from "../kit/command";
-import { EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { EXIT_CODES } from "../kit/exit-codes";
 import { observeFlags, observeTarget } from "../fleet/observe-target";
-import { say, warn } from "../kit/output";
+import { say, stderr, stdout, warn, type Sink } from "../kit/output";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
 import { handleInterrupts } from "../state/interrupt";
 import { notifyDrift, prepareNotify } from "../fleet/notify";
@@ -40,16 +48,18 @@ export function driftExitCode(result: DriftReport["result"]): number {
 }
 
 /**
- * `--full`: the engine's preview with refresh of every stack the reads could check, K at once;
- * what it would change, per environment. Reads only (a preview writes no state, and its program
- * only reads the API).
+ * The engine's preview with refresh of the `stacks` (API stacks), K at once; what it would change,
+ * per environment. Reads only (a preview writes no state, and its program only reads the API).
+ * Its progress goes to `sinks` (stderr when stdout carries the JSON report).
  */
 async function engineChecks(
   status: FleetStatus,
+  stacks: ReadonlySet<string>,
   projectDir: string,
   target: string,
+  sinks: { readonly stdout: Sink; readonly stderr: Sink },
 ): Promise<Map<string, EngineCheck>> {
-  const checked = status.stacks.filter((s) => s.error === null);
+  const checked = status.stacks.filter((s) => stacks.has(s.stack));
   if (checked.length === 0) return new Map();
   // The engine's run, loaded only here: a drift check without --full never loads the engine's SDK.
   const [{ defaultConcurrency, fanOut }, { openTarget }, { previewFromEvents }, { plannedChanges }] =
@@ -77,6 +87,7 @@ async function engineChecks(
         lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
         signal: interrupts.signal,
       },
+      sinks,
     );
     return new Map(
       outcomes.map((o): [string, EngineCheck] => [
@@ -130,8 +141,21 @@ function reportLines(report: DriftReport): string {
     ...report.errors.map(
       (e) => `  error    ${e.stack}${e.environment === null ? "" : `/${e.environment}`}: ${e.reason}`,
     ),
+    ...checkLines(report),
   ];
   return lines.join("\n");
+}
+
+/** How the stacks were checked: the count the proof settled, and why the engine ran where it did. */
+function checkLines(report: DriftReport): string[] {
+  const full = report.stacks.some((c) => c.reason === FULL_CHECK_REASON);
+  return [
+    `  ${driftChecksLine(report, false)}`,
+    ...report.stacks
+      .filter((c) => (c.checked_by === "engine" && !full) || (c.checked_by === "reads" && c.reason !== null))
+      .filter((c) => c.reason !== NOT_PREVIEWED_REASON)
+      .map((c) => `  ${c.checked_by.padEnd(8)} ${c.stack}: ${c.reason ?? ""}`),
+  ];
 }
 
 export const driftCommand = defineCommand({
@@ -140,9 +164,11 @@ export const driftCommand = defineCommand({
   summary:
     "Checks whether what runs on the platform drifted from the desired state and the last up, for each " +
     "selected API stack (default: all), without changing anything on the platform. Exits 0 when clean, 5 when " +
-    "anything drifted, 1 when a check could not be made (error > drift > clean). Remembers what it reported " +
-    "in the state backend, so each entry says new, still or resolved. With --full it also runs the engine's " +
-    "preview with refresh on each stack (no change, no write) and counts what it would change as drift.",
+    "anything drifted, 1 when a check could not be made (error > drift > clean). Where the last no-change up's " +
+    "proof still holds (same inputs, same state, every recorded read answers the same) no engine runs; where it " +
+    "does not, the engine's preview with refresh runs for that stack (no change, no write) and what it would " +
+    "change counts as drift. Remembers what it reported in the state backend, so each entry says new, still " +
+    "or resolved. With --full the preview runs on every stack.",
   flags: {
     ...observeFlags,
     json: {
@@ -152,13 +178,11 @@ export const driftCommand = defineCommand({
     summary: { type: "string", help: "write the drift report as Markdown to FILE" },
     full: {
       type: "boolean",
-      help: "also run the engine's preview with refresh on every stack; a change it plans counts as drift",
+      help: "run the engine's preview with refresh on every stack, proven or not; a change it plans counts as drift",
     },
   },
   async run({ flags, positional }) {
-    if (flags.full === true && flags.json === "-") {
-      throw new UsageError("--full prints the engine's progress on stdout: give --json a FILE, not -");
-    }
+    const full = flags.full === true;
     // The sinks of the selected stacks, checked before the reads, as `up` checks them before its engines.
     let notify: Awaited<ReturnType<typeof prepareNotify>> | undefined;
     const observed = await observeTarget({
@@ -169,25 +193,38 @@ export const driftCommand = defineCommand({
       changedSince: flags["changed-since"],
       shard: flags.shard,
       apiConcurrency: flags["api-concurrency"],
+      prove: !full,
       beforeReads: async ({ projectDir, target, apiStacks, desired }) => {
         notify = await prepareNotify(projectDir, target, apiStacks, process.env, desired);
       },
     });
     const { store, project } = observed;
-    const status =
-      flags.full === true
-        ? withEngineChecks(
-            observed.status,
-            await engineChecks(observed.status, observed.projectDir, flags.target ?? "dev"),
-          )
-        : observed.status;
     const memories = new Map<string, DriftMemory | undefined>();
     await Promise.all(
-      status.stacks.map(async (s) =>
+      observed.status.stacks.map(async (s) =>
         memories.set(s.stack, await readDriftMemory(store, project, s.pulumi_stack)),
       ),
     );
-    const { report, memories: next } = driftReport(status, memories, flags.full === true);
+    const checks = driftChecks(observed.status, observed.proofs, memories, full);
+    const previewed = new Set(
+      [...checks.values()].filter((c) => c.checked_by === "engine").map((c) => c.stack),
+    );
+    // With --json -, stdout is the report alone: the engine's progress goes to stderr.
+    const progress = flags.json === "-" ? { stdout: stderr, stderr } : { stdout, stderr };
+    const status =
+      previewed.size === 0
+        ? observed.status
+        : withEngineChecks(
+            observed.status,
+            await engineChecks(
+              observed.status,
+              previewed,
+              observed.projectDir,
+              flags.target ?? "dev",
+              progress,
+            ),
+          );
+    const { report, memories: next } = driftReport(status, memories, checks);
     await Promise.all(
       status.stacks.map(async (s) => {
         const memory = next.get(s.stack);

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { PulumiCommand } from "@pulumi/pulumi/automation";
+import { z } from "zod";
 import { CliError } from "../kit/exit-codes";
 
 /**
@@ -97,8 +98,9 @@ export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> 
   const { PulumiCommand } = createRequire(__filename)(
     "@pulumi/pulumi/automation",
   ) as typeof import("@pulumi/pulumi/automation");
+  let command: PulumiCommand;
   try {
-    return await PulumiCommand.get({ root, skipVersionCheck: true });
+    command = await PulumiCommand.get({ root, skipVersionCheck: true });
   } catch (cause) {
     throw new CliError(
       "environment",
@@ -106,4 +108,72 @@ export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> 
       { cause },
     );
   }
+  rememberVersion(projectDir, command.version?.toString());
+  return command;
+}
+
+/**
+ * The version of the project's Pulumi CLI as the last `pulumi version` of this project said it,
+ * remembered next to the local state (`.stackwright/pulumi-cli.json`) with the identity of the
+ * binary that answered (its real path, size and modification time), so that `drift` can compute
+ * the inputs of an `up` (fleet/fingerprint.ts) without starting a process.
+ */
+const RememberedVersion = z.strictObject({
+  binary: z.string(),
+  size: z.number(),
+  mtimeMs: z.number(),
+  version: z.string(),
+});
+type RememberedVersion = z.infer<typeof RememberedVersion>;
+
+function versionFile(projectDir: string): string {
+  return path.join(path.resolve(projectDir), ".stackwright", "pulumi-cli.json");
+}
+
+/** The binary `.tools/bin/pulumi` runs, as a version's key; undefined when there is none. */
+function binaryIdentity(projectDir: string): Omit<RememberedVersion, "version"> | undefined {
+  try {
+    const binary = fs.realpathSync(path.join(path.resolve(projectDir), ".tools", "bin", "pulumi"));
+    const stat = fs.statSync(binary);
+    return { binary, size: stat.size, mtimeMs: stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function rememberVersion(projectDir: string, version: string | undefined): void {
+  const identity = binaryIdentity(projectDir);
+  if (version === undefined || identity === undefined) return;
+  const file = versionFile(projectDir);
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // Whole or not at all: another process may read it meanwhile.
+    const temporary = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, `${JSON.stringify({ ...identity, version })}\n`);
+    fs.renameSync(temporary, file);
+  } catch {
+    // A read-only checkout: `drift` then asks the CLI itself.
+  }
+}
+
+/**
+ * The Pulumi CLI's version (as `workspace.pulumiVersion` gives it to an engine run): remembered
+ * when the same binary answered before, else asked with one `pulumi version` (not an engine).
+ */
+export async function pulumiVersionOf(projectDir: string): Promise<string> {
+  const identity = binaryIdentity(projectDir);
+  try {
+    const remembered = RememberedVersion.parse(JSON.parse(fs.readFileSync(versionFile(projectDir), "utf8")));
+    if (
+      identity !== undefined &&
+      remembered.binary === identity.binary &&
+      remembered.size === identity.size &&
+      remembered.mtimeMs === identity.mtimeMs
+    ) {
+      return remembered.version;
+    }
+  } catch {
+    // none yet, or not one this version reads: ask the CLI
+  }
+  return (await pulumiCommand(projectDir)).version?.toString() ?? "(unknown)";
 }

@@ -5,7 +5,7 @@
  */
 import * as os from "node:os";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { prefixedLines, renderTable, stderr, stdout } from "../kit/output";
+import { prefixedLines, renderTable, stderr, stdout, type Sink } from "../kit/output";
 import type { SummaryInput } from "../report/summary";
 import { summaryOfRuns, type RunForSummary } from "../report/summary-runs";
 import { runStack, type Operation, type RunOptions, type StackJob, type StackOutcome } from "./run-stack";
@@ -34,6 +34,8 @@ export async function fanOut(
   jobs: readonly StackJob[],
   concurrency: number,
   options: Omit<RunOptions, "stdout" | "stderr">,
+  /** Where the engines' progress goes (`drift --json -` keeps stdout for its report). */
+  sinks: { readonly stdout: Sink; readonly stderr: Sink } = { stdout, stderr },
 ): Promise<StackOutcome[]> {
   const outcomes: StackOutcome[] = new Array<StackOutcome>(jobs.length);
   let next = 0;
@@ -42,8 +44,8 @@ export async function fanOut(
     for (let i = next++; i < jobs.length; i = next++) {
       const job = jobs[i];
       if (job === undefined) continue;
-      const out = prefixedLines(prefix ? `[${job.apiStack}] ` : "", stdout);
-      const err = prefixedLines(prefix ? `[${job.apiStack}] ` : "", stderr);
+      const out = prefixedLines(prefix ? `[${job.apiStack}] ` : "", sinks.stdout);
+      const err = prefixedLines(prefix ? `[${job.apiStack}] ` : "", sinks.stderr);
       try {
         outcomes[i] = await runStack(job, { ...options, stdout: out.write, stderr: err.write });
       } finally {

@@ -7,10 +7,18 @@ import { createHash, randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DATA_READS_DIR_ENV } from "../../api";
+import { API_CONCURRENCY_VARIABLE, CREDENTIAL_SOURCES } from "../../client";
 import type { InputDigests } from "../state/confirmations";
 
-/** Environment variables that do not reach what the program declares (per-run plumbing). */
-const IGNORED_VARIABLES = new Set([DATA_READS_DIR_ENV]);
+/**
+ * Environment variables that do not reach what the program declares (per-run plumbing): where
+ * the program reports its reads, and how many requests may be in flight (`--api-concurrency`,
+ * which `drift` may be given where `up` was not).
+ */
+const IGNORED_VARIABLES = new Set([DATA_READS_DIR_ENV, API_CONCURRENCY_VARIABLE]);
+
+/** The variables that say where the API is and who reads it. */
+const CREDENTIAL_VARIABLES: ReadonlySet<string> = new Set(CREDENTIAL_SOURCES.map((s) => s.env));
 
 function sha256(...parts: ReadonlyArray<string | Uint8Array>): string {
   const hash = createHash("sha256");
@@ -88,18 +96,35 @@ export function toolDigest(projectDir: string, pulumiVersion: string): string {
 
 /**
  * The target's settings: its settings file (the token in it is encrypted; only the digest of the
- * file is kept) and every `STACKWRIGHT_*` variable the program sees, each value hashed.
+ * file is kept) and every `STACKWRIGHT_*` variable the program sees but the credentials (below),
+ * each value hashed.
  */
 export function settingsDigest(
   configFile: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  const variables = Object.entries(env)
+  return sha256(bytesOf(configFile), ...variablesOf(env, (name) => !CREDENTIAL_VARIABLES.has(name)));
+}
+
+/**
+ * The API credentials the environment gives (`STACKWRIGHT_API_URL`, `STACKWRIGHT_EMAIL`,
+ * `STACKWRIGHT_API_TOKEN`), each value hashed. Apart from the other settings, so that `drift`,
+ * which makes every recorded read again as its own user, can leave them out (src/observe/proof.ts).
+ */
+export function credentialsDigest(env: Readonly<Record<string, string | undefined>>): string {
+  return sha256(...variablesOf(env, (name) => CREDENTIAL_VARIABLES.has(name)));
+}
+
+/** The `STACKWRIGHT_*` variables that `pick` keeps, but the ignored ones, as `NAME=<digest>` in name order. */
+function variablesOf(
+  env: Readonly<Record<string, string | undefined>>,
+  pick: (name: string) => boolean,
+): string[] {
+  return Object.entries(env)
     .filter((e): e is [string, string] => e[0].startsWith("STACKWRIGHT_") && e[1] !== undefined)
-    .filter(([name]) => !IGNORED_VARIABLES.has(name))
+    .filter(([name]) => !IGNORED_VARIABLES.has(name) && pick(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, value]) => `${name}=${sha256(value)}`);
-  return sha256(bytesOf(configFile), ...variables);
 }
 
 /** What one run of one stack is given. */
@@ -118,6 +143,7 @@ export function inputDigests(inputs: RunInputs): InputDigests {
   return {
     file: sha256(bytesOf(inputs.stackFile)),
     settings: settingsDigest(inputs.configFile, inputs.env),
+    credentials: credentialsDigest(inputs.env),
     tool: toolDigest(inputs.projectDir, inputs.pulumiVersion),
     flags: sha256(
       ...Object.entries(inputs.flags)
@@ -125,4 +151,32 @@ export function inputDigests(inputs: RunInputs): InputDigests {
         .map(([k, v]) => `${k}=${String(v)}`),
     ),
   };
+}
+
+/** The target as the shortcut sees it (fleet/target.ts's Target has all of it, and `drift` makes one). */
+export interface ShortcutTarget {
+  readonly name: string;
+  readonly projectDir: string;
+  readonly configFile: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly pulumiVersion: string;
+}
+
+/**
+ * The inputs of an `up` of one per-file stack of the target, as its record holds them: what the
+ * shortcut of `up` compares, and what `drift` compares without running anything.
+ */
+export function upInputDigests(
+  target: ShortcutTarget,
+  stackName: string,
+  stackFile: string | undefined,
+): InputDigests {
+  return inputDigests({
+    stackFile,
+    configFile: target.configFile,
+    env: target.env,
+    projectDir: target.projectDir,
+    pulumiVersion: target.pulumiVersion,
+    flags: { stack: stackName, target: target.name, operation: "up" },
+  });
 }

@@ -17,9 +17,16 @@ import {
   targetProblem,
   type DesiredState,
 } from "../../config";
-import { observeFleet, readCheckpoint, type FleetStatus, type StackToObserve } from "../../observe";
+import {
+  observeFleetProving,
+  readCheckpoint,
+  type FleetStatus,
+  type InputDigests,
+  type ProofVerdict,
+  type StackToObserve,
+} from "../../observe";
 import type { FlagSpec } from "../kit/args";
-import { defaultProjectDir, engineEnv, pulumiCommand } from "../engine/env";
+import { defaultProjectDir, engineEnv, pulumiCommand, pulumiVersionOf } from "../engine/env";
 import { UsageError } from "../kit/exit-codes";
 import { changesSince } from "./changes";
 import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "./selection";
@@ -28,6 +35,7 @@ import { openStateStore, type StateStore } from "../state/store";
 import { projectNameOf } from "../state/target";
 import { clockNow } from "../gates/windows";
 import { apiConcurrencyFlag, useApiConcurrency } from "./api-budget";
+import { upInputDigests } from "./fingerprint";
 
 const execFileAsync = promisify(execFile);
 
@@ -62,11 +70,21 @@ export interface ObserveOptions {
   }) => Promise<void>;
   /** `--api-concurrency` as given (the budget of the run's clients and reads; see fleet/api-budget.ts). */
   readonly apiConcurrency?: string | undefined;
+  /**
+   * Also decide, per observed stack, whether its last no-change run still proves it (`drift`):
+   * the inputs an `up` would have now, its record, checkpoint and lock in the backend, and its
+   * recorded reads made again through the observation's reads (src/observe/proof.ts).
+   */
+  readonly prove?: boolean;
 }
 
 /** The observation, and the backend it read (drift keeps its memory there). */
 export interface Observed {
   readonly status: FleetStatus;
+  /** Per API stack, whether its proof holds (empty unless asked, and for a stack not fully observed). */
+  readonly proofs: ReadonlyMap<string, ProofVerdict>;
+  /** How many distinct API reads the run made. */
+  readonly reads: number;
   readonly projectDir: string;
   readonly store: StateStore;
   readonly project: string;
@@ -164,6 +182,26 @@ async function apiSettings(
   }
 }
 
+/**
+ * The input digests an `up` of each stack of the target would compute now (fleet/shortcut.ts):
+ * the same files, settings file, `STACKWRIGHT_*` variables, tool and flags. The Pulumi CLI's
+ * version is the one remembered from its last run, so that no process starts.
+ */
+async function upInputsOf(
+  projectDir: string,
+  target: string,
+  env: Record<string, string>,
+): Promise<(s: StackToObserve) => InputDigests> {
+  const shortcutTarget = {
+    name: target,
+    projectDir,
+    configFile: path.join(projectDir, `Pulumi.${target}.yaml`),
+    env: { ...process.env, ...env },
+    pulumiVersion: await pulumiVersionOf(projectDir),
+  };
+  return (s) => upInputDigests(shortcutTarget, s.pulumiStack, path.join(projectDir, s.file));
+}
+
 /** Observes the selected API stacks of the target. */
 export async function observeTarget(options: ObserveOptions): Promise<Observed> {
   const projectDir = path.resolve(options.project ?? defaultProjectDir());
@@ -184,7 +222,7 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
     env: process.env,
   });
   try {
-    const status = await observeFleet({
+    const observed = await observeFleetProving({
       target,
       project,
       store,
@@ -192,8 +230,11 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
       stacks,
       apiConcurrency,
       now: clockNow(),
+      ...(options.prove === true
+        ? { proof: { client, inputs: await upInputsOf(projectDir, target, env) } }
+        : {}),
     });
-    return { status, store, project, projectDir };
+    return { ...observed, store, project, projectDir };
   } finally {
     await client.close();
   }

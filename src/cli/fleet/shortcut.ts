@@ -14,19 +14,18 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as os from "node:os";
-import { DATA_READS_DIR_ENV, DataReadsReport, dataReadsFileName, readDigest } from "../../api";
+import { DATA_READS_DIR_ENV, DataReadsReport, dataReadsFileName } from "../../api";
 import { createClient, readRecorded, resolveCredentials, type StackwrightClient } from "../../client";
+import { proofVerdict, type ProofVerdict } from "../../observe";
 import {
-  InputDigests,
   checkpointIdentity,
-  lastUpUnfinished,
-  readConfirmation,
   removeConfirmation,
   stackIsLocked,
   writeConfirmation,
+  type InputDigests,
 } from "../state/confirmations";
 import type { LockTarget } from "../state/lock-guard";
-import { inputDigests } from "./fingerprint";
+import { upInputDigests, type ShortcutTarget } from "./fingerprint";
 
 /** What the shortcut needs for one run of the CLI. */
 export interface Shortcut {
@@ -48,14 +47,7 @@ export function makeReadsDir(): { dir: string; env: Record<string, string> } {
   return { dir, env: { [DATA_READS_DIR_ENV]: dir } };
 }
 
-/** The target as the shortcut sees it (fleet/target.ts's Target has all of it). */
-export interface ShortcutTarget {
-  readonly name: string;
-  readonly projectDir: string;
-  readonly configFile: string | undefined;
-  readonly env: Readonly<Record<string, string>>;
-  readonly pulumiVersion: string;
-}
+export type { ShortcutTarget } from "./fingerprint";
 
 /**
  * The shortcut of one `up` run: `settings` gives the target's decrypted settings when the API
@@ -87,15 +79,7 @@ export function openShortcut(
     confirm,
     readsDir,
     client,
-    inputs: (stackName, stackFile) =>
-      inputDigests({
-        stackFile,
-        configFile: target.configFile,
-        env,
-        projectDir: target.projectDir,
-        pulumiVersion: target.pulumiVersion,
-        flags: { stack: stackName, target: target.name, operation: "up" },
-      }),
+    inputs: (stackName, stackFile) => upInputDigests({ ...target, env }, stackName, stackFile),
     async close() {
       fs.rmSync(readsDir, { recursive: true, force: true });
       if (opened !== undefined) await (await opened.catch(() => undefined))?.close();
@@ -104,9 +88,7 @@ export function openShortcut(
 }
 
 /** Confirmed, or why not (and whether a record existed to compare with). */
-export type Verdict = { confirmed: true } | { confirmed: false; reason: string; record?: true };
-
-const differs = (reason: string): Verdict => ({ confirmed: false, reason, record: true });
+export type Verdict = ProofVerdict;
 
 /** Decides whether the stack's `up` can be confirmed without the engine. Reads only. */
 export async function confirmWithoutEngine(
@@ -114,46 +96,17 @@ export async function confirmWithoutEngine(
   now: InputDigests,
   shortcut: Shortcut,
 ): Promise<Verdict> {
-  const { store, project, stack } = where;
-  const record = await readConfirmation(store, project, stack);
-  if (record === undefined) {
-    return {
-      confirmed: false,
-      reason: (await lastUpUnfinished(store, project, stack))
-        ? "the last up did not finish (killed or failed): this run proves the state again"
-        : "no record of a no-change run (the last engine run changed something or warned)",
-    };
-  }
-  const changed = InputDigests.keyof().options.filter((k) => now[k] !== record.inputs[k]);
-  if (changed.length > 0) return differs(`inputs changed: ${changed.join(", ")}`);
-  if (await stackIsLocked(store, project, stack)) return differs("the stack is locked");
-  const checkpoint = await checkpointIdentity(store, project, stack);
-  if (checkpoint === undefined || checkpoint.digest !== record.checkpoint) {
-    return differs("the state changed since (another engine run)");
-  }
-  // All at once: each is one GET, and the record holds each distinct call once.
-  if (record.reads.length === 0) return { confirmed: true };
-  const client = await shortcut.client();
-  const answers = await Promise.all(
-    record.reads.map(async (read) => {
-      const answer = readRecorded(client, read.name, read.args);
-      if (answer === undefined) return `${read.name} cannot be read again`;
-      try {
-        return readDigest(await answer) === read.digest
-          ? undefined
-          : `${describeRead(read.name, read.args)} changed`;
-      } catch {
-        return `${describeRead(read.name, read.args)} could not be read`;
-      }
-    }),
-  );
-  const live = answers.find((a) => a !== undefined);
-  return live === undefined ? { confirmed: true } : differs(`live read: ${live}`);
-}
-
-function describeRead(name: string, args: Readonly<Record<string, unknown>>): string {
-  const where = [args["stack"], args["environment"]].filter((v) => typeof v === "string").join("/");
-  return where === "" ? name : `${name} of ${where}`;
+  return proofVerdict({
+    ...where,
+    inputs: now,
+    rereads: async () => {
+      const client = await shortcut.client();
+      return async (read) => {
+        const answer = readRecorded(client, read.name, read.args);
+        return answer === undefined ? undefined : { answer: await answer };
+      };
+    },
+  });
 }
 
 /** The program's report of its reads in this run (removed first, so an old one is never taken). */

@@ -5,7 +5,7 @@
  * checkpoint as that run left it, and of every data-source answer the program read. No setting,
  * token or answer is stored in clear. See docs/state.md, "Confirmed without the engine".
  */
-import { confirmationKey, type Confirmation } from "../../observe";
+import { confirmationKey, unfinishedKey, type Confirmation } from "../../observe";
 import type { StateStore } from "./store";
 
 // The record's schema, its place and its readers belong to the observe layer (src/observe/
@@ -15,8 +15,10 @@ export {
   InputDigests,
   checkpointIdentity,
   confirmationKey,
+  lastUpUnfinished,
   readConfirmation,
   stackIsLocked,
+  unfinishedKey,
   type CheckpointIdentity,
 } from "../../observe";
 
@@ -31,20 +33,6 @@ export async function writeConfirmation(
 /** Removes the record; before any engine run of the stack, so a killed run leaves none behind. */
 export async function removeConfirmation(store: StateStore, project: string, stack: string): Promise<void> {
   await store.remove(confirmationKey(project, stack));
-}
-
-/**
- * Where an `up` of `stack` marks itself unfinished: written before its engine starts, removed
- * once it succeeded and left the state steady. Found by the next run, it says the last run was
- * killed or failed, so that run proves the steady state before it ends (run-stack.ts).
- */
-export function unfinishedKey(project: string, stack: string): string {
-  return `.pulumi/stackwright/unfinished/${project}/${stack}.json`;
-}
-
-/** True when the last `up` of the stack did not finish (killed) or did not succeed. */
-export async function lastUpUnfinished(store: StateStore, project: string, stack: string): Promise<boolean> {
-  return (await store.read(unfinishedKey(project, stack))) !== undefined;
 }
 
 /** Marks an `up` of the stack as started; its success removes the mark ({@link markUpFinished}). */

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type Deployments, type StackwrightClient } from "../../../src/client";
 import { StackFileSchema } from "../../../src/config";
-import { observeFleet, type StateReader } from "../../../src/observe";
+import { createHash } from "node:crypto";
+import { readDigest } from "../../../src/api";
+import {
+  checkpointKey,
+  confirmationKey,
+  observeFleet,
+  observeFleetProving,
+  type Confirmation,
+  type InputDigests,
+  type StateReader,
+} from "../../../src/observe";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 
 /** A backend with nothing in it: every stack is one no up has touched. */
@@ -122,5 +132,79 @@ describe("observing a fleet", () => {
     expect(paths.every((p) => p.startsWith("GET "))).toBe(true);
     expect(paths.length, "one GET per distinct read").toBe(new Set(paths).size);
     expect(status.counts).toMatchObject({ "not yet deployed": 2, unknown: 1 });
+  });
+
+  it("proves a stack with the observation's own answers, whoever proved it, and says which live read changed when one did", async () => {
+    await emulator.hooks.reset();
+    const inputs: InputDigests = {
+      file: "a".repeat(64),
+      settings: "b".repeat(64),
+      credentials: "e".repeat(64),
+      tool: "c".repeat(64),
+      flags: "d".repeat(64),
+    };
+    const checkpoint = Buffer.from(JSON.stringify({ checkpoint: { latest: { resources: [] } } }));
+    // The record of a no-change run that read both environments' documents, as they answer now.
+    const reads = await Promise.all(
+      ["uat", "prod"].map(async (environment) => ({
+        name: "environment",
+        args: { environment, stack: "acme-web" },
+        digest: readDigest(await client.environments.get("acme-web", environment)),
+      })),
+    );
+    const record: Confirmation = {
+      version: 1,
+      stack: "dev.acme-web",
+      inputs,
+      checkpoint: createHash("sha256").update(checkpoint).digest("hex"),
+      reads,
+      provedAt: "2026-11-25T09:00:00Z",
+    };
+    const objects = new Map<string, Uint8Array>([
+      [checkpointKey("stackwright", "dev.acme-web"), checkpoint],
+      [confirmationKey("stackwright", "dev.acme-web"), Buffer.from(JSON.stringify(record))],
+    ]);
+    const backend: StateReader = {
+      description: "memory",
+      list: () => Promise.resolve([]),
+      read: (key) =>
+        Promise.resolve(objects.has(key) ? Buffer.from(objects.get(key) ?? []).toString() : undefined),
+      readBytes: (key) => Promise.resolve(objects.get(key)),
+    };
+    const prove = () =>
+      observeFleetProving({
+        target: "dev",
+        project: "stackwright",
+        store: backend,
+        client,
+        stacks: [
+          {
+            apiStack: "acme-web",
+            pulumiStack: "dev.acme-web",
+            file: "stacks-config/acme-web.yaml",
+            config: acmeWeb,
+          },
+        ],
+        apiConcurrency: 2,
+        now: new Date("2026-11-25T10:00:00Z"),
+        // Another user than the one that proved it: its reads answer the same, so it holds.
+        proof: { client, inputs: () => ({ ...inputs, credentials: "f".repeat(64) }) },
+      });
+    await emulator.hooks.clearRequests();
+    const proved = await prove();
+    expect(proved.proofs.get("acme-web")).toEqual({ confirmed: true });
+    const paths = (await emulator.hooks.requests())
+      .filter((r) => !r.path.startsWith("/_emulator"))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(paths.length, "the recorded reads take the observation's answers").toBe(new Set(paths).size);
+    expect(paths.filter((p) => p.endsWith("/environment/uat"))).toHaveLength(1);
+    expect(proved.reads).toBe(paths.length);
+
+    await emulator.hooks.handDeploy("acme-web", "uat", "3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f");
+    expect((await prove()).proofs.get("acme-web")).toEqual({
+      confirmed: false,
+      reason: "live read: environment of acme-web/uat changed",
+      record: true,
+    });
   });
 });

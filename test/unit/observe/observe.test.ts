@@ -11,6 +11,8 @@ import {
   STATUS_SCHEMA_FILE,
   countsLine,
   driftJsonSchemaText,
+  driftChecks,
+  driftMarkdown,
   driftReport,
   statusHtml,
   statusJsonSchemaText,
@@ -18,7 +20,9 @@ import {
   observedDeployment,
   syncOf,
   withEngineChecks,
+  type DriftMemory,
   type EngineCheck,
+  type ProofVerdict,
   type EnvironmentStatus,
   type FleetStatus,
 } from "../../../src/observe";
@@ -403,11 +407,127 @@ describe("drift with the engine's preview (--full)", () => {
       sync: "drifted" as const,
       drift: { kind: "planned change" as const, since: null, by: null },
     };
-    const first = driftReport(fleet([env("a", "uat", planned)]), new Map(), true);
-    const readsOnly = driftReport(fleet([env("a", "uat")]), first.memories, false);
-    expect(readsOnly.report.drift).toEqual([]);
+    const engine = new Map([["a", { stack: "a", checked_by: "engine" as const, reason: "no proof: x" }]]);
+    const proof = new Map([["a", { stack: "a", checked_by: "proof" as const, reason: null }]]);
+    const first = driftReport(fleet([env("a", "uat", planned)]), new Map(), engine);
+    const proved = driftReport(fleet([env("a", "uat")]), first.memories, proof);
+    expect(proved.report.drift).toEqual([]);
+    expect(proved.memories.get("a")?.reported).toHaveLength(1);
+    const readsOnly = driftReport(fleet([env("a", "uat")]), proved.memories);
     expect(readsOnly.memories.get("a")?.reported).toHaveLength(1);
-    const full = driftReport(fleet([env("a", "uat")]), readsOnly.memories, true);
-    expect(full.report.drift).toMatchObject([{ status: "resolved", kind: "planned change" }]);
+    const again = driftReport(fleet([env("a", "uat")]), readsOnly.memories, engine);
+    expect(again.report.drift).toMatchObject([{ status: "resolved", kind: "planned change" }]);
+    expect(again.report.stacks).toEqual([{ stack: "a", checked_by: "engine", reason: "no proof: x" }]);
+    expect(driftMarkdown(again.report)).toContain(
+      "0 of 1 stack(s) proved without the engine; the engine's preview ran for 1: a (no proof: x)",
+    );
+    expect(driftMarkdown(proved.report)).toContain("1 of 1 stack(s) proved without the engine\n");
+  });
+});
+
+describe("where drift runs the engine", () => {
+  const proved: ProofVerdict = { confirmed: true };
+  const unproved = (reason: string): ProofVerdict => ({ confirmed: false, reason, record: true });
+  const plannedMemory = (stack: string): DriftMemory => ({
+    version: 1,
+    stack,
+    reported: [
+      {
+        environment: "uat",
+        kind: "planned change",
+        live_sha: SHA_A,
+        first_reported: "2026-11-24T10:00:00.000Z",
+      },
+    ],
+  });
+  const byOf = (checks: ReturnType<typeof driftChecks>) =>
+    Object.fromEntries([...checks.values()].map((c) => [c.stack, c.checked_by]));
+
+  it("runs it only for the stacks whose proof does not hold, and says why for each", () => {
+    const status = fleet([env("a", "uat"), env("b", "uat"), env("b", "prod")]);
+    const checks = driftChecks(
+      status,
+      new Map([
+        ["a", proved],
+        ["b", unproved("inputs changed: file")],
+      ]),
+      new Map(),
+      false,
+    );
+    expect(byOf(checks)).toEqual({ a: "proof", b: "engine" });
+    expect(checks.get("b")?.reason).toBe("no proof: inputs changed: file");
+    expect(checks.get("a")?.reason).toBeNull();
+  });
+
+  it("previews no stack whose reads failed, nor one whose every environment drifted already", () => {
+    const status = fleet(
+      [
+        env("hidden", "uat", { sync: "unknown", reason: "not visible" }),
+        env("blind", "uat", { sync: "unknown", reason: "503" }),
+        env("blind", "prod"),
+        env("by-hand", "uat", handDrift),
+        env("half", "uat", handDrift),
+        env("half", "prod"),
+      ],
+      undefined,
+      { hidden: "not visible" },
+    );
+    const none = unproved("live read: environment of x/uat changed");
+    const proofs = new Map([
+      ["by-hand", none],
+      ["half", none],
+    ]);
+    const checks = driftChecks(status, proofs, new Map(), false);
+    expect(byOf(checks)).toEqual({ hidden: "reads", blind: "reads", "by-hand": "reads", half: "engine" });
+    expect(checks.get("by-hand")?.reason).toContain("every environment drifted already");
+    // --full previews every stack it could observe, proven or not.
+    expect(byOf(driftChecks(status, new Map(), new Map(), true))).toEqual({
+      hidden: "reads",
+      blind: "reads",
+      "by-hand": "engine",
+      half: "engine",
+    });
+  });
+
+  it("previews a proven stack again while a planned change of it is remembered, so that it can be resolved", () => {
+    const status = fleet([env("a", "uat"), env("b", "uat")]);
+    const checks = driftChecks(
+      status,
+      new Map([
+        ["a", proved],
+        ["b", proved],
+      ]),
+      new Map([["a", plannedMemory("a")]]),
+      false,
+    );
+    expect(byOf(checks)).toEqual({ a: "engine", b: "proof" });
+  });
+
+  it("never previews a stack whose reads failed and always previews an unproven one the reads found clean", () => {
+    const sync = fc.constantFrom<EnvironmentStatus["sync"]>("in sync", "drifted", "unknown", "deploying");
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(sync, fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (rows, full) => {
+          const envs = rows.map(([state], i) =>
+            env(`s${i}`, "uat", state === "drifted" ? handDrift : { sync: state }),
+          );
+          const status = fleet(envs);
+          const proofs = new Map(rows.map(([, ok], i) => [`s${i}`, ok ? proved : unproved("x")]));
+          const memories = new Map(
+            rows.map(([, , planned], i) => [`s${i}`, planned ? plannedMemory(`s${i}`) : undefined]),
+          );
+          const checks = driftChecks(status, proofs, memories, full);
+          rows.forEach(([state, ok, planned], i) => {
+            const by = checks.get(`s${i}`)?.checked_by;
+            if (state === "unknown") expect(by).toBe("reads");
+            else if (full) expect(by).toBe("engine");
+            else if (state === "drifted") expect(by).not.toBe("engine");
+            else expect(by).toBe(ok && !planned ? "proof" : "engine");
+          });
+        },
+      ),
+    );
   });
 });

@@ -6,6 +6,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson, DATA_READS_DIR_ENV, dataReadsFileName, readDigest } from "../../../../src/api";
+import { API_CONCURRENCY_VARIABLE } from "../../../../src/client";
 import { inputDigests, settingsDigest, type RunInputs } from "../../../../src/cli/fleet/fingerprint";
 import {
   confirmWithoutEngine,
@@ -27,6 +28,7 @@ const digest = (c: string) => c.repeat(64);
 const INPUTS: InputDigests = {
   file: digest("a"),
   settings: digest("b"),
+  credentials: digest("e"),
   tool: digest("c"),
   flags: digest("d"),
 };
@@ -57,16 +59,31 @@ describe("the inputs of a run as digests", () => {
     fs.writeFileSync(path.join(dir, "acme-web.yaml"), "stack: acme-web\n# a comment\n");
     expect(inputDigests(base)).toEqual({ ...before, file: expect.not.stringMatching(before.file) });
     const token = inputDigests({ ...base, env: { ...base.env, STACKWRIGHT_API_TOKEN: "other" } });
-    expect(token).toEqual({ ...inputDigests(base), settings: expect.not.stringMatching(before.settings) });
+    expect(token).toEqual({
+      ...inputDigests(base),
+      credentials: expect.not.stringMatching(before.credentials),
+    });
+    const url = inputDigests({ ...base, env: { ...base.env, STACKWRIGHT_API_URL: "https://other.example" } });
+    expect(url).toEqual({
+      ...inputDigests(base),
+      credentials: expect.not.stringMatching(before.credentials),
+    });
+    const other = inputDigests({ ...base, env: { ...base.env, STACKWRIGHT_NOW: "2026-01-01T00:00:00Z" } });
+    expect(other).toEqual({ ...inputDigests(base), settings: expect.not.stringMatching(before.settings) });
     const flags = inputDigests({ ...base, flags: { ...base.flags, stack: "prod.acme-web" } });
     expect(flags.flags).not.toBe(before.flags);
     expect(inputDigests({ ...base, pulumiVersion: "3.201.0" }).tool).not.toBe(before.tool);
   });
 
-  it("ignore variables outside STACKWRIGHT_* and the per-run reports directory", () => {
+  it("ignore variables outside STACKWRIGHT_*, the per-run reports directory and the API concurrency", () => {
     const settings = settingsDigest(base.configFile, base.env);
     expect(
-      settingsDigest(base.configFile, { ...base.env, PATH: "/usr/bin", [DATA_READS_DIR_ENV]: "/tmp/x" }),
+      settingsDigest(base.configFile, {
+        ...base.env,
+        PATH: "/usr/bin",
+        [DATA_READS_DIR_ENV]: "/tmp/x",
+        [API_CONCURRENCY_VARIABLE]: "16",
+      }),
     ).toBe(settings);
     expect(settingsDigest(base.configFile, { ...base.env, STACKWRIGHT_NOW: "2026-01-01" })).not.toBe(
       settings,
@@ -171,6 +188,10 @@ describe("the confirmation record in the backend", () => {
     expect(await confirmWithoutEngine(where(), { ...INPUTS, tool: digest("e") }, shortcut())).toMatchObject({
       reason: "inputs changed: tool",
     });
+    // Another user's token: `up` runs the engine (drift, which reads as its own user, does not).
+    expect(
+      await confirmWithoutEngine(where(), { ...INPUTS, credentials: digest("9") }, shortcut()),
+    ).toMatchObject({ reason: "inputs changed: credentials" });
     const lockDir = path.join(root, ".pulumi", "locks", "organization", PROJECT, STACK);
     fs.mkdirSync(lockDir, { recursive: true });
     fs.writeFileSync(path.join(lockDir, "x.json"), "{}");
