@@ -11,11 +11,19 @@ import { API_CONCURRENCY_VARIABLE, CREDENTIAL_SOURCES } from "../../client";
 import type { InputDigests } from "../state/confirmations";
 
 /**
- * Environment variables that do not reach what the program declares (per-run plumbing): where
- * the program reports its reads, and how many requests may be in flight (`--api-concurrency`,
- * which `drift` may be given where `up` was not).
+ * Environment variables that do not reach what the program declares: per-run plumbing (where
+ * the program reports its reads, how many requests may be in flight: `--api-concurrency`, which
+ * `drift` may be given where `up` was not), and the settings of the project's own scripts (where
+ * they cache the tools they build, which Python and which Chromium they use), which a CI job
+ * sets for some steps and not others.
  */
-const IGNORED_VARIABLES = new Set([DATA_READS_DIR_ENV, API_CONCURRENCY_VARIABLE]);
+const IGNORED_VARIABLES: ReadonlySet<string> = new Set([
+  DATA_READS_DIR_ENV,
+  API_CONCURRENCY_VARIABLE,
+  "STACKWRIGHT_CACHE_DIR",
+  "STACKWRIGHT_PYTHON",
+  "STACKWRIGHT_CHROMIUM",
+]);
 
 /** The variables that say where the API is and who reads it. */
 const CREDENTIAL_VARIABLES: ReadonlySet<string> = new Set(CREDENTIAL_SOURCES.map((s) => s.env));

@@ -75,7 +75,7 @@ describe("the inputs of a run as digests", () => {
     expect(inputDigests({ ...base, pulumiVersion: "3.201.0" }).tool).not.toBe(before.tool);
   });
 
-  it("ignore variables outside STACKWRIGHT_*, the per-run reports directory and the API concurrency", () => {
+  it("ignore variables outside STACKWRIGHT_*, the per-run reports directory, the API concurrency and the scripts' own settings", () => {
     const settings = settingsDigest(base.configFile, base.env);
     expect(
       settingsDigest(base.configFile, {
@@ -83,6 +83,9 @@ describe("the inputs of a run as digests", () => {
         PATH: "/usr/bin",
         [DATA_READS_DIR_ENV]: "/tmp/x",
         [API_CONCURRENCY_VARIABLE]: "16",
+        STACKWRIGHT_CACHE_DIR: "/tmp/cache",
+        STACKWRIGHT_PYTHON: "/usr/bin/python3",
+        STACKWRIGHT_CHROMIUM: "/usr/bin/chromium",
       }),
     ).toBe(settings);
     expect(settingsDigest(base.configFile, { ...base.env, STACKWRIGHT_NOW: "2026-01-01" })).not.toBe(
