@@ -21,7 +21,13 @@ export default defineConfig({
     // `integration`, `platform-answers`) starts while a cold machine still builds the CLI; what
     // runs the engine (`engine`, `docs`) starts once it is there. `npx vitest run` runs all five.
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      {
+        // Pure logic: one process per worker for all its files (no isolation). Measured on the
+        // 2-core machine: 704 tests in 29 s and 25 CPU-seconds, against 78 s and 75 with a fresh
+        // process per file, nearly all of it spent importing the same modules again.
+        extends: true,
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], isolate: false },
+      },
       {
         // The client, emulator, providers, program and notifications over real HTTP on 127.0.0.1,
         // and the fuzzing that needs no engine.

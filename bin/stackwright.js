@@ -12,6 +12,19 @@ if (major < 22) {
   process.exit(4);
 }
 
+// Node's on-disk compile cache (V8 code cache) for this process and every Node process the run
+// starts (the program, the provider host, the emulator): each loads @pulumi/pulumi and our
+// modules again, and with the cache it skips compiling them. Its default place is a folder
+// under the OS temporary directory; NODE_COMPILE_CACHE names another, NODE_DISABLE_COMPILE_CACHE=1
+// turns it off (both are Node's own).
+if (process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
+  const { enableCompileCache } = require("node:module");
+  // Since Node.js 22.1.
+  const enabled =
+    typeof enableCompileCache === "function" ? enableCompileCache(process.env.NODE_COMPILE_CACHE) : undefined;
+  if (enabled?.directory !== undefined) process.env.NODE_COMPILE_CACHE = enabled.directory;
+}
+
 // Before anything loads node:sqlite: its "experimental" warning alone is dropped.
 require("../dist/src/sqlite-warning.js");
 

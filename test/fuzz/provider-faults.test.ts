@@ -276,10 +276,10 @@ describe("providers under random faults", () => {
     "converge after every step with one deployment per change, snapshots once, restores at most once",
     async () => {
       await fuzz("provider faults", caseArb, runCase, {
-        bounded: 300,
+        bounded: 100,
         file: FILE,
       });
     },
-    runs(300) * 5_000,
+    runs(100) * 5_000,
   );
 });
