@@ -18,6 +18,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$root"
 
 began=$SECONDS
+# One compile cache for every Node process of the run (vitest's, the CLI's, the programs', the
+# provider hosts'; bin/stackwright.js would use the OS-wide one), removed at the end: the tests'
+# scratch copies have paths of their own, and their entries would pile up run after run.
+NODE_COMPILE_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/stackwright-test-compile-cache-XXXXXX")
+export NODE_COMPILE_CACHE
 declare -A pid_of
 background() {
   local name=$1
@@ -26,7 +31,7 @@ background() {
   pid_of[$name]=$!
 }
 # A failure anywhere stops the run, and everything started in the background with it.
-trap 'kill "${pid_of[@]}" 2>/dev/null || true' EXIT
+trap 'kill "${pid_of[@]}" 2>/dev/null || true; rm -rf "$NODE_COMPILE_CACHE"' EXIT
 
 background toolchain bash scripts/ensure-toolchain.sh
 background s3-server bash scripts/ensure-s3-server.sh
@@ -69,5 +74,6 @@ for name in no-engine engine; do
   unset "pid_of[$name]"
 done
 trap - EXIT
+rm -rf "$NODE_COMPILE_CACHE"
 say "npm test took $((SECONDS - began))s in all"
 [ "${#failed[@]}" -eq 0 ] || die "tests failed (${failed[*]}): their reports are above"
