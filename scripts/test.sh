@@ -75,5 +75,5 @@ for name in no-engine engine; do
 done
 trap - EXIT
 rm -rf "$NODE_COMPILE_CACHE"
-say "npm test took $((SECONDS - began))s in all"
+say "npm test took $((SECONDS - began))s in all; CPU time of everything it ran (user, system): $(times | tail -n 1)"
 [ "${#failed[@]}" -eq 0 ] || die "tests failed (${failed[*]}): their reports are above"
