@@ -25,10 +25,12 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
-import { clientDefaults } from "../src/client";
+import { readDigest } from "../src/api";
+import { clientDefaults, createClient, readRecorded } from "../src/client";
+import { inputDigests } from "../src/cli";
 import { startEmulator } from "../src/emulator";
 import { cli, load, median, requestLog, runEnv } from "./fleet";
-import { fleetProject, fleetSeed, siteName } from "./fleet-world";
+import { EMAIL, TOKEN, fleetProject, fleetSeed, siteName } from "./fleet-world";
 import { measurePaint, type PaintResult } from "./observe-page";
 import { kindsLine, sameReads, tally, type Tally } from "./observe-tally";
 
@@ -70,7 +72,7 @@ interface World {
  * name replaced in the key and the text), then gives each cloned confirmation the digest of its
  * own checkpoint, as the run that proved it would have.
  */
-function cloneBackend(dir: string, sites: number): void {
+async function cloneBackend(dir: string, sites: number, url: string): Promise<void> {
   const root = path.join(dir, ".stackwright", "state", ".pulumi");
   const from = `dev.${siteName(0)}`;
   const records = fs
@@ -89,14 +91,46 @@ function cloneBackend(dir: string, sites: number): void {
   }
   const confirmations = path.join(root, "stackwright", "confirmations", "stackwright");
   if (!fs.existsSync(confirmations)) return;
-  const Record = z.looseObject({ checkpoint: z.string() });
-  for (let i = 1; i < sites; i++) {
-    const file = path.join(confirmations, `dev.${siteName(i)}.json`);
-    if (!fs.existsSync(file)) continue;
-    const checkpoint = fs.readFileSync(path.join(root, "stacks", "stackwright", `dev.${siteName(i)}.json`));
-    const record = Record.parse(JSON.parse(fs.readFileSync(file, "utf8")));
-    record.checkpoint = createHash("sha256").update(checkpoint).digest("hex");
-    fs.writeFileSync(file, JSON.stringify(record));
+  const Record = z.looseObject({
+    checkpoint: z.string(),
+    inputs: z.looseObject({}),
+    reads: z.array(z.looseObject({ name: z.string(), args: z.unknown(), digest: z.string() })),
+  });
+  const client = createClient({ baseUrl: url, email: EMAIL, token: TOKEN });
+  try {
+    await proveClones();
+  } finally {
+    await client.close();
+  }
+  async function proveClones(): Promise<void> {
+    for (let i = 1; i < sites; i++) {
+      const file = path.join(confirmations, `dev.${siteName(i)}.json`);
+      if (!fs.existsSync(file)) continue;
+      const checkpoint = fs.readFileSync(path.join(root, "stacks", "stackwright", `dev.${siteName(i)}.json`));
+      const record = Record.parse(JSON.parse(fs.readFileSync(file, "utf8")));
+      record.checkpoint = createHash("sha256").update(checkpoint).digest("hex");
+      // The inputs that name the site: its own file and its own stack in the flags, digested as
+      // its `up` digests them (the settings, credentials and tool are site 0's, the same).
+      const own = inputDigests({
+        stackFile: path.join(dir, "stacks-config", `${siteName(i)}.yaml`),
+        configFile: undefined,
+        env: {},
+        projectDir: dir,
+        pulumiVersion: "",
+        flags: { stack: `dev.${siteName(i)}`, target: "dev", operation: "up" },
+      });
+      record.inputs = { ...record.inputs, file: own.file, flags: own.flags };
+      // The answers the site's own program read (site 0's calls, the site's name in their
+      // arguments), digested as the run that recorded them digests them.
+      record.reads = await Promise.all(
+        record.reads.map(async (read) => {
+          const answer = readRecorded(client, read.name, read.args);
+          if (answer === undefined) throw new Error(`bench: ${read.name} cannot be read again`);
+          return { ...read, digest: readDigest(await answer) };
+        }),
+      );
+      fs.writeFileSync(file, JSON.stringify(record));
+    }
   }
 }
 
@@ -108,7 +142,7 @@ async function cleanFleet(sites: number): Promise<World> {
     // The first up deploys site 0's files; the second changes nothing and records the proof.
     await cli(dir, env, ["up", siteName(0)]);
     await cli(dir, env, ["up", siteName(0)]);
-    cloneBackend(dir, sites);
+    await cloneBackend(dir, sites, emulator.url);
     return {
       dir,
       url: emulator.url,
