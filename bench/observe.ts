@@ -27,7 +27,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import { readDigest } from "../src/api";
 import { clientDefaults, createClient, readRecorded } from "../src/client";
-import { inputDigests } from "../src/cli";
+import { upInputDigests } from "../src/cli";
 import { startEmulator } from "../src/emulator";
 import { cli, load, median, requestLog, runEnv } from "./fleet";
 import { EMAIL, TOKEN, fleetProject, fleetSeed, siteName } from "./fleet-world";
@@ -97,28 +97,22 @@ async function cloneBackend(dir: string, sites: number, url: string): Promise<vo
     reads: z.array(z.looseObject({ name: z.string(), args: z.unknown(), digest: z.string() })),
   });
   const client = createClient({ baseUrl: url, email: EMAIL, token: TOKEN });
+  // The target as `up` sees it; only the parts that name the site are taken from its digests.
+  const target = { name: "dev", projectDir: dir, configFile: undefined, env: {}, pulumiVersion: "" };
   try {
-    await proveClones();
-  } finally {
-    await client.close();
-  }
-  async function proveClones(): Promise<void> {
     for (let i = 1; i < sites; i++) {
       const file = path.join(confirmations, `dev.${siteName(i)}.json`);
       if (!fs.existsSync(file)) continue;
       const checkpoint = fs.readFileSync(path.join(root, "stacks", "stackwright", `dev.${siteName(i)}.json`));
       const record = Record.parse(JSON.parse(fs.readFileSync(file, "utf8")));
       record.checkpoint = createHash("sha256").update(checkpoint).digest("hex");
-      // The inputs that name the site: its own file and its own stack in the flags, digested as
-      // its `up` digests them (the settings, credentials and tool are site 0's, the same).
-      const own = inputDigests({
-        stackFile: path.join(dir, "stacks-config", `${siteName(i)}.yaml`),
-        configFile: undefined,
-        env: {},
-        projectDir: dir,
-        pulumiVersion: "",
-        flags: { stack: `dev.${siteName(i)}`, target: "dev", operation: "up" },
-      });
+      // Its own file and its own stack in the flags, digested as its `up` digests them (the
+      // settings, credentials and tool are site 0's, the same).
+      const own = upInputDigests(
+        target,
+        `dev.${siteName(i)}`,
+        path.join(dir, "stacks-config", `${siteName(i)}.yaml`),
+      );
       record.inputs = { ...record.inputs, file: own.file, flags: own.flags };
       // The answers the site's own program read (site 0's calls, the site's name in their
       // arguments), digested as the run that recorded them digests them.
@@ -131,6 +125,8 @@ async function cloneBackend(dir: string, sites: number, url: string): Promise<vo
       );
       fs.writeFileSync(file, JSON.stringify(record));
     }
+  } finally {
+    await client.close();
   }
 }
 

@@ -8,4 +8,4 @@ export { main } from "./main";
 export { engineEnv, pulumiCommand } from "./engine/env";
 export { openEngineStack, openStack } from "./engine/workspace";
 export type { EngineStack } from "./engine/run";
-export { inputDigests } from "./fleet/fingerprint";
+export { upInputDigests } from "./fleet/fingerprint";
