@@ -1,8 +1,8 @@
 /**
- * The provider object of a resource type: the one thing the SDK serializes into a resource's
- * state (`__provider`) for the provider process to run. Its methods load the compiled provider
- * module (provider-process/index.ts) by path inside each call, so the serialized text is these
- * few lines, the type's key and that path: no client, token, schema or module state.
+ * The serialized provider of a resource type: the one thing a resource's state carries
+ * (`__provider`) for the provider process to run. Its methods load the compiled provider module
+ * (provider-process/index.ts) by path inside each call, so the text is a few lines, the type's
+ * key and that path: no client, token, schema or module state.
  *
  * The path is relative to the program directory (the directory of Pulumi.yaml's `main`), which
  * the engine makes the working directory of the provider process and of a program process
@@ -11,8 +11,7 @@
  * written in one checkout works in any other, and plain `pulumi up` works after `npm run build`.
  */
 import * as path from "node:path";
-import type * as pulumi from "@pulumi/pulumi";
-import type { ProviderModuleV1, ResourceKind } from "../shared/contract";
+import type { ResourceKind } from "../shared/contract";
 import { programWorkDir } from "./program-run";
 
 /**
@@ -25,34 +24,80 @@ export function providerModulePath(cwd: string = programWorkDir()): string {
   return path.relative(cwd, module).split(path.sep).join("/");
 }
 
-// One provider object per type and module path, so that the SDK serializes each once per process
-// (it caches the text by object).
-const providers = new Map<string, pulumi.dynamic.ResourceProvider>();
+/**
+ * What each method of the provider does, as the text of an arrow function over `load` (the
+ * provider module's `v1`) and `kind`. In the order the SDK serialized the object's properties.
+ */
+const METHODS = [
+  { name: "configure", params: ["req"], usesKind: false },
+  { name: "check", params: ["olds", "news"], usesKind: true },
+  { name: "diff", params: ["id", "olds", "news"], usesKind: true },
+  { name: "create", params: ["inputs"], usesKind: true },
+  { name: "read", params: ["id", "props"], usesKind: true },
+  { name: "update", params: ["id", "olds", "news"], usesKind: true },
+  { name: "delete", params: ["id", "props"], usesKind: true },
+] as const;
 
-/** The provider object of one resource type for the current run, shared by all its resources. */
-export function providerOf(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  const entry = providerModulePath();
-  const key = `${kind}\n${entry}`;
-  const known = providers.get(key);
-  if (known !== undefined) return known;
-  const provider = serializableProvider(kind, entry);
-  providers.set(key, provider);
-  return provider;
+/** One function of the SDK's serialized form: its body in a `with` of what it captured. */
+function serializedFunction(name: string, arity: number, captured: string, body: string): string {
+  const params = Array.from({ length: arity }, (_, i) => `__${i}`).join(", ");
+  return [
+    `function ${name}(${params}) {`,
+    "  return (function() {",
+    `    with({ ${captured}this: undefined, arguments: undefined }) {`,
+    "",
+    `return ${body};`,
+    "",
+    "    }",
+    "  }).apply(undefined, undefined).apply(this, arguments);",
+    "}",
+    "",
+  ].join("\n");
 }
 
-/** What the SDK serializes: the type's key, the module's path, and a loader. */
-function serializableProvider(kind: ResourceKind, entry: string): pulumi.dynamic.ResourceProvider {
-  /* eslint-disable @typescript-eslint/no-require-imports -- runs in the provider process, which
-     has only the serialized text: the module is loaded by path there, not imported here. */
-  const load = (): ProviderModuleV1 => require(require("node:path").resolve(entry)).v1;
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  return {
-    configure: (req) => load().configure(req),
-    check: (olds, news) => load()[kind].check(olds, news),
-    diff: (id, olds, news) => load()[kind].diff(id, olds, news),
-    create: (inputs) => load()[kind].create(inputs),
-    read: (id, props) => load()[kind].read(id, props),
-    update: (id, olds, news) => load()[kind].update(id, olds, news),
-    delete: (id, props) => load()[kind].delete(id, props),
-  };
+/**
+ * The serialized provider of one resource type (a resource's `__provider`): a CommonJS module
+ * whose `handler` returns the provider object, each method loading the compiled provider module
+ * by its path inside the call. It is the text the SDK's closure serializer made of that object
+ * (`pulumi.dynamic.Resource`), byte for byte, so states written before keep their `__provider`;
+ * written here because the serializer loads TypeScript to parse functions (0.3 CPU-seconds in
+ * every process that declares a resource: each `stackwright` run, each program process).
+ * test/unit/providers/provider-text.test.ts compares it with the serializer's text.
+ */
+export function providerText(kind: ResourceKind, entry: string): string {
+  const load = "__f2";
+  const names = new Map<string, string>([["configure", "__f1"]]);
+  METHODS.slice(1).forEach((method, i) => names.set(method.name, `__f${i + 3}`));
+  const object = METHODS.map((method) => `${method.name}: ${names.get(method.name) ?? ""}`).join(", ");
+  const parts = [
+    "exports.handler = __f0;",
+    "",
+    `var __provider = {${object}};`,
+    "",
+    serializedFunction(
+      load,
+      0,
+      `entry: ${JSON.stringify(entry)}, `,
+      '() => require(require("node:path").resolve(entry)).v1',
+    ),
+  ];
+  for (const method of METHODS) {
+    const args = method.params.join(", ");
+    const target = method.usesKind ? `load()[kind].${method.name}` : `load().${method.name}`;
+    parts.push(
+      serializedFunction(
+        names.get(method.name) ?? "",
+        method.params.length,
+        `load: ${load}, ${method.usesKind ? `kind: ${JSON.stringify(kind)}, ` : ""}`,
+        `(${args}) => ${target}(${args})`,
+      ),
+    );
+  }
+  parts.push(serializedFunction("__f0", 0, "provider: __provider, ", "() => provider"));
+  return parts.join("\n");
+}
+
+/** The serialized provider of one resource type for the current run (its program directory). */
+export function providerOf(kind: ResourceKind): string {
+  return providerText(kind, providerModulePath());
 }

@@ -1,11 +1,13 @@
 /**
- * One factory for the resource classes: a contract (shared/) becomes a `pulumi.dynamic.Resource`
- * class whose constructor arguments and output properties are derived from the contract's zod
- * schemas, so a field is declared once, in the contract.
+ * One factory for the resource classes: a contract (shared/) becomes a dynamic resource class
+ * (what `pulumi.dynamic.Resource` makes: type `pulumi-nodejs:dynamic/stackwright:<type>`, the
+ * serialized provider in `__provider`, written by provider.ts instead of the SDK's serializer) whose constructor arguments and
+ * output properties are derived from the contract's zod schemas, so a field is declared once, in
+ * the contract.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { hasMarker, outputKeys, type Contract, type InternalInput } from "../shared/contract";
+import { hasMarker, outputKeys, PROVIDER_KEY, type Contract, type InternalInput } from "../shared/contract";
 import { markerSeed } from "./identity";
 import { providerOf } from "./provider";
 
@@ -26,7 +28,7 @@ export interface ResourceClass<C extends Contract> {
     name: string,
     args: ArgsOf<C>,
     opts?: pulumi.CustomResourceOptions,
-  ): pulumi.dynamic.Resource & OutputsOf<C>;
+  ): pulumi.CustomResource & OutputsOf<C>;
 }
 
 /**
@@ -37,16 +39,14 @@ export interface ResourceClass<C extends Contract> {
 export function resourceClass<C extends Contract>(contract: C): ResourceClass<C> {
   const outputs = Object.fromEntries(outputKeys(contract).map((key) => [key, undefined]));
   const marked = hasMarker(contract);
-  class StackwrightResource extends pulumi.dynamic.Resource {
+  class StackwrightResource extends pulumi.CustomResource {
     constructor(name: string, args: ArgsOf<C>, opts?: pulumi.CustomResourceOptions) {
       const seed = marked ? { marker_seed: markerSeed(contract.type, name) } : {};
       super(
-        providerOf(contract.kind),
+        `pulumi-nodejs:dynamic/stackwright:${contract.type}`,
         name,
-        { ...outputs, ...args, ...seed },
+        { ...outputs, ...args, ...seed, [PROVIDER_KEY]: providerOf(contract.kind) },
         opts,
-        "stackwright",
-        contract.type,
       );
     }
   }
@@ -54,7 +54,7 @@ export function resourceClass<C extends Contract>(contract: C): ResourceClass<C>
     name: string,
     args: ArgsOf<C>,
     opts?: pulumi.CustomResourceOptions,
-  ) => pulumi.dynamic.Resource = StackwrightResource;
+  ) => pulumi.CustomResource = StackwrightResource;
   // The SDK sets the output properties at run time, by name; TypeScript cannot see that.
   return plain as ResourceClass<C>;
 }

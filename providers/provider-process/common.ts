@@ -4,13 +4,18 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { CheckFailure, CheckResult, DiffResult, Props } from "../shared/contract";
+import {
+  PROVIDER_KEY,
+  type CheckFailure,
+  type CheckResult,
+  type DiffResult,
+  type Props,
+} from "../shared/contract";
 import { refusal } from "../shared/errors";
 
 export type { CheckFailure, CheckResult, DiffResult, Props };
 
-/** The key under which the SDK stores the serialized provider in inputs and outputs. */
-export const PROVIDER_KEY = "__provider";
+export { PROVIDER_KEY };
 
 /** The value the engine sends for inputs not known yet during a preview. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -45,6 +45,9 @@ export interface ConfigReader {
 }
 
 /** The keys of the resource types in the provider module (`v1.<kind>`). */
+/** The input a dynamic resource carries its serialized provider in (the SDK's reserved key). */
+export const PROVIDER_KEY = "__provider";
+
 export const RESOURCE_KINDS = [
   "deployment",
   "environmentLock",
