@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { PulumiCommand } from "@pulumi/pulumi/automation";
+import { parse as parseSemVer, type SemVer } from "semver";
 import { z } from "zod";
 import { CliError } from "../kit/exit-codes";
 
@@ -90,7 +91,10 @@ export function loopbackGrpcBypass(base: Readonly<Record<string, string | undefi
 
 /**
  * The CLI that `npm run toolchain` put in `<projectDir>/.tools/bin`. It never installs anything:
- * a missing CLI is an error that says which command provides it.
+ * a missing CLI is an error that says which command provides it. The SDK's `PulumiCommand.get`
+ * asks the binary its version (`pulumi version`: 0.14 CPU-seconds, once per `stackwright`
+ * process); when this binary answered before ({@link pulumiVersionOf}'s record), the command is
+ * made with that answer instead, as `get` would make it.
  */
 export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> {
   const root = path.join(path.resolve(projectDir), ".tools");
@@ -98,6 +102,8 @@ export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> 
   const { PulumiCommand } = createRequire(__filename)(
     "@pulumi/pulumi/automation",
   ) as typeof import("@pulumi/pulumi/automation");
+  const known = rememberedVersion(projectDir);
+  if (known !== undefined) return commandOf(PulumiCommand, root, known);
   let command: PulumiCommand;
   try {
     command = await PulumiCommand.get({ root, skipVersionCheck: true });
@@ -110,6 +116,17 @@ export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> 
   }
   rememberVersion(projectDir, command.version?.toString());
   return command;
+}
+
+/**
+ * The SDK's `PulumiCommand` for the binary under `root` whose version is known: what
+ * `PulumiCommand.get({ root })` returns (its constructor takes the command's path and the parsed
+ * version; its typings declare it private, so it is reached through this one cast, and
+ * test/unit/cli/engine-command.test.ts compares the two).
+ */
+export function commandOf(sdkClass: typeof PulumiCommand, root: string, version: string): PulumiCommand {
+  const construct = sdkClass as unknown as new (command: string, version: SemVer | null) => PulumiCommand;
+  return new construct(path.resolve(path.join(root, "bin", "pulumi")), parseSemVer(version));
 }
 
 /**
@@ -156,24 +173,30 @@ function rememberVersion(projectDir: string, version: string | undefined): void 
   }
 }
 
+/** The version this binary said before, if it is still the binary `.tools/bin/pulumi` runs. */
+function rememberedVersion(projectDir: string): string | undefined {
+  const identity = binaryIdentity(projectDir);
+  if (identity === undefined) return undefined;
+  try {
+    const remembered = RememberedVersion.parse(JSON.parse(fs.readFileSync(versionFile(projectDir), "utf8")));
+    const same =
+      remembered.binary === identity.binary &&
+      remembered.size === identity.size &&
+      remembered.mtimeMs === identity.mtimeMs &&
+      parseSemVer(remembered.version) !== null;
+    return same ? remembered.version : undefined;
+  } catch {
+    // none yet, or not one this version reads: ask the CLI
+    return undefined;
+  }
+}
+
 /**
  * The Pulumi CLI's version (as `workspace.pulumiVersion` gives it to an engine run): remembered
  * when the same binary answered before, else asked with one `pulumi version` (not an engine).
  */
 export async function pulumiVersionOf(projectDir: string): Promise<string> {
-  const identity = binaryIdentity(projectDir);
-  try {
-    const remembered = RememberedVersion.parse(JSON.parse(fs.readFileSync(versionFile(projectDir), "utf8")));
-    if (
-      identity !== undefined &&
-      remembered.binary === identity.binary &&
-      remembered.size === identity.size &&
-      remembered.mtimeMs === identity.mtimeMs
-    ) {
-      return remembered.version;
-    }
-  } catch {
-    // none yet, or not one this version reads: ask the CLI
-  }
-  return (await pulumiCommand(projectDir)).version?.toString() ?? "(unknown)";
+  return (
+    rememberedVersion(projectDir) ?? (await pulumiCommand(projectDir)).version?.toString() ?? "(unknown)"
+  );
 }
