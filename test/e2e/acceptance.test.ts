@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Stack } from "@pulumi/pulumi/automation";
 import {
   setFixture,
   startProvidersWorld,
@@ -11,10 +10,10 @@ const TYPES = ["Deployment", "EnvironmentLock", "Snapshot", "SnapshotRestore", "
 const AUTH = `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}`;
 
 /** Refreshes, then previews: the operations an acceptance step expects to change nothing. */
-async function refreshThenPreview(stack: Stack): Promise<Record<string, number>> {
-  const refreshed = await stack.refresh();
+async function refreshThenPreview(world: ProvidersWorld): Promise<Record<string, number>> {
+  const refreshed = await world.refresh();
   expect(refreshed.summary.result).toBe("succeeded");
-  const preview = await stack.preview();
+  const preview = await world.preview();
   return Object.fromEntries(
     Object.entries(preview.changeSummary).filter(([op, n]) => op !== "same" && (n ?? 0) > 0),
   ) as Record<string, number>;
@@ -32,20 +31,20 @@ describe("acceptance steps of every resource type", () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    world = await startProvidersWorld("acceptance");
+    world = await startProvidersWorld("acceptance", undefined, { program: "hosted" });
     await setFixture(world.stack, { lock: "true", snapshot: "true", restore: "true", extras: "true" });
   }, 120_000);
   afterAll(async () => world?.close());
 
   it("creates each, and a refresh then a preview plan no change", async () => {
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     for (const type of TYPES) {
       const [r] = stateResources(world.state(), type);
       expect(r?.id, type).toBeTruthy();
       ids[type] = String(r?.id);
     }
-    expect(await refreshThenPreview(world.stack)).toEqual({});
+    expect(await refreshThenPreview(world)).toEqual({});
   }, 240_000);
 
   it("updates each, and a refresh then a preview plan no change", async () => {
@@ -58,7 +57,7 @@ describe("acceptance steps of every resource type", () => {
       restoreTrigger: "again",
       extrasTrigger: "again",
     });
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     // Title and lock message change in place; the others are one-shot objects, made anew.
     expect(up.summary.resourceChanges).toMatchObject({ update: 2, replace: 4 });
@@ -67,14 +66,14 @@ describe("acceptance steps of every resource type", () => {
       lock_message: "Audit",
     });
     expect(await status(world, `/svc/project/acme-web/snapshots/${ids["Snapshot"]}`)).toBe(404);
-    expect(await refreshThenPreview(world.stack)).toEqual({});
+    expect(await refreshThenPreview(world)).toEqual({});
     for (const type of TYPES) ids[type] = String(stateResources(world.state(), type)[0]?.id);
   }, 240_000);
 
   it("destroys each: gone from the platform, or kept as history where delete keeps it", async () => {
-    const destroyed = await world.stack.destroy();
+    const destroyed = await world.destroy();
     expect(destroyed.summary.result).toBe("succeeded");
-    expect(await refreshThenPreview(world.stack)).toMatchObject({ create: 7 });
+    expect(await refreshThenPreview(world)).toMatchObject({ create: 7 });
     expect(stateResources(world.state(), "Deployment")).toEqual([]);
     // Gone: the lock and the snapshot.
     expect(await world.emulator.hooks.lock("acme-web", "prod")).toEqual({ locked: false, lock_message: "" });

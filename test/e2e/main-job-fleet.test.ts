@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shardOf } from "../../src/cli/fleet/selection";
-import { openStack } from "../../src/cli/engine/workspace";
+import { openEngineStack } from "../../src/cli/engine/workspace";
 import {
   demoCredentials,
   emulatorHooks,
@@ -90,13 +90,13 @@ describe("one Pulumi stack per API stack file", () => {
     const pulumiYaml = path.join(project.dir, "Pulumi.yaml");
     const realMain = fs.readFileSync(pulumiYaml, "utf8");
     fs.writeFileSync(pulumiYaml, realMain.replace(/^main: .*$/m, "main: dist/src/program/legacy.js"));
-    const legacy = await openStack({
+    const legacy = await openEngineStack({
       projectDir: project.dir,
       stackName: "dev",
       env: { ...project.env, ...env },
     });
-    const first = await legacy.up();
-    expect(first.summary.result).toBe("succeeded");
+    await legacy.run("up");
+    expect(project.latestResult("dev")).toBe("succeeded");
     const before = idsIn("dev");
     expect(before.some((r) => r.includes(":Deployment "))).toBe(true);
     fs.writeFileSync(pulumiYaml, realMain);

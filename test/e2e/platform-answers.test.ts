@@ -24,7 +24,10 @@ describe("the engine against platform-shaped answers", () => {
   let client: StackwrightClient;
 
   beforeAll(async () => {
-    world = await startProvidersWorld("platform", TEST_USERS.stackManager, { answers: "platform" });
+    world = await startProvidersWorld("platform", TEST_USERS.stackManager, {
+      answers: "platform",
+      program: "hosted",
+    });
     client = createClient({ baseUrl: world.emulator.url, ...TEST_USERS.stackManager });
   }, 120_000);
   afterAll(async () => {
@@ -35,12 +38,12 @@ describe("the engine against platform-shaped answers", () => {
   const deploymentIdInState = () => stateResources(world.state(), "Deployment")[0]?.id;
 
   it("deploys on up and changes nothing on the next up", async () => {
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Completed");
     expect(up.outputs["sha"]?.value).toBe(RELEASE_SHA);
     await world.emulator.hooks.clearRequests();
-    const again = await world.stack.up();
+    const again = await world.up();
     expect(again.summary.resourceChanges).not.toHaveProperty("create");
     expect(again.summary.resourceChanges).not.toHaveProperty("update");
     expect(await world.writes()).toEqual([]);
@@ -48,7 +51,7 @@ describe("the engine against platform-shaped answers", () => {
 
   it("warns about a hand deployment in preview", async () => {
     await world.emulator.hooks.handDeploy("acme-web", "uat", HAND_SHA, { ref_type: "branch", ref: "hotfix" });
-    const preview = await world.stack.preview();
+    const preview = await world.preview();
     expect(preview.stdout).toContain("Drift on acme-web/uat");
     expect(preview.stdout).toContain(HAND_SHA);
     // The warning names the hand deployment as far as the reduced list tells: no deployer, no date.
@@ -72,7 +75,7 @@ describe("the engine against platform-shaped answers", () => {
     });
     await setFixture(world.stack, { trigger: "after-the-hotfix" });
     await world.emulator.hooks.clearRequests();
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Completed");
     expect((await world.writes()).filter((w) => w === `POST ${DEPLOYS}`)).toHaveLength(1);
@@ -85,7 +88,7 @@ describe("the engine against platform-shaped answers", () => {
     };
     await setFixture(world.stack, { adopt: hand.data.id });
     await world.emulator.hooks.clearRequests();
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(deploymentIdInState()).toBe(hand.data.id);
     expect((await world.writes()).filter((w) => w.startsWith("POST"))).toEqual([]);

@@ -11,7 +11,7 @@ describe("a requested deployment through the Pulumi engine", () => {
   let world: ProvidersWorld;
 
   beforeAll(async () => {
-    world = await startProvidersWorld("approval");
+    world = await startProvidersWorld("approval", undefined, { program: "hosted" });
     await setFixture(world.stack, { environment: "prod", approval: "request", ref: "release/2026-11" });
   }, 120_000);
   afterAll(async () => world?.close());
@@ -19,7 +19,7 @@ describe("a requested deployment through the Pulumi engine", () => {
   it("refuses invalid inputs in preview, naming the property, before any request", async () => {
     await setFixture(world.stack, { approval: "whenever" });
     await world.emulator.hooks.clearRequests();
-    const message = await world.stack.preview().then(
+    const message = await world.preview().then(
       () => "",
       (e: unknown) => String(e),
     );
@@ -29,11 +29,11 @@ describe("a requested deployment through the Pulumi engine", () => {
   }, 120_000);
 
   it("records the deployment as Submitted and waits for a person", async () => {
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Submitted");
     await world.emulator.hooks.clearRequests();
-    const again = await world.stack.up();
+    const again = await world.up();
     expect(again.summary.resourceChanges).toEqual({ same: 2 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
@@ -42,7 +42,7 @@ describe("a requested deployment through the Pulumi engine", () => {
     const [recorded] = stateResources(world.state(), "Deployment");
     await world.emulator.hooks.approve("acme-web", "prod", String(recorded?.id));
     await world.emulator.hooks.clearRequests();
-    const up = await world.stack.up({ refresh: true });
+    const up = await world.up({ refresh: true });
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Completed");
     expect(up.outputs["deploymentId"]?.value).toBe(recorded?.id);

@@ -71,11 +71,16 @@ describe("a pulumi up killed right after a create request", () => {
     await world.emulator.hooks.clearRequests();
     await upKilledAfter(world, [CREATE_DEPLOYMENT]);
 
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect((await world.writes()).filter((w) => w === CREATE_DEPLOYMENT)).toHaveLength(1);
     const [owned] = stateResources(world.state(), "Deployment");
     expect(owned?.outputs["state"]).toBe("Completed");
+    // The program ran in the language host's own process: the serialized provider names its
+    // module relative to that process's directory, not this checkout.
+    const provider = String(owned?.inputs["__provider"]);
+    expect(provider).toContain("dist/providers/provider-process/index.js");
+    expect(provider).not.toContain(world.project.dir);
     const marker = String(owned?.outputs["marker"]);
     const list = await api<{ data: { id: string; attributes: { summary: string } }[] }>(
       world,
@@ -93,7 +98,7 @@ describe("a pulumi up killed right after a create request", () => {
     await world.emulator.hooks.clearRequests();
     await upKilledAfter(world, [CREATE_SNAPSHOT]);
 
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     const writes = await world.writes();
     expect(writes.filter((w) => w === CREATE_SNAPSHOT)).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_USERS } from "../helpers/emulator";
 import {
+  setCredentials,
   setFixture,
   startProvidersWorld,
   stateResources,
@@ -24,8 +25,8 @@ describe("provider failure paths through the Pulumi engine", () => {
   let world: ProvidersWorld;
 
   beforeAll(async () => {
-    world = await startProvidersWorld("failures");
-    const up = await world.stack.up();
+    world = await startProvidersWorld("failures", undefined, { program: "hosted" });
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
   }, 120_000);
   afterAll(async () => world?.close());
@@ -33,7 +34,7 @@ describe("provider failure paths through the Pulumi engine", () => {
   it("fails a failed deployment with its title and link, records it, and deploys again next run", async () => {
     await world.emulator.hooks.nextOutcome("acme-web", "uat", "fail");
     await setFixture(world.stack, { trigger: "fail-once" });
-    const message = await failure(world.stack.up());
+    const message = await failure(world.up());
     expect(message).toMatch(/Deployment \d+ "Release 2026-11" on acme-web\/uat ended Failed/);
     expect(message).toMatch(
       /http:\/\/127\.0\.0\.1:\d+\/svc\/project\/acme-web\/environment\/uat\/deploys\/\d+/,
@@ -43,9 +44,9 @@ describe("provider failure paths through the Pulumi engine", () => {
     const failedId = recorded?.id;
     expect(failedId).toMatch(/^\d+$/);
 
-    const preview = await world.stack.preview();
+    const preview = await world.preview();
     expect(preview.changeSummary).toMatchObject({ replace: 1 });
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Completed");
     expect(up.outputs["deploymentId"]?.value).not.toBe(failedId);
@@ -61,31 +62,26 @@ describe("provider failure paths through the Pulumi engine", () => {
     });
     expect(locked.status).toBe(202);
     await setFixture(world.stack, { trigger: "while-locked" });
-    const message = await failure(world.stack.up());
+    const message = await failure(world.up());
     expect(message).toContain("Frozen for the audit");
     expect(message).toContain("Deployment on acme-web/uat could not be created");
 
     expect((await fetch(lockUrl, { method: "DELETE", headers })).status).toBe(204);
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Completed");
   }, 180_000);
 
   it("reports a permission error clearly and continues with the right credentials", async () => {
-    await world.stack.setConfig("stackwright:email", { value: TEST_USERS.teamMember.email });
-    await world.stack.setConfig("stackwright:apiToken", { value: TEST_USERS.teamMember.token, secret: true });
+    await setCredentials(world.stack, TEST_USERS.teamMember);
     await setFixture(world.stack, { environment: "prod", trigger: "" });
-    const message = await failure(world.stack.up());
+    const message = await failure(world.up());
     expect(message).toContain("Deployment on acme-web/prod could not be created");
     expect(message).toContain("STACKWRIGHT_PERMISSION");
     expect(message).not.toContain(TEST_USERS.teamMember.token);
 
-    await world.stack.setConfig("stackwright:email", { value: TEST_USERS.stackManager.email });
-    await world.stack.setConfig("stackwright:apiToken", {
-      value: TEST_USERS.stackManager.token,
-      secret: true,
-    });
-    const up = await world.stack.up();
+    await setCredentials(world.stack, TEST_USERS.stackManager);
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Completed");
   }, 180_000);
@@ -99,14 +95,14 @@ describe("provider failure paths through the Pulumi engine", () => {
       count: 1,
     });
     await setFixture(world.stack, { trigger: "slow", timeout: "1" });
-    const message = await failure(world.stack.up());
+    const message = await failure(world.up());
     expect(message).toMatch(/did not finish within 1 s/);
     const [recorded] = stateResources(world.state(), "Deployment");
     expect(recorded?.id).toMatch(/^\d+$/);
 
     await setFixture(world.stack, { timeout: "60" });
     await world.emulator.hooks.clearRequests();
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["deploymentId"]?.value).toBe(recorded?.id);
     expect((await world.writes()).filter((w) => w.startsWith("POST"))).toEqual([]);

@@ -32,13 +32,13 @@ describe("deployment logs in the update's output", () => {
   let world: ProvidersWorld;
 
   beforeAll(async () => {
-    world = await startProvidersWorld("logs");
+    world = await startProvidersWorld("logs", undefined, { program: "hosted" });
   }, 120_000);
   afterAll(async () => world?.close());
 
   it("shows each line of the deployment's log once while up waits for it", async () => {
     const events: EngineEvent[] = [];
-    const up = await world.stack.up({ onEvent: (e) => events.push(e) });
+    const up = await world.up({ onEvent: (e) => events.push(e) });
     expect(up.summary.result).toBe("succeeded");
     const id = String(stateResources(world.state(), "Deployment")[0]?.id);
     const log = await deploymentLog(world, id);
@@ -55,7 +55,7 @@ describe("deployment logs in the update's output", () => {
   it("ends a failed deployment's error with the last lines of its log", async () => {
     await world.emulator.hooks.nextOutcome("acme-web", "uat", "fail", "composer install ran out of memory");
     await setFixture(world.stack, { trigger: "fail-with-log" });
-    const message = await world.stack.up().then(
+    const message = await world.up().then(
       () => "",
       (e: unknown) => String(e),
     );
@@ -72,7 +72,7 @@ describe("deployment logs in the update's output", () => {
     await setFixture(world.stack, { trigger: "after-failure" });
     await world.emulator.hooks.nextTransferFailure("acme-web", "uat", "disk full on the backup volume");
     await setFixture(world.stack, { snapshot: "true" });
-    const message = await world.stack.up().then(
+    const message = await world.up().then(
       () => "",
       (e: unknown) => String(e),
     );

@@ -9,13 +9,14 @@ import {
 const RELEASE_SHA = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
 const HAND_SHA = "0123456789abcdef0123456789abcdef01234567";
 
-// The real CLI, the language host and the dynamic-provider plugin against the emulator.
+// The real CLI and the dynamic-provider plugin against the emulator; the program is hosted in
+// this process (providers-crash.test.ts runs the same program in the language host's process).
 describe("providers through the Pulumi engine", () => {
   let world: ProvidersWorld;
   let snapshotId: unknown;
 
   beforeAll(async () => {
-    world = await startProvidersWorld("providers");
+    world = await startProvidersWorld("providers", undefined, { program: "hosted" });
     await setFixture(world.stack, {
       lock: "true",
       snapshot: "true",
@@ -28,14 +29,14 @@ describe("providers through the Pulumi engine", () => {
 
   it("previews every planned create without a single write request", async () => {
     await world.emulator.hooks.clearRequests();
-    const preview = await world.stack.preview();
+    const preview = await world.preview();
     expect(preview.changeSummary).toEqual({ create: 7 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
   it("performs them on up", async () => {
     await world.emulator.hooks.clearRequests();
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.summary.resourceChanges).toEqual({ create: 7 });
     expect(up.outputs["state"]?.value).toBe("Completed");
@@ -84,7 +85,7 @@ describe("providers through the Pulumi engine", () => {
 
   it("makes a second up a no-op with zero write requests", async () => {
     await world.emulator.hooks.clearRequests();
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.resourceChanges).toEqual({ same: 7 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
@@ -92,14 +93,14 @@ describe("providers through the Pulumi engine", () => {
   it("updates a new title in place without redeploying", async () => {
     await setFixture(world.stack, { title: "Release 2026-11 (renamed)" });
     await world.emulator.hooks.clearRequests();
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.resourceChanges).toEqual({ same: 6, update: 1 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
   it("warns about a hand deployment in preview without --refresh", async () => {
     await world.emulator.hooks.handDeploy("acme-web", "uat", HAND_SHA);
-    const preview = await world.stack.preview();
+    const preview = await world.preview();
     expect(preview.changeSummary).toEqual({ same: 7 });
     expect(preview.stdout).toContain(`Drift on acme-web/uat`);
     expect(preview.stdout).toContain(RELEASE_SHA);
@@ -112,20 +113,20 @@ describe("providers through the Pulumi engine", () => {
 
   it("plans and performs a redeploy of a hand deployment with self_heal", async () => {
     await setFixture(world.stack, { selfHeal: "true" });
-    const preview = await world.stack.preview();
+    const preview = await world.preview();
     expect(preview.changeSummary).toMatchObject({ replace: 1 });
     await world.emulator.hooks.clearRequests();
-    const up = await world.stack.up();
+    const up = await world.up();
     expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
     expect(up.outputs["sha"]?.value).toBe(RELEASE_SHA);
     expect(await world.writes()).toEqual(["POST /svc/project/acme-web/environment/uat/deploys"]);
-    const again = await world.stack.preview();
+    const again = await world.preview();
     expect(again.changeSummary).toEqual({ same: 7 });
   }, 120_000);
 
   it("refuses a restore whose confirm does not name the target environment, in preview", async () => {
     await setFixture(world.stack, { confirm: "prod" });
-    const message = await world.stack.preview().then(
+    const message = await world.preview().then(
       () => "",
       (e: unknown) => String(e),
     );
@@ -136,7 +137,7 @@ describe("providers through the Pulumi engine", () => {
   it("keeps the deployment history on destroy", async () => {
     const before = stateResources(world.state(), "Deployment")[0]?.id;
     await world.emulator.hooks.clearRequests();
-    const destroy = await world.stack.destroy();
+    const destroy = await world.destroy();
     expect(destroy.summary.result).toBe("succeeded");
     // The lock goes; the snapshot is retained (retainOnDelete); deployments, fetches and record
     // actions are history and stay.

@@ -54,12 +54,14 @@ async function startWorld(backend: "file" | "s3", s3: TestS3Server | undefined):
   };
 }
 
-/** A stack of the world wired to its emulator, the token as a secret. */
+/** A stack of the world wired to its emulator, the token as a secret (one `pulumi config set-all`). */
 async function newStack(world: World, name: string): Promise<void> {
   const stack = await openStack({ projectDir: world.project.dir, stackName: name, env: world.env });
-  await stack.setConfig("stackwright:apiUrl", { value: world.emulator.url });
-  await stack.setConfig("stackwright:email", { value: USER.email });
-  await stack.setConfig("stackwright:apiToken", { value: USER.token, secret: true });
+  await stack.setAllConfig({
+    "stackwright:apiUrl": { value: world.emulator.url },
+    "stackwright:email": { value: USER.email },
+    "stackwright:apiToken": { value: USER.token, secret: true },
+  });
 }
 
 async function clearFaults(world: World): Promise<void> {

@@ -21,7 +21,7 @@ describe("stackwright on an S3 state backend", () => {
 
   const configure = async (stack: string, values: Record<string, string>) => {
     const s = await openStack({ projectDir: project.dir, stackName: stack, env });
-    for (const [key, value] of Object.entries(values)) await s.setConfig(key, { value });
+    await s.setAllConfig(Object.fromEntries(Object.entries(values).map(([key, value]) => [key, { value }])));
     return s;
   };
   const up = (stack: string, ...flags: string[]) =>
@@ -108,8 +108,7 @@ describe("stackwright on an S3 state backend", () => {
     expect(await locksOf("busy")).toEqual([held]);
 
     // A run that may wait gets the stack once the first one ends, and both updates are kept.
-    await stack.setConfig("message", { value: "second" });
-    await stack.setConfig("gate", { value: "" });
+    await stack.setAllConfig({ message: { value: "second" }, gate: { value: "" } });
     const patient = up("busy", "--lock-wait", "2m");
     await patient.waitForOutput((o) => o.includes("waiting up to"), "the waiting note");
     fs.writeFileSync(gate(), "");

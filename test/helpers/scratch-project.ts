@@ -21,6 +21,11 @@ export interface ScratchProject {
   stack(name: string): Promise<Stack>;
   /** The stack's checkpoint file, as the local backend writes it. */
   stateFile(stackName: string): string;
+  /**
+   * The result (`succeeded`, `failed`) of the stack's latest update, refresh or destroy, from the
+   * history record the local backend keeps of it: what `pulumi stack history` shows first.
+   */
+  latestResult(stackName: string): string;
   remove(): void;
 }
 
@@ -80,6 +85,19 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
     },
     stateFile(stackName) {
       return path.join(stateDir, ".pulumi", "stacks", "stackwright", `${stackName}.json`);
+    },
+    latestResult(stackName) {
+      const history = path.join(stateDir, ".pulumi", "history", "stackwright", stackName);
+      // Named `<stack>-<unix nanoseconds>.history.json`: the newest has the greatest number.
+      const stamp = (f: string) => BigInt(/-(\d+)\.history\.json$/.exec(f)?.[1] ?? "0");
+      const newest = fs
+        .readdirSync(history)
+        .filter((f) => f.endsWith(".history.json"))
+        .sort((a, b) => (stamp(a) < stamp(b) ? -1 : stamp(a) > stamp(b) ? 1 : 0))
+        .at(-1);
+      if (newest === undefined) throw new Error(`no history record in ${history}`);
+      const record = JSON.parse(fs.readFileSync(path.join(history, newest), "utf8")) as { result?: unknown };
+      return String(record.result);
     },
     remove() {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -106,17 +106,20 @@ export function parseEventLog(text: string): EngineEvent[] {
  */
 export type ProgramHostFactory = (env: Readonly<Record<string, string | undefined>>) => Promise<ProgramHost>;
 
-/** Where an engine run's program and its dynamic providers run instead of processes of their own. */
+/**
+ * Where an engine run's program and its dynamic providers run instead of processes of their own.
+ * Without `providers`, the engine starts the dynamic-provider plugin as plain `pulumi` does.
+ */
 export interface EngineHosts {
   readonly program: ProgramHostFactory;
-  readonly providers: ProviderPortFactory;
+  readonly providers?: ProviderPortFactory;
 }
 
 /**
  * A stack of the workspace, known to exist: runs of the engine, and its state. With hosts, the
- * engine runs the program in this process and attaches to the shared provider host; without,
- * it starts the language host's Node process (Pulumi.yaml's `main`) and a provider plugin, as
- * plain `pulumi` does.
+ * engine runs the program in this process and attaches to the shared provider host (when there
+ * is one); without, it starts the language host's Node process (Pulumi.yaml's `main`) and a
+ * provider plugin, as plain `pulumi` does.
  */
 export class EngineStack {
   constructor(
@@ -148,7 +151,7 @@ export class EngineStack {
     let providers: ProviderPort | undefined;
     try {
       program = await this.hosts?.program({ ...process.env, ...env });
-      providers = await this.hosts?.providers({ ...process.env, ...env }, options.guard);
+      providers = await this.hosts?.providers?.({ ...process.env, ...env }, options.guard);
       if (providers !== undefined) {
         env["PULUMI_DEBUG_PROVIDERS"] = attachDynamicProviders(
           env["PULUMI_DEBUG_PROVIDERS"] ?? process.env["PULUMI_DEBUG_PROVIDERS"],
