@@ -97,6 +97,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       faults.clear();
       log.clear();
       engine.deployments.clearStalls();
+      engine.snapshots.clearStalls();
       engine.fetches.clearScripts();
       store.reset();
     },

@@ -65,6 +65,8 @@ export interface EmulatorHooks {
   nextFetchFailure(stack: string): Promise<void>;
   /** The next deployment that runs in the environment stays Deploying for `ms`. */
   stallNext(stack: string, env: string, ms: number): Promise<void>;
+  /** The next snapshot or restore transfer that starts in the environment stays `n/a` for `ms`. */
+  stallNextTransfer(stack: string, env: string, ms: number): Promise<void>;
   /** The environment's lock as the emulator holds it. */
   lock(stack: string, env: string): Promise<{ locked: boolean; lock_message: string }>;
   /** Every transfer of the stack as the emulator stores it. */
@@ -134,6 +136,8 @@ export function emulatorHooks(url: string): EmulatorHooks {
     handDeploy: (stack, e, sha, from) => hook(url, "POST", `${env(stack, e)}/hand-deploy`, { sha, ...from }),
     stallNext: async (stack, e, ms) =>
       void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, { outcome: "stall", ms })),
+    stallNextTransfer: async (stack, e, ms) =>
+      void (await hook(url, "POST", `${env(stack, e)}/next-transfer-outcome`, { outcome: "stall", ms })),
     lock: async (stack, e) =>
       (await hook(url, "GET", `${env(stack, e)}/lock`)) as { locked: boolean; lock_message: string },
     transfers: async (stack) =>

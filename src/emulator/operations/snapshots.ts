@@ -1,7 +1,7 @@
 import type { CreateSnapshotRequest, RestoreSnapshotRequest, SnapshotMode } from "../../api";
 import { isTransferFinished, snapshotModeCovers } from "../../api";
 import { HttpError } from "../errors";
-import type { SnapshotRecord, TransferRecord } from "../model";
+import { envKey, type SnapshotRecord, type TransferRecord } from "../model";
 import type { Scheduler } from "../scheduler";
 import type { Store } from "../store";
 import { nowUnix } from "../time";
@@ -16,6 +16,9 @@ const MODE_WORDS: Record<SnapshotMode, string> = {
 
 /** Snapshots and the transfers that create and restore them. */
 export class Snapshots {
+  /** Scripted stalls of the next transfer per environment (test hook; memory only). */
+  private readonly stalls = new Map<string, number>();
+
   constructor(
     private readonly store: Store,
     private readonly scheduler: Scheduler,
@@ -101,7 +104,26 @@ export class Snapshots {
   }
 
   schedule(id: number): void {
-    this.scheduler.step(() => this.advance(id));
+    const t = this.store.transfers.get(id);
+    const key = t === undefined ? undefined : envKey(t.stack, t.env);
+    const stall = t?.status === "n/a" && key !== undefined ? this.stalls.get(key) : undefined;
+    if (stall === undefined || key === undefined) {
+      this.scheduler.step(() => this.advance(id));
+      return;
+    }
+    this.stalls.delete(key);
+    this.scheduler.after(stall, () => this.advance(id));
+  }
+
+  /** The next transfer that starts in the environment stays `n/a` for `ms` (test hook). */
+  stallNext(stack: string, env: string, ms: number): void {
+    this.access.envContext(stack, env);
+    this.stalls.set(envKey(stack, env), ms);
+  }
+
+  /** Forgets every scripted stall (the reset hook). */
+  clearStalls(): void {
+    this.stalls.clear();
   }
 
   /**

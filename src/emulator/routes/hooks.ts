@@ -7,12 +7,16 @@ import { FaultSpec } from "../faults";
 type EnvParams = { Params: { stack: string; env: string } };
 type EnvIdParams = { Params: { stack: string; env: string; id: string } };
 
-const NextOutcome = z
+const Reason = z.string().min(1).max(500);
+/**
+ * What the next deployment (next-outcome) or transfer (next-transfer-outcome) of an environment
+ * does: fail, with `reason` in its log, or stall for `ms` before its first step.
+ */
+const ScriptedOutcome = z
   .strictObject({
     outcome: z.enum(["fail", "stall"]),
     ms: z.number().int().min(1).max(600_000).optional(),
-    /** What the failure says in the deployment's log. */
-    reason: z.string().min(1).max(500).optional(),
+    reason: Reason.optional(),
   })
   .superRefine((v, ctx) => {
     if (v.reason !== undefined && v.outcome !== "fail") {
@@ -33,9 +37,7 @@ const HandDeploy = z.strictObject({
   ref: z.string().min(1).optional(),
 });
 const Empty = z.strictObject({});
-const Reason = z.string().min(1).max(500);
 const Reject = z.strictObject({ reason: Reason.optional() });
-const NextTransferOutcome = z.strictObject({ outcome: z.literal("fail"), reason: Reason.optional() });
 const NextFetchOutcome = z.strictObject({ outcome: z.literal("fail") });
 
 const HOOK_ENV = "/_emulator/project/:stack/environment/:env";
@@ -90,7 +92,7 @@ export function registerHooks(app: FastifyInstance, deps: Deps): void {
   }
 
   app.post<EnvParams>(`${HOOK_ENV}/next-outcome`, (request, reply) => {
-    const body = parseWith(NextOutcome, request.body, "request body");
+    const body = parseWith(ScriptedOutcome, request.body, "request body");
     const { stack, env } = request.params;
     if (body.outcome === "fail") engine.deployments.scriptNextOutcome(stack, env, "fail", body.reason);
     else engine.deployments.stallNext(stack, env, body.ms ?? 1);
@@ -98,9 +100,15 @@ export function registerHooks(app: FastifyInstance, deps: Deps): void {
   });
 
   app.post<EnvParams>(`${HOOK_ENV}/next-transfer-outcome`, (request, reply) => {
-    const body = parseWith(NextTransferOutcome, request.body, "request body");
-    const reason = body.reason ?? "scripted failure (next-transfer-outcome hook)";
-    engine.snapshots.scriptNextFailure(request.params.stack, request.params.env, reason);
+    const body = parseWith(ScriptedOutcome, request.body, "request body");
+    const { stack, env } = request.params;
+    if (body.outcome === "stall") engine.snapshots.stallNext(stack, env, body.ms ?? 1);
+    else
+      engine.snapshots.scriptNextFailure(
+        stack,
+        env,
+        body.reason ?? "scripted failure (next-transfer-outcome hook)",
+      );
     return send(reply, 204);
   });
 

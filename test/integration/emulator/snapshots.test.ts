@@ -27,6 +27,9 @@ async function finished(id: string) {
 
 describe("snapshots", () => {
   it("creates a snapshot through a transfer that links the snapshot once finished", async () => {
+    // Held before its first step, so the list is read while the snapshot is surely pending (at
+    // `instant` speed the three steps take a few ms, less than one request on a loaded machine).
+    await emu.hooks.stallNextTransfer("acme-web", "uat", 2_000);
     const res = await call("POST", `${STACK}/snapshots`, {
       body: { environment: "uat", mode: "db", notes: "before release" },
     });
