@@ -18,6 +18,25 @@ import { repoRoot } from "../helpers/scratch-project";
 
 const BLOCK_BOUND_MS = 300_000;
 
+/**
+ * The installed packages, as `npm ci` leaves them: a tree of hard links to ours (no copy of the
+ * data), so paths in it are the checkout's own and TypeScript's incremental build (`npm start`
+ * builds first) finds the copied dist/.tsbuildinfo up to date, as after a build in that checkout.
+ * Through a symbolic link TypeScript sees every package at our path, takes all of them for new
+ * files and checks the whole project again (13 CPU-seconds instead of 4). Where the temporary
+ * directory is on another file system (no hard links), the link it is.
+ */
+function linkNodeModules(dir: string): void {
+  const from = path.join(repoRoot, "node_modules");
+  const to = path.join(dir, "node_modules");
+  try {
+    execFileSync("cp", ["-al", from, to], { stdio: "ignore" });
+  } catch {
+    fs.rmSync(to, { recursive: true, force: true });
+    fs.symlinkSync(from, to);
+  }
+}
+
 /** A copy of what git tracks (plus the build), node_modules and .tools linked, as its own repo. */
 function scratchCheckout(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-"));
@@ -32,7 +51,7 @@ function scratchCheckout(): string {
     fs.copyFileSync(path.join(repoRoot, f), path.join(dir, f));
   }
   fs.cpSync(path.join(repoRoot, "dist"), path.join(dir, "dist"), { recursive: true });
-  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
+  linkNodeModules(dir);
   fs.symlinkSync(path.join(repoRoot, ".tools"), path.join(dir, ".tools"));
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
   git("init", "-q", "-b", "main");
