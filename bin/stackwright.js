@@ -25,6 +25,10 @@ if (process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
   if (enabled?.directory !== undefined) process.env.NODE_COMPILE_CACHE = enabled.directory;
 }
 
+// Before anything loads the Pulumi SDK: its closure serializer (with TypeScript and npm's package
+// walker) is loaded on its first call only (dist/src/lazy-sdk/register.js says why).
+require("../dist/src/lazy-sdk/register.js").deferClosureSerializer();
+
 // Before anything loads node:sqlite: its "experimental" warning alone is dropped.
 require("../dist/src/sqlite-warning.js");
 
