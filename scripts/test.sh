@@ -6,8 +6,9 @@
 #
 #   - the Pulumi CLI's Go build (about 380 CPU-seconds when nothing is cached, and both cores busy
 #     all along) is what the engine tests wait for, so nothing competes with it at equal weight:
-#     the type check and the lint (which gate nothing but the result) run at a lower priority
-#     (nice 10) from the moment the code is built;
+#     the TypeScript build, moto's and Chromium's installs run beside it at a lower priority
+#     (nice 10), in the time it spends downloading modules; the type check, actionlint's build and
+#     the lint (which gate nothing but the result) start when it is done, at nice 10 too;
 #   - `engine` and `docs` (the real `pulumi` CLI) start as soon as the CLI is ready;
 #   - `unit`, `integration` and `platform-answers` (no CLI needed) start at the same moment, at a
 #     lower priority (nice 5): they use the time the engine tests spend waiting on their child
@@ -39,9 +40,8 @@ background() {
 trap 'kill "${pid_of[@]}" 2>/dev/null || true; rm -rf "$NODE_COMPILE_CACHE"' EXIT
 
 background toolchain bash scripts/ensure-toolchain.sh
-background s3-server bash scripts/ensure-s3-server.sh
-background actionlint nice -n 10 bash scripts/ensure-actionlint.sh
-background browser bash scripts/ensure-browser.sh
+background s3-server nice -n 10 bash scripts/ensure-s3-server.sh
+background browser nice -n 10 bash scripts/ensure-browser.sh
 
 phase() {
   local started=$SECONDS
@@ -64,7 +64,8 @@ tests() {
   say "tests, $name ($*) took $((SECONDS - started))s, ended at $((SECONDS - began))s"
   return "$status"
 }
-# The type check, then the lint (its workflow check waits for actionlint's build, which holds a lock).
+# The type check, then the lint (its workflow check builds actionlint the first time, or waits for
+# another run's build of it, which holds a lock).
 checks() {
   local started=$SECONDS status=0
   nice -n 10 npm run --silent typecheck && nice -n 10 npm run --silent lint || status=$?
@@ -72,16 +73,14 @@ checks() {
   return "$status"
 }
 
-phase npm run --silent build
-background checks checks
+phase nice -n 10 npm run --silent build
 ready s3-server browser toolchain
+background checks checks
 
 background engine tests "with the engine" 0 --project engine --project docs
 background no-engine tests "without the engine" 5 --project unit --project integration --project platform-answers
 
 failed=()
-wait "${pid_of[actionlint]}" || failed+=(actionlint)
-unset "pid_of[actionlint]"
 for name in checks no-engine engine; do
   wait "${pid_of[$name]}" || failed+=("$name")
   unset "pid_of[$name]"
