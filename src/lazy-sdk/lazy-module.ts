@@ -8,7 +8,7 @@ import * as path from "node:path";
 
 const requireHere = createRequire(__filename);
 
-/** The installed SDK's directory (the package has no `exports` map: any file can be loaded). */
+/** The installed SDK's directory (the package has no `exports` map, so each of its files loads by path). */
 function sdkDirectory(): string {
   return path.dirname(requireHere.resolve("@pulumi/pulumi/package.json"));
 }

@@ -209,7 +209,7 @@ const HistoryEntry = z.looseObject({
   endTime: z.number().optional(),
 });
 
-/** The stack's last `up` as its history records it. */
+/** The stack's last `up` (or other run) as its history records it. */
 export interface LastUpdate {
   /** ISO 8601 instant the update ended (or started, while it runs). */
   readonly at: string;
@@ -221,10 +221,23 @@ export interface LastUpdate {
 const HISTORY_LOOKBACK = 5;
 
 /** The stack's newest `update` in its history, or undefined when it has none. */
-export async function readLastUpdate(
+export function readLastUpdate(
   store: StateReader,
   project: string,
   stack: string,
+): Promise<LastUpdate | undefined> {
+  return readLastRun(store, project, stack, ["update"]);
+}
+
+/**
+ * The stack's newest run of one of `kinds` (`update`, `refresh`, `destroy`, ...) in its history,
+ * among its newest {@link HISTORY_LOOKBACK} entries; undefined when there is none.
+ */
+export async function readLastRun(
+  store: StateReader,
+  project: string,
+  stack: string,
+  kinds: readonly string[],
 ): Promise<LastUpdate | undefined> {
   const entries = (await store.list(historyDirectory(project, stack)))
     .map((o) => ({ key: o.key, at: /-(\d+)\.history\.json$/.exec(o.key)?.[1] }))
@@ -234,7 +247,7 @@ export async function readLastUpdate(
   for (const entry of entries) {
     const text = await store.read(entry.key);
     const parsed = HistoryEntry.safeParse(text === undefined ? undefined : parseJson(text));
-    if (!parsed.success || parsed.data.kind !== "update") continue;
+    if (!parsed.success || !kinds.includes(parsed.data.kind)) continue;
     const seconds = parsed.data.endTime ?? parsed.data.startTime;
     if (seconds === undefined) continue;
     return { at: new Date(seconds * 1000).toISOString(), result: parsed.data.result ?? "unknown" };

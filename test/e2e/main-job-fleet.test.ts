@@ -96,7 +96,7 @@ describe("one Pulumi stack per API stack file", () => {
       env: { ...project.env, ...env },
     });
     await legacy.run("up");
-    expect(project.latestResult("dev")).toBe("succeeded");
+    expect(await project.latestResult("dev")).toBe("succeeded");
     const before = idsIn("dev");
     expect(before.some((r) => r.includes(":Deployment "))).toBe(true);
     fs.writeFileSync(pulumiYaml, realMain);

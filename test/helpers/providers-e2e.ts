@@ -163,7 +163,7 @@ export async function startProvidersWorld(
   const update = async (operation: EngineOperation, runOptions?: RunOptions): Promise<RunResult> => {
     const { changes, stdout } = await run(operation, runOptions);
     return {
-      summary: { result: project.latestResult(stackName), resourceChanges: changes },
+      summary: { result: await project.latestResult(stackName), resourceChanges: changes },
       outputs: stackOutputs(state()),
       stdout,
     };

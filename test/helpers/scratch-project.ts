@@ -10,6 +10,8 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { engineEnv } from "../../src/cli/engine/env";
 import { openStack } from "../../src/cli/engine/workspace";
+import { openStateStore } from "../../src/cli/state/store";
+import { readLastRun } from "../../src/observe";
 
 export const repoRoot = path.resolve(__dirname, "..", "..");
 
@@ -25,7 +27,7 @@ export interface ScratchProject {
    * The result (`succeeded`, `failed`) of the stack's latest update, refresh or destroy, from the
    * history record the local backend keeps of it: what `pulumi stack history` shows first.
    */
-  latestResult(stackName: string): string;
+  latestResult(stackName: string): Promise<string>;
   remove(): void;
 }
 
@@ -86,18 +88,15 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
     stateFile(stackName) {
       return path.join(stateDir, ".pulumi", "stacks", "stackwright", `${stackName}.json`);
     },
-    latestResult(stackName) {
-      const history = path.join(stateDir, ".pulumi", "history", "stackwright", stackName);
-      // Named `<stack>-<unix nanoseconds>.history.json`: the newest has the greatest number.
-      const stamp = (f: string) => BigInt(/-(\d+)\.history\.json$/.exec(f)?.[1] ?? "0");
-      const newest = fs
-        .readdirSync(history)
-        .filter((f) => f.endsWith(".history.json"))
-        .sort((a, b) => (stamp(a) < stamp(b) ? -1 : stamp(a) > stamp(b) ? 1 : 0))
-        .at(-1);
-      if (newest === undefined) throw new Error(`no history record in ${history}`);
-      const record = JSON.parse(fs.readFileSync(path.join(history, newest), "utf8")) as { result?: unknown };
-      return String(record.result);
+    async latestResult(stackName) {
+      const run = await readLastRun(
+        openStateStore(env["PULUMI_BACKEND_URL"] ?? ""),
+        "stackwright",
+        stackName,
+        ["update", "refresh", "destroy"],
+      );
+      if (run === undefined) throw new Error(`no history record of ${stackName} in ${stateDir}`);
+      return run.result;
     },
     remove() {
       fs.rmSync(dir, { recursive: true, force: true });
