@@ -31,6 +31,23 @@ export function demoCredentials(url: string): Record<string, string> {
   };
 }
 
+/**
+ * Puts the emulator's seeded operator in this process's environment (what a provider or program
+ * process reads) and returns what puts the environment back as it was. Test files share worker
+ * processes (vitest.config.mts: no per-file isolation), so a file that sets them must restore them.
+ */
+export function useDemoCredentials(url: string): () => void {
+  const set = demoCredentials(url);
+  const before = Object.fromEntries(Object.keys(set).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, set);
+  return () => {
+    for (const [key, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+}
+
 export function basicAuth(email: string, token: string): string {
   return `Basic ${Buffer.from(`${email}:${token}`).toString("base64")}`;
 }

@@ -3,7 +3,7 @@ import { RegisterResourceRequest } from "@pulumi/pulumi/proto/resource_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateStackFile } from "../../../src/config";
 import { StackComponent } from "../../../src/program/stack-component";
-import { startTestEmulator, TEST_USERS, type TestEmulator } from "../../helpers/emulator";
+import { startTestEmulator, useDemoCredentials, type TestEmulator } from "../../helpers/emulator";
 
 // The program's component tree for one stack file, registered against the SDK's mock monitor
 // (no engine, no provider process). The drift check reads each environment from the emulator.
@@ -42,6 +42,7 @@ function short(urn: string): string {
 
 describe("the program's component tree", () => {
   let emulator: TestEmulator;
+  let restoreEnv: (() => void) | undefined;
   const registered: Registered[] = [];
   const byName = (key: string): Registered => {
     const found = registered.find((r) => `${r.type.split(":").pop()}:${r.name}` === key);
@@ -52,9 +53,7 @@ describe("the program's component tree", () => {
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
-    process.env["STACKWRIGHT_API_URL"] = emulator.url;
-    process.env["STACKWRIGHT_EMAIL"] = TEST_USERS.stackManager.email;
-    process.env["STACKWRIGHT_API_TOKEN"] = TEST_USERS.stackManager.token;
+    restoreEnv = useDemoCredentials(emulator.url);
     await pulumi.runtime.setMocks(
       {
         newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
@@ -89,7 +88,10 @@ describe("the program's component tree", () => {
     await pulumi.runtime.disconnect();
   }, 60_000);
 
-  afterAll(async () => emulator?.close());
+  afterAll(async () => {
+    restoreEnv?.();
+    await emulator?.close();
+  });
 
   it("declares one component per stack and environment and one resource per YAML block", () => {
     expect(registered.map((r) => `${r.type.split(":").pop()}:${r.name}`).sort()).toEqual(

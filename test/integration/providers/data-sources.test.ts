@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestEmulator, TEST_USERS, type TestEmulator } from "../../helpers/emulator";
+import { startTestEmulator, useDemoCredentials, type TestEmulator } from "../../helpers/emulator";
 import {
   fetchConfiguration,
   fetchDeployments,
@@ -18,19 +18,14 @@ import {
 } from "../../../providers/data";
 
 let emulator: TestEmulator;
-const saved = { ...process.env };
+let restoreEnv: (() => void) | undefined;
 
 beforeAll(async () => {
   emulator = await startTestEmulator();
-  process.env["STACKWRIGHT_API_URL"] = emulator.url;
-  process.env["STACKWRIGHT_EMAIL"] = TEST_USERS.stackManager.email;
-  process.env["STACKWRIGHT_API_TOKEN"] = TEST_USERS.stackManager.token;
+  restoreEnv = useDemoCredentials(emulator.url);
 });
 afterAll(async () => {
-  for (const key of ["STACKWRIGHT_API_URL", "STACKWRIGHT_EMAIL", "STACKWRIGHT_API_TOKEN"]) {
-    if (saved[key] === undefined) delete process.env[key];
-    else process.env[key] = saved[key];
-  }
+  restoreEnv?.();
   await emulator?.close();
 });
 beforeEach(async () => {
