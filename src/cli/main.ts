@@ -5,6 +5,7 @@
  */
 import type { Command } from "./kit/command";
 import { EXIT_CODES } from "./kit/exit-codes";
+import { commandLine } from "./kit/invocation";
 
 const commands: Record<string, { readonly help: string; load(): Promise<Command> }> = {
   start: {
@@ -89,7 +90,7 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
   },
 };
 
-const usage = `usage: stackwright <command> [flags]   (stackwright <command> --help for its flags)
+const usage = `usage: ${commandLine("<command> [flags]")}   (${commandLine("<command> --help")} for its flags)
 
 commands:
 ${Object.entries(commands)

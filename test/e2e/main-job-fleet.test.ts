@@ -102,7 +102,7 @@ describe("one Pulumi stack per API stack file", () => {
     fs.writeFileSync(pulumiYaml, realMain);
 
     const refused = run(["up"]);
-    expect(refused.out).toContain("Run 'stackwright migrate --target dev' once");
+    expect(refused.out).toContain("Run 'npm run stackwright -- migrate --target dev' once");
     expect(refused.status).toBe(2);
 
     await clearRequests();

@@ -174,7 +174,7 @@ describe("the stackwright command on the example stacks-config", () => {
         ["preview", "--json", "--stack", "dev.acme-web", "--config-file", "Pulumi.dev.yaml"],
         {
           cwd: project.dir,
-          env: { ...project.env, ...env },
+          env: { ...project.pulumiEnv(), ...env },
           encoding: "utf8",
           timeout: 240_000,
         },
@@ -194,7 +194,7 @@ describe("the stackwright command on the example stacks-config", () => {
         {
           cwd: project.dir,
           // --event-log is one of Pulumi's debug commands (README, "Reading the summary").
-          env: { ...project.env, ...env, PULUMI_DEBUG_COMMANDS: "true" },
+          env: { ...project.pulumiEnv(), ...env, PULUMI_DEBUG_COMMANDS: "true" },
           encoding: "utf8",
           timeout: 240_000,
         },

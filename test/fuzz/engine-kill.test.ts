@@ -21,6 +21,7 @@
  * - state-write: no fault; killed a seeded 0-400 ms after the object finished, while the engine
  *   records it.
  */
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
@@ -136,6 +137,8 @@ beforeAll(async () => {
       project,
       env: {
         ...project.env,
+        // The kill-N targets are no demo target: a passphrase of the lane's own.
+        PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
         STACKWRIGHT_API_URL: emulator.url,
         STACKWRIGHT_EMAIL: "ops@example.com",
         STACKWRIGHT_API_TOKEN: "demo-token",
@@ -252,14 +255,11 @@ let caseNo = 0;
 async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, number>): Promise<void> {
   const { emulator, live, project, env } = lane;
   await emulator.hooks.reset();
-  // A target of its own per case (its settings file is the dev target's), so that its per-file
-  // stack (target.API stack) is new and the fingerprint shortcut judges it as CI's runs would.
+  // A target of its own per case (the API settings come from the lane's variables), so that its
+  // per-file stack (target.API stack) is new and the fingerprint shortcut judges it as CI's runs would.
   const targetName = `kill-${caseNo++}`;
   const stackName = `${targetName}.${STACK}`;
-  fs.copyFileSync(
-    path.join(project.dir, "Pulumi.dev.yaml"),
-    path.join(project.dir, `Pulumi.${targetName}.yaml`),
-  );
+  fs.writeFileSync(path.join(project.dir, `Pulumi.${targetName}.yaml`), "config: {}\n");
   fs.writeFileSync(path.join(project.dir, "stacks-config", `${STACK}.yaml`), stackFile(c.desired));
   await scriptPoint(lane, c);
   const args = ["up", "--project", project.dir, "--target", targetName, STACK];

@@ -4,12 +4,14 @@
  * directory with its own state backend. The engine runs it through the Automation API with
  * `workDir`, in its own Node process, as `pulumi up` would.
  */
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { engineEnv } from "../../src/cli/engine/env";
 import { openStack } from "../../src/cli/engine/workspace";
+import { targetSecretsEnv } from "../../src/cli/settings/target-settings";
 import { openStateStore } from "../../src/cli/state/store";
 import { readLastRun } from "../../src/observe";
 
@@ -18,7 +20,15 @@ export const repoRoot = path.resolve(__dirname, "..", "..");
 export interface ScratchProject {
   readonly dir: string;
   readonly stateDir: string;
+  /**
+   * The engine's environment (engineEnv). With a fixture program it holds a passphrase of the
+   * project's own (random) for the fixture's stacks; with Stackwright's program none, so that each
+   * run decides its target's secrets as a user's run does (the demo's `dev` alone gets the
+   * built-in one).
+   */
   readonly env: Record<string, string>;
+  /** `env` with the secrets variables of `target` (default `dev`), as `stackwright env` prints them: for plain `pulumi`. */
+  pulumiEnv(target?: string): Record<string, string>;
   /** Creates (or selects) a stack of the scratch project. */
   stack(name: string): Promise<Stack>;
   /** The stack's checkpoint file, as the local backend writes it. */
@@ -76,12 +86,19 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
   delete baseEnv["PULUMI_BACKEND_URL"];
   delete baseEnv["PULUMI_CONFIG_PASSPHRASE"];
   const env = engineEnv({ projectDir: dir, stateDir, baseEnv });
-  // A fixture program is not Stackwright's: the preflight checks what Stackwright's program needs.
-  if (options.program !== undefined) env["STACKWRIGHT_PREFLIGHT"] = "off";
+  if (options.program !== undefined) {
+    // A fixture program is not Stackwright's: the preflight checks what Stackwright's program needs.
+    env["STACKWRIGHT_PREFLIGHT"] = "off";
+    // Its stacks are no demo target: they bring their own passphrase, as a user's would.
+    env["PULUMI_CONFIG_PASSPHRASE"] = crypto.randomBytes(18).toString("base64url");
+  }
   return {
     dir,
     stateDir,
     env,
+    pulumiEnv(target = "dev") {
+      return { ...env, ...targetSecretsEnv(dir, target, env) };
+    },
     stack(name) {
       return openStack({ projectDir: dir, stackName: name, env });
     },

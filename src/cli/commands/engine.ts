@@ -7,14 +7,14 @@
  */
 import type { FlagSpec, ParsedFlags } from "../kit/args";
 import { defineCommand } from "../kit/command";
-import { combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { CliError, combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { closingTable, fanOut, fleetSummary, parseConcurrency } from "../fleet/fan-out";
 import { DEFAULT_API_CONCURRENCY, useApiConcurrency } from "../fleet/api-budget";
 import { legacyProblem } from "../fleet/migrate";
 import { planRun, type Plan } from "../fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "../fleet/run-stack";
 import { makeReadsDir, openShortcut } from "../fleet/shortcut";
-import { openTarget, openWorkspace, readTargetSettings, type Target } from "../fleet/target";
+import { openOwnStack, openTarget, readTargetSettings, type Target } from "../fleet/target";
 import { writeSummary } from "../report/summary-file";
 import { say, warn } from "../kit/output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
@@ -23,14 +23,10 @@ import { notifyOutcomes, prepareNotify } from "../fleet/notify";
 import { handleInterrupts } from "../state/interrupt";
 import { lockFlags, lockPolicyOf } from "../state/target";
 import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";
-import { defaultProjectDir } from "../engine/workspace";
+import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
 
 const selectionFlags = {
-  target: {
-    type: "string",
-    help: "the target whose settings file Pulumi.<target>.yaml the stacks use (default: dev)",
-  },
-  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  ...targetFlags,
   "changed-since": {
     type: "string",
     help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
@@ -116,9 +112,8 @@ async function explicitPlan(
       `--stack runs one Pulumi stack; it takes no API stack names, --${clash[0] ?? "names"}`,
     );
   }
-  const workspace = await openWorkspace(flags.project ?? defaultProjectDir());
   return {
-    target: { ...workspace, name: stackName, configFile: undefined },
+    target: await openOwnStack(projectDirOf(flags.project), stackName),
     plan: {
       jobs: [{ apiStack: stackName, stackName, destroy: false }],
       kept: [],
@@ -149,12 +144,12 @@ export async function runFleetCommand(
       ? await explicitPlan(flags, names)
       : await (async () => {
           const target = await openTarget(
-            flags.project ?? defaultProjectDir(),
-            flags.target ?? "dev",
+            projectDirOf(flags.project),
+            targetNameOf(flags.target),
             reads?.env ?? {},
           );
           const legacy = await legacyProblem(target);
-          if (legacy !== undefined) throw new UsageError(legacy);
+          if (legacy !== undefined) throw new CliError("usage", legacy);
           const plan = await planRun(target, {
             names,
             ...(flags["changed-since"] === undefined ? {} : { changedSince: flags["changed-since"] }),

@@ -1,13 +1,18 @@
 /**
- * `stackwright env`: prints the engine environment as shell `export` lines, so that plain
- * `pulumi preview` and `pulumi up` in the project directory run exactly as `stackwright` runs
- * them: `eval "$(npm run --silent stackwright -- env)"`.
+ * `stackwright env [--target NAME]`: prints the environment a target's engine runs with, as shell
+ * `export` lines, so that plain `pulumi` commands in the project directory (`pulumi stack init`,
+ * `pulumi config set --secret`, `pulumi preview`) run exactly as `stackwright` runs them:
+ * `eval "$(npm run --silent stackwright -- env --target production)"`. Its secrets variables are
+ * the target's own (engine/passphrase.ts): a passphrase the user set is used and never printed, the
+ * built-in one only for the demo's `dev` target; a target without one is refused before anything
+ * is printed. The directory of a `file://` backend is made, so `pulumi stack init` can run next.
  */
+import { engineEnv, ensureStateDir } from "../engine/env";
 import { defineCommand } from "../kit/command";
-import { engineEnv } from "../engine/env";
 import { EXIT_CODES } from "../kit/exit-codes";
+import { quietCommandLine } from "../kit/invocation";
 import { say } from "../kit/output";
-import { defaultProjectDir } from "../engine/workspace";
+import { projectDirOf, targetFlags, targetNameOf, targetSecretsEnv } from "../settings/target-settings";
 
 /** Quotes a value for a POSIX shell. */
 export function shellQuote(value: string): string {
@@ -17,10 +22,16 @@ export function shellQuote(value: string): string {
 export const envCommand = defineCommand({
   name: "env",
   summary:
-    'Prints the environment the engine runs with, as export lines:\n  eval "$(npm run --silent stackwright -- env)"',
-  flags: {},
-  run() {
-    const env = engineEnv({ projectDir: defaultProjectDir() });
+    "Prints the environment the engine runs the target with, as export lines, for plain pulumi commands:\n" +
+    `  eval "$(${quietCommandLine("env --target production")})"\n` +
+    "A target other than the demo's dev needs PULUMI_CONFIG_PASSPHRASE (or a secrets provider in its file); " +
+    "a passphrase you set is used and not printed. A file:// state directory is created.",
+  flags: targetFlags,
+  run({ flags }) {
+    const projectDir = projectDirOf(flags.project);
+    const target = targetNameOf(flags.target);
+    const env = { ...engineEnv({ projectDir }), ...targetSecretsEnv(projectDir, target) };
+    ensureStateDir(env);
     for (const [name, value] of Object.entries(env)) say(`export ${name}=${shellQuote(value)}`);
     return Promise.resolve(EXIT_CODES.ok);
   },

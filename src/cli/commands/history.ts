@@ -20,6 +20,7 @@ import { apiClient, nameArgument } from "../gates/api-command";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { renderTable, say } from "../kit/output";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
 
 const COMMAND = "history";
 const DEFAULT_LIMIT = 20;
@@ -59,17 +60,18 @@ export const historyCommand = defineCommand({
   summary:
     "Lists the environment's deployments, newest first: id, state, short sha, title, deployer, when requested, " +
     "started and finished, which is the current build (*), and which Stackwright made (its marker; 'by hand' " +
-    "otherwise). --json prints the same as one JSON document. Reads the API settings from STACKWRIGHT_API_URL, " +
-    "STACKWRIGHT_EMAIL and STACKWRIGHT_API_TOKEN.",
+    "otherwise). --json prints the same as one JSON document. " +
+    API_SETTINGS_HELP,
   flags: {
     limit: { type: "string", help: `N: show the newest N deployments (default ${DEFAULT_LIMIT})` },
     json: { type: "boolean", help: "print one JSON document instead of a table" },
+    ...targetFlags,
   },
   async run({ flags, positional }) {
     const stack = nameArgument(COMMAND, "API_STACK", positional[0]);
     const environment = nameArgument(COMMAND, "ENV", positional[1]);
     const limit = limitOf(flags.limit);
-    const client = await apiClient(COMMAND, stack);
+    const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags));
     let deployments: Deployment[];
     try {
       deployments = await client.deployments.list(stack, environment);

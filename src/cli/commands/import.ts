@@ -22,6 +22,8 @@ import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { say, warn } from "../kit/output";
 import { checkedClient } from "../gates/preflight";
+import { commandLine } from "../kit/invocation";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
 
 const COMMAND = "import";
 /** Stacks read at once: each is a handful of GETs. */
@@ -35,17 +37,21 @@ export const importCommand = defineCommand({
     "Writes DIR/<stack>.yaml for each named API stack (or, with --all, each stack the user can see) from what " +
     "the platform runs now: every environment's deployment pinned to its live build (ref_type sha, or package) " +
     "with adopt: its deployment id, so the first up changes nothing on the platform; no lock (the API cannot " +
-    "read one); comments with what else could be declared. Reads the API settings from STACKWRIGHT_API_URL, " +
-    "STACKWRIGHT_EMAIL and STACKWRIGHT_API_TOKEN, and makes only GET requests.",
+    "read one); comments with what else could be declared. Makes only GET requests. " +
+    API_SETTINGS_HELP,
   flags: {
     all: { type: "boolean", help: "every stack the user can see (instead of naming them)" },
-    into: { type: "string", help: "the directory to write into (default stacks-config)" },
+    into: {
+      type: "string",
+      help: "the directory to write into (default: stacks-config, in the --project directory when given)",
+    },
     force: { type: "boolean", help: "overwrite files that exist (never without it)" },
     "dry-run": { type: "boolean", help: "print the files instead of writing them" },
     track: {
       type: "string",
       help: "BRANCH: environments whose live sha is the branch's head deploy the branch (ref_type: branch)",
     },
+    ...targetFlags,
   },
   async run({ flags, positional }) {
     const named = [...new Set(positional)];
@@ -64,11 +70,14 @@ export const importCommand = defineCommand({
     if (track !== undefined && (track.trim() === "" || /[\s\p{Cc}]/u.test(track))) {
       throw new UsageError(`stackwright ${COMMAND}: --track needs a branch name (no spaces), not '${track}'`);
     }
-    const into = path.resolve(flags.into ?? "stacks-config");
+    const into = path.resolve(
+      flags.into ??
+        (flags.project === undefined ? "stacks-config" : path.join(flags.project, "stacks-config")),
+    );
     const { client, whoami } = await checkedClient({
       command: COMMAND,
       stacks: named.map((name) => ({ name, file: "an API_STACK argument" })),
-      config: () => undefined,
+      config: await apiSettingsOf(flags),
       env: process.env,
     });
     try {
@@ -119,7 +128,7 @@ export const importCommand = defineCommand({
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       say(
         `${files.length} file${files.length === 1 ? "" : "s"} written in ${seconds} s. Review them, commit them, ` +
-          "then run stackwright preview: it should show no change on the platform.",
+          `then run ${commandLine("preview")}: it should show no change on the platform.`,
       );
       return EXIT_CODES.ok;
     } finally {
@@ -162,7 +171,8 @@ function refuseExisting(
 ): void {
   const existing = targets.filter((t) => fs.existsSync(t.file)).map((t) => shown(t.file));
   if (existing.length > 0 && !force) {
-    throw new UsageError(
+    throw new CliError(
+      "usage",
       `stackwright ${COMMAND}: ${existing.join(", ")} already exist${existing.length === 1 ? "s" : ""}; ` +
         "nothing was written. Pass --force to overwrite, or --into another directory",
     );
@@ -175,7 +185,8 @@ function refuseExisting(
       : [];
   });
   if (elsewhere.length > 0) {
-    throw new UsageError(
+    throw new CliError(
+      "usage",
       `stackwright ${COMMAND}: another file of ${shown(into)} already declares ${elsewhere.join(", ")}; ` +
         "nothing was written. Remove or rename that file first (one file per stack)",
     );
@@ -214,7 +225,8 @@ function writeAtomically(file: string, text: string, overwrite: boolean): void {
     else fs.linkSync(temporary, file);
   } catch (error) {
     if (error instanceof Error && "code" in error && error.code === "EEXIST") {
-      throw new UsageError(
+      throw new CliError(
+        "usage",
         `stackwright ${COMMAND}: ${shown(file)} appeared while importing; not overwritten`,
       );
     }

@@ -10,6 +10,7 @@ import { apiClient, idArgument, nameArgument, timeoutArgument } from "../gates/a
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
 import { say, warn } from "../kit/output";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
 
 const COMMAND = "logs";
 
@@ -18,19 +19,20 @@ export const logsCommand = defineCommand({
   args: ["API_STACK", "ENVIRONMENT"],
   summary:
     "Prints the log of the environment's newest deployment (or of --deployment ID). With --follow, prints new " +
-    "lines as they come until the deployment finishes, then exits 0 if it completed, 1 if not. Reads the API " +
-    "settings from STACKWRIGHT_API_URL, STACKWRIGHT_EMAIL and STACKWRIGHT_API_TOKEN.",
+    "lines as they come until the deployment finishes, then exits 0 if it completed, 1 if not. " +
+    API_SETTINGS_HELP,
   flags: {
     deployment: { type: "string", help: "the deployment id (default: the newest of the environment)" },
     follow: { type: "boolean", help: "keep printing new lines until the deployment finishes" },
     timeout: { type: "string", help: "how long --follow waits at most, e.g. 30m or 2h (default 30m)" },
+    ...targetFlags,
   },
   async run({ flags, positional }) {
     const stack = nameArgument(COMMAND, "API_STACK", positional[0]);
     const environment = nameArgument(COMMAND, "ENVIRONMENT", positional[1]);
     const chosen =
       flags.deployment === undefined ? undefined : idArgument(COMMAND, "--deployment", flags.deployment);
-    const client = await apiClient(COMMAND, stack);
+    const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags));
     try {
       const id = chosen ?? (await newestDeployment(client, stack, environment));
       const printer = linePrinter();

@@ -4,25 +4,23 @@ import { EXIT_CODES } from "../kit/exit-codes";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget } from "../fleet/target";
 import { say } from "../kit/output";
-import { defaultProjectDir } from "../engine/workspace";
+import { commandLine } from "../kit/invocation";
+import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
 
 export const migrateCommand = defineCommand({
   name: "migrate",
   summary:
     "Moves the resources of a target's single Pulumi stack (before per-file stacks) into one stack per API stack, <target>.<API stack>, without calling the platform. Safe to run again.",
-  flags: {
-    target: { type: "string", help: "the target to migrate (default: dev)" },
-    project: { type: "string", help: "the Stackwright project directory (default: this package)" },
-  },
+  flags: targetFlags,
   async run({ flags }) {
-    const target = await openTarget(flags.project ?? defaultProjectDir(), flags.target ?? "dev");
+    const target = await openTarget(projectDirOf(flags.project), targetNameOf(flags.target));
     if ((await legacyProblem(target)) === undefined) {
       say(`stack '${target.name}' holds no API stack's resources: nothing to migrate`);
       return EXIT_CODES.ok;
     }
     const moved = await migrateTarget(target, say);
     say(
-      `migrated ${moved.filter((m) => !m.skipped).length} API stack(s); run 'stackwright preview' to see that nothing changes`,
+      `migrated ${moved.filter((m) => !m.skipped).length} API stack(s); run '${commandLine(`preview --target ${target.name}`)}' to see that nothing changes`,
     );
     return EXIT_CODES.ok;
   },

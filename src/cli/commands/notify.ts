@@ -11,7 +11,8 @@ import { defineCommand, type Command } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../fleet/notify";
 import { say } from "../kit/output";
-import { defaultProjectDir } from "../engine/workspace";
+import { commandLine } from "../kit/invocation";
+import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
 
 const TEST = "notify test";
 
@@ -22,12 +23,11 @@ const testCommand = defineCommand({
     "and those of every stack file), or only to the sink --sink names. The sinks' variables must be set.",
   flags: {
     sink: { type: "string", help: "only the sink of this name" },
-    target: { type: "string", help: "the target whose sinks to test (default: dev)" },
-    project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+    ...targetFlags,
   },
   async run({ flags }) {
-    const projectDir = flags.project ?? defaultProjectDir();
-    const target = flags.target ?? "dev";
+    const projectDir = projectDirOf(flags.project);
+    const target = targetNameOf(flags.target);
     const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
     if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
     const sinks = await loadTargetSinks(projectDir, target, loaded.state);
@@ -74,8 +74,7 @@ export const notifyCommand: Command = async (argv) => {
   const [sub, ...rest] = argv;
   if (sub === "test") return testCommand(rest);
   const help = sub === undefined || sub === "--help" || sub === "-h";
-  const text =
-    "usage: stackwright notify test [--sink NAME] [--target TARGET]   (stackwright notify test --help)";
+  const text = `usage: ${commandLine("notify test [--sink NAME] [--target TARGET]")}   (${commandLine("notify test --help")})`;
   if (help) {
     say(text);
     return sub === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;

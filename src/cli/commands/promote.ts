@@ -21,13 +21,13 @@ import {
   pinFlags,
   planPin,
   problemLabel,
-  projectDirOf,
   requireFlag,
   stackFiles,
   type PlannedPin,
 } from "../fleet/pin-change";
 import { checkedClient } from "../gates/preflight";
 import { say } from "../kit/output";
+import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf } from "../settings/target-settings";
 
 const COMMAND = "promote";
 
@@ -39,8 +39,8 @@ export const promoteCommand = defineCommand({
     "sha, title 'Promote <short sha> from <from>'), keeping every other byte of the file. Refuses when --from is " +
     "drifted, failed, deploying or awaiting approval, or --to is locked or in a closed change window (each with a " +
     "flag to override it, recorded in the title), and when the file would not validate. Without --branch the " +
-    "working tree changes and the diff is printed; nothing touches the platform until `up`. Reads the API " +
-    "settings from STACKWRIGHT_API_URL, STACKWRIGHT_EMAIL and STACKWRIGHT_API_TOKEN.",
+    "working tree changes and the diff is printed; nothing touches the platform until `up`. " +
+    API_SETTINGS_HELP,
   flags: {
     from: { type: "string", help: "ENV: the environment whose live build is promoted (e.g. uat)" },
     to: { type: "string", help: "ENV: the environment whose deployment is pinned (e.g. prod)" },
@@ -76,7 +76,7 @@ export const promoteCommand = defineCommand({
     const { client } = await checkedClient({
       command: COMMAND,
       stacks: selected.map((s) => ({ name: s.apiStack, file: s.file ?? "" })),
-      config: () => undefined,
+      config: await apiSettingsOf(flags),
       env: process.env,
     });
     let planned: PlannedPin[];

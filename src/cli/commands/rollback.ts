@@ -25,11 +25,12 @@ import {
   displayPath,
   pinFlags,
   planPin,
-  projectDirOf,
   stackFiles,
 } from "../fleet/pin-change";
 import { checkedClient } from "../gates/preflight";
 import { say } from "../kit/output";
+import { commandLine } from "../kit/invocation";
+import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf, targetNameOf } from "../settings/target-settings";
 import { selectByNames } from "../fleet/selection";
 
 const COMMAND = "rollback";
@@ -42,8 +43,8 @@ export const rollbackCommand = defineCommand({
     "the current build that ran another sha (--steps N: the Nth such; --to ID: that deployment, which must have " +
     "completed), titled 'Roll back to <short sha> (was <short sha>)'. Same editing rules and refusals as " +
     "promote. Without --up nothing touches the platform; --up runs `up` for this one stack at once and leaves " +
-    "the file change to commit. Reads the API settings from STACKWRIGHT_API_URL, STACKWRIGHT_EMAIL and " +
-    "STACKWRIGHT_API_TOKEN.",
+    "the file change to commit. " +
+    API_SETTINGS_HELP,
   flags: {
     to: { type: "string", help: "DEPLOYMENT_ID: the completed deployment whose sha to go back to" },
     steps: {
@@ -53,10 +54,6 @@ export const rollbackCommand = defineCommand({
     ...pinFlags,
     "allow-deploying": { type: "boolean", help: "roll back although a deployment of ENV is running" },
     up: { type: "boolean", help: "run `up` for this stack at once after changing the file (on call)" },
-    target: {
-      type: "string",
-      help: "with --up: the target whose settings Pulumi.<target>.yaml the stack uses (default: dev)",
-    },
   },
   async run({ flags, positional }) {
     const apiStack = nameArgument(COMMAND, "API_STACK", positional[0]);
@@ -82,7 +79,7 @@ export const rollbackCommand = defineCommand({
     const { client } = await checkedClient({
       command: COMMAND,
       stacks: [{ name: apiStack, file: displayPath(file) }],
-      config: () => undefined,
+      config: await apiSettingsOf(flags),
       env: process.env,
     });
     let deployments: Deployment[];
@@ -140,7 +137,7 @@ export const rollbackCommand = defineCommand({
     const code = await runFleetCommand(
       "up",
       {
-        target: flags.target ?? "dev",
+        target: targetNameOf(flags.target),
         project: projectDir,
         ...(flags["override-window"] === undefined ? {} : { "override-window": flags["override-window"] }),
       },
@@ -188,7 +185,7 @@ function earlierBuild(
   if (found === undefined) {
     throw new CliError(
       "failed",
-      `stackwright ${COMMAND}: ${where} has ${earlier.length} earlier completed build(s) with another sha than its current build, not ${steps}; see stackwright history`,
+      `stackwright ${COMMAND}: ${where} has ${earlier.length} earlier completed build(s) with another sha than its current build, not ${steps}; see ${commandLine(`history ${where.replace("/", " ")}`)}`,
     );
   }
   return found;
@@ -198,8 +195,9 @@ function earlierBuild(
 function named(deployments: readonly StatedDeployment[], id: string, where: string): StatedDeployment {
   const found = deployments.find((d) => d.id === id);
   if (found === undefined) {
-    throw new UsageError(
-      `stackwright ${COMMAND}: deployment ${id} is not a deployment of ${where} (see stackwright history)`,
+    throw new CliError(
+      "usage",
+      `stackwright ${COMMAND}: deployment ${id} is not a deployment of ${where} (see ${commandLine(`history ${where.replace("/", " ")}`)})`,
     );
   }
   if (found.attributes.state !== "Completed" || shaOf(found) === "") {

@@ -8,6 +8,8 @@ import { defineCommand, type Command } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { say } from "../kit/output";
 import { bytes, progressReporter } from "../kit/progress";
+import { commandLine } from "../kit/invocation";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
 
 const DOWNLOAD = "snapshot download";
 
@@ -17,10 +19,11 @@ const downloadCommand = defineCommand({
   summary:
     "Downloads the complete snapshot SNAPSHOT (its numeric id) of API_STACK to FILE. The bytes go to FILE.part " +
     "until the size matches what the platform declares; a broken connection resumes where it stopped, and so " +
-    "does running the command again. Reads the API settings from STACKWRIGHT_API_URL, STACKWRIGHT_EMAIL and " +
-    "STACKWRIGHT_API_TOKEN.",
+    "does running the command again. " +
+    API_SETTINGS_HELP,
   flags: {
     to: { type: "string", help: "the file to write (required)" },
+    ...targetFlags,
   },
   async run({ flags, positional }) {
     const stack = nameArgument(DOWNLOAD, "API_STACK", positional[0]);
@@ -29,7 +32,7 @@ const downloadCommand = defineCommand({
     if (flags.to === undefined || flags.to === "") {
       throw new UsageError(`stackwright ${DOWNLOAD}: --to FILE is required (where to write the snapshot)`);
     }
-    const client = await apiClient(DOWNLOAD, stack);
+    const client = await apiClient(DOWNLOAD, stack, await apiSettingsOf(flags));
     const progress = progressReporter({
       write: (text) => void process.stderr.write(text),
       isTTY: process.stderr.isTTY === true,
@@ -58,7 +61,7 @@ export const snapshotCommand: Command = async (argv) => {
   const [sub, ...rest] = argv;
   if (sub === "download") return downloadCommand(rest);
   const help = sub === undefined || sub === "--help" || sub === "-h";
-  const text = `usage: stackwright snapshot download API_STACK SNAPSHOT --to FILE   (stackwright snapshot download --help)`;
+  const text = `usage: ${commandLine("snapshot download API_STACK SNAPSHOT --to FILE")}   (${commandLine("snapshot download --help")})`;
   if (help) {
     say(text);
     return sub === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;

@@ -5,6 +5,7 @@
  */
 import { describeFlags, parseFlags, UsageError, type FlagSpec } from "../kit/args";
 import { reportError } from "../kit/exit-codes";
+import { commandLine } from "../kit/invocation";
 import { defaultProjectDir } from "../engine/workspace";
 import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
 import { lockTargetOf } from "../state/target";
@@ -13,7 +14,7 @@ const unlockFlags = {
   project: { type: "string", help: "the Stackwright project directory (default: this package)" },
 } satisfies FlagSpec;
 
-const help = `usage: stackwright unlock STACK [flags]
+const help = `usage: ${commandLine("unlock STACK [flags]")}
 
 Removes the locks left on STACK by runs that were stopped (killed, cancelled CI jobs). A lock held
 by a process that still runs on this host is kept. Runs recover such locks by themselves when the

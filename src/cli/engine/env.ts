@@ -22,9 +22,6 @@ export function defaultProjectDir(): string {
     : path.resolve(__dirname, "..", "..", "..");
 }
 
-/** Passphrase of the local, embedded stacks when the caller sets none (state under .stackwright/). */
-export const LOCAL_PASSPHRASE = "stackwright-local-state";
-
 export interface EngineEnvOptions {
   /** The project directory (holds Pulumi.yaml, node_modules/, .tools/). */
   readonly projectDir: string;
@@ -39,9 +36,10 @@ export interface EngineEnvOptions {
 
 /**
  * Returns the environment variables for the Pulumi CLI and everything it spawns: the local file
- * backend, passphrase secrets, no update check, no plugin download, `PULUMI_HOME` inside the
+ * backend, no update check, no plugin download, `PULUMI_HOME` inside the
  * project, loopback gRPC kept off proxies ({@link loopbackGrpcBypass}), and `.tools/bin` then `node_modules/.bin` first on PATH (so the language host and the
- * dynamic-provider plugin run on the project's Node 24).
+ * dynamic-provider plugin run on the project's Node 24). No secrets provider: those depend on the
+ * target, and only `secretsEnv` (passphrase.ts) decides them.
  */
 export function engineEnv(options: EngineEnvOptions): Record<string, string> {
   const base = options.baseEnv ?? process.env;
@@ -58,7 +56,6 @@ export function engineEnv(options: EngineEnvOptions): Record<string, string> {
   return {
     PATH: pathEntries.join(path.delimiter),
     PULUMI_BACKEND_URL: backendUrl,
-    PULUMI_CONFIG_PASSPHRASE: base["PULUMI_CONFIG_PASSPHRASE"] ?? LOCAL_PASSPHRASE,
     PULUMI_HOME: path.join(projectDir, ".stackwright", "pulumi-home"),
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
@@ -72,6 +69,16 @@ export function engineEnv(options: EngineEnvOptions): Record<string, string> {
         }
       : {}),
   };
+}
+
+/**
+ * Creates the directory of a `file://` backend: Pulumi refuses one that does not exist yet, so
+ * whatever may create a stack (an engine run, `stackwright env` before `pulumi stack init`) makes
+ * it first.
+ */
+export function ensureStateDir(env: Readonly<Record<string, string | undefined>>): void {
+  const backend = env["PULUMI_BACKEND_URL"] ?? "";
+  if (backend.startsWith("file://")) fs.mkdirSync(new URL(backend).pathname, { recursive: true });
 }
 
 /**

@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
+import { parsePerFileStackName } from "../../config";
 import { CliError } from "../kit/exit-codes";
 
 /** The demo's passphrase. Public: it protects nothing, and is allowed only by {@link secretsEnv}. */
@@ -144,4 +145,22 @@ export function secretsEnv(request: SecretsRequest): Record<string, string> {
     "usage",
     `target '${request.target}' needs a secrets passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE), or name a KMS in ${shown} (secretsprovider:); the built-in one serves only the demo's 'dev' target on this machine${readable}`,
   );
+}
+
+/**
+ * The secrets variables of a Pulumi stack run with its own file (`--stack NAME`, a test's or a
+ * bench's stack): the rule of {@link secretsEnv} for the stack's target (`dev` for `dev.acme-web`,
+ * else the stack's own name), with its own `Pulumi.<stack>.yaml` when it has one.
+ */
+export function stackSecretsEnv(
+  projectDir: string,
+  stackName: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const ownFile = path.join(path.resolve(projectDir), `Pulumi.${stackName}.yaml`);
+  return secretsEnv({
+    target: parsePerFileStackName(stackName)?.target ?? stackName,
+    configFile: fs.existsSync(ownFile) ? ownFile : undefined,
+    env,
+  });
 }

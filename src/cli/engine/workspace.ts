@@ -6,7 +6,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
-import { engineEnv, pulumiCommand } from "./env";
+import { engineEnv, ensureStateDir, pulumiCommand } from "./env";
+import { stackSecretsEnv } from "./passphrase";
 import { EngineStack } from "./run";
 import { CliError } from "../kit/exit-codes";
 
@@ -28,10 +29,9 @@ async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: Loca
       `${projectDir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
     );
   }
-  const env = { ...engineEnv({ projectDir }), ...options.env };
-  const backend = env["PULUMI_BACKEND_URL"] ?? "";
-  // The local file backend refuses a directory that does not exist yet.
-  if (backend.startsWith("file://")) fs.mkdirSync(new URL(backend).pathname, { recursive: true });
+  const secrets = stackSecretsEnv(projectDir, options.stackName, { ...process.env, ...options.env });
+  const env = { ...engineEnv({ projectDir }), ...secrets, ...options.env };
+  ensureStateDir(env);
   const ws = await LocalWorkspace.create({
     workDir: projectDir,
     envVars: env,

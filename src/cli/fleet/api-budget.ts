@@ -13,7 +13,7 @@ import {
   InvalidOptionsError,
 } from "../../client";
 import type { FlagSpec } from "../kit/args";
-import { UsageError } from "../kit/exit-codes";
+import { CliError, UsageError } from "../kit/exit-codes";
 
 /**
  * Requests in flight to the API at once when neither `--api-concurrency` nor
@@ -54,6 +54,6 @@ export function useApiConcurrency(text: string | undefined, env: NodeJS.ProcessE
     return apiConcurrencyOf(env) ?? DEFAULT_API_CONCURRENCY;
   } catch (error) {
     if (!(error instanceof InvalidOptionsError)) throw error;
-    throw new UsageError(error.message.replace(/^\[([A-Z_]+)\] /, "$1 "), { cause: error });
+    throw new CliError("usage", error.message.replace(/^\[([A-Z_]+)\] /, "$1 "), { cause: error });
   }
 }

@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { CliError } from "../kit/exit-codes";
+import { commandLine } from "../kit/invocation";
 import { stackNameOf, withPerFileStack, type Target } from "./target";
 
 const ResourceSchema = z
@@ -34,7 +35,7 @@ export async function legacyProblem(target: Target): Promise<string | undefined>
   if (count <= 1) return undefined;
   return (
     `stack '${target.name}' still holds the resources of every API stack (${count} resources, from before ` +
-    `per-file stacks). Run 'stackwright migrate --target ${target.name}' once: it moves them into one ` +
+    `per-file stacks). Run '${commandLine(`migrate --target ${target.name}`)}' once: it moves them into one ` +
     `stack per API stack without calling the platform.`
   );
 }
@@ -57,7 +58,7 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
   if ((deployment.pending_operations ?? []).length > 0) {
     throw new CliError(
       "failed",
-      `stack '${target.name}' has operations that an interrupted run left pending; run 'stackwright refresh --stack ${target.name}' first`,
+      `stack '${target.name}' has operations that an interrupted run left pending; run '${commandLine(`refresh --stack ${target.name}`)}' first`,
     );
   }
   const backupDir = path.join(target.projectDir, ".stackwright", "migrations");

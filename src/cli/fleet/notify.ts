@@ -33,7 +33,7 @@ import {
 import { environmentDispatcher, InvalidOptionsError, proxySettings } from "../../client";
 import type { NotifyEvent } from "../../api";
 import { ConfigValidationError } from "../../config";
-import { CliError, UsageError } from "../kit/exit-codes";
+import { CliError } from "../kit/exit-codes";
 import type { StackOutcome } from "./run-stack";
 import type { WindowGate } from "../gates/windows";
 
@@ -119,7 +119,7 @@ export function deliveryOptions(env: Readonly<Record<string, string | undefined>
     proxySettings(env);
   } catch (error) {
     if (!(error instanceof InvalidOptionsError)) throw error;
-    throw new UsageError(error.message.replace(/^\[([A-Za-z_]+)\] /, "$1 "), { cause: error });
+    throw new CliError("usage", error.message.replace(/^\[([A-Za-z_]+)\] /, "$1 "), { cause: error });
   }
   const through = {
     makeDispatcher: (connection: NotifyConnection) => environmentDispatcher(env, connection),
@@ -129,7 +129,8 @@ export function deliveryOptions(env: Readonly<Record<string, string | undefined>
   const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
   const ms = match === null ? NaN : Number(match[1]) * (match[2] === "ms" ? 1 : 1000);
   if (!(ms >= 100 && ms <= 600_000)) {
-    throw new UsageError(
+    throw new CliError(
+      "usage",
       `STACKWRIGHT_NOTIFY_BOUND must be a duration from 100ms to 600s, like 30s or 1500ms; got '${text}'`,
     );
   }

@@ -6,28 +6,17 @@
  * environment does not give all three API settings.
  */
 import * as path from "node:path";
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
-import { z } from "zod";
-import { resolveCredentials } from "../../client";
-import {
-  ConfigValidationError,
-  loadDesiredState,
-  perFileStackName,
-  targetProblem,
-  type DesiredState,
-} from "../../config";
+import { ConfigValidationError, loadDesiredState, perFileStackName, type DesiredState } from "../../config";
 import {
   observeFleetProving,
-  readCheckpoint,
   type FleetStatus,
   type InputDigests,
   type ProofVerdict,
   type StackToObserve,
 } from "../../observe";
 import type { FlagSpec } from "../kit/args";
-import { defaultProjectDir, engineEnv, pulumiCommand, pulumiVersionOf } from "../engine/env";
-import { UsageError } from "../kit/exit-codes";
+import { engineEnv, pulumiVersionOf } from "../engine/env";
+import { CliError, UsageError } from "../kit/exit-codes";
 import { changesSince } from "./changes";
 import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "./selection";
 import { checkedClient } from "../gates/preflight";
@@ -36,12 +25,10 @@ import { projectNameOf } from "../state/target";
 import { clockNow } from "../gates/windows";
 import { apiConcurrencyFlag, useApiConcurrency } from "./api-budget";
 import { upInputDigests } from "./fingerprint";
-
-const execFileAsync = promisify(execFile);
+import { projectDirOf, targetApiSettings, targetFlags, targetNameOf } from "../settings/target-settings";
 
 export const observeFlags = {
-  target: { type: "string", help: "the target whose stacks to observe, Pulumi.<target>.yaml (default: dev)" },
-  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  ...targetFlags,
   "changed-since": {
     type: "string",
     help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
@@ -121,7 +108,7 @@ async function selectStacks(
   const stacks = selected.flatMap((s) => {
     const config = configs.get(s.apiStack);
     const named = perFileStackName(target, s.apiStack);
-    if (!named.ok) throw new UsageError(named.problem);
+    if (!named.ok) throw new CliError("usage", named.problem);
     return config === undefined
       ? []
       : [
@@ -134,52 +121,6 @@ async function selectStacks(
         ];
   });
   return { stacks, desired: loaded.state };
-}
-
-const ConfigValues = z.record(z.string(), z.looseObject({ value: z.unknown().optional() }));
-
-/**
- * The target's settings for the API: from the environment when it gives all three (no process is
- * started), else from Pulumi.<target>.yaml with its secret decrypted by one `pulumi config`
- * process (not the engine), run on a stack of the backend that reads that file: the target's own
- * stack, or else the first selected per-file stack the backend has.
- */
-async function apiSettings(
-  projectDir: string,
-  target: string,
-  env: Record<string, string>,
-  store: StateStore,
-  project: string,
-  stacks: readonly StackToObserve[],
-): Promise<(key: string) => string | undefined> {
-  const none = () => undefined;
-  const fromEnv = resolveCredentials(undefined, { ...process.env, ...env });
-  if (fromEnv.baseUrl !== undefined && fromEnv.email !== undefined && fromEnv.token !== undefined)
-    return none;
-  let stack: string | undefined;
-  for (const candidate of [target, ...stacks.map((s) => s.pulumiStack)]) {
-    if ((await readCheckpoint(store, project, candidate)) !== undefined) {
-      stack = candidate;
-      break;
-    }
-  }
-  if (stack === undefined) return none; // the preflight then names the missing settings
-  const pulumi = (await pulumiCommand(projectDir)).command;
-  try {
-    const { stdout } = await execFileAsync(
-      pulumi,
-      ["config", "--json", "--show-secrets", "--stack", stack, "--config-file", `Pulumi.${target}.yaml`],
-      { cwd: projectDir, env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 1 << 20 },
-    );
-    const parsed = ConfigValues.safeParse(JSON.parse(stdout));
-    if (!parsed.success) return none;
-    return (key) => {
-      const value = parsed.data[key]?.value;
-      return typeof value === "string" ? value : undefined;
-    };
-  } catch {
-    return none; // the preflight then names the missing settings
-  }
 }
 
 /**
@@ -204,10 +145,8 @@ async function upInputsOf(
 
 /** Observes the selected API stacks of the target. */
 export async function observeTarget(options: ObserveOptions): Promise<Observed> {
-  const projectDir = path.resolve(options.project ?? defaultProjectDir());
-  const target = options.target ?? "dev";
-  const problem = targetProblem(target);
-  if (problem !== undefined) throw new UsageError(`--target: ${problem}`);
+  const projectDir = projectDirOf(options.project);
+  const target = targetNameOf(options.target);
   // One budget: the pool of this process's clients (and, with drift --full, the engines') and the reads.
   const apiConcurrency = useApiConcurrency(options.apiConcurrency);
   const project = projectNameOf(projectDir);
@@ -218,7 +157,7 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
   const { client } = await checkedClient({
     command: options.command,
     stacks: [],
-    config: await apiSettings(projectDir, target, env, store, project, stacks),
+    config: await targetApiSettings({ projectDir, target }),
     env: process.env,
   });
   try {

@@ -32,11 +32,11 @@ import type { FlagSpec } from "../kit/args";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { say, warn } from "../kit/output";
 import { clockNow, overrideReason } from "../gates/windows";
-import { defaultProjectDir } from "../engine/workspace";
+import { targetFlags } from "../settings/target-settings";
 
 /** Flags of every command that pins a deployment. */
 export const pinFlags = {
-  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  ...targetFlags,
   branch: {
     type: "string",
     help: "NAME: commit the change on this new local branch (not checked out, never pushed) instead of editing the working tree",
@@ -76,10 +76,6 @@ export async function stackFiles(projectDir: string): Promise<Map<string, string
   const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
   if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
   return new Map(Object.entries(loaded.state.sourceFiles));
-}
-
-export function projectDirOf(flag: string | undefined): string {
-  return path.resolve(flag ?? defaultProjectDir());
 }
 
 /** A pin planned for one stack file: what to write, and what stands against it. */

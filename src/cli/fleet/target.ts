@@ -5,20 +5,25 @@
  * file (`--config-file`), so no site has a config file of its own.
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { pathToFileURL } from "node:url";
-import { CommandError, LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
-import { z } from "zod";
-import { perFileStackName, targetProblem } from "../../config";
-import { engineEnv, pulumiCommand } from "../engine/env";
+import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
+import { perFileStackName } from "../../config";
+import { engineEnv, ensureStateDir, pulumiCommand } from "../engine/env";
+import { stackSecretsEnv } from "../engine/passphrase";
 import { hostedProject, sharedProviderHost, startProgramHost } from "../../program";
 import { EngineStack, type EngineHosts } from "../engine/run";
-import { CliError, UsageError } from "../kit/exit-codes";
+import { CliError } from "../kit/exit-codes";
+import { commandLine } from "../kit/invocation";
 import { checkpointKey, createStackIfAbsent } from "../state/new-stack";
 import { BackendUrlError, openStateStore, type StateStore } from "../state/store";
 import { readCheckpoint } from "../../observe";
 import { lockTargetOf, projectNameOf } from "../state/target";
+import {
+  readTargetSettings as readSettingsFile,
+  settingsFileOf,
+  targetNameOf,
+  targetSecretsEnv,
+} from "../settings/target-settings";
 
 export interface Target {
   readonly name: string;
@@ -124,24 +129,36 @@ function projectProblem(dir: string): void {
   }
 }
 
-/** Opens the target: its settings file must exist. */
+/**
+ * Opens the target: its settings file must exist, and its secrets provider be one it may use
+ * (passphrase.ts), before any engine reads or writes the file.
+ */
 export async function openTarget(
   projectDir: string,
   name: string,
   extraEnv: Record<string, string> = {},
 ): Promise<Target> {
-  const problem = targetProblem(name);
-  if (problem !== undefined) throw new UsageError(`--target: ${problem}`);
+  targetNameOf(name);
   const dir = path.resolve(projectDir);
   projectProblem(dir);
-  const configFile = path.join(dir, `Pulumi.${name}.yaml`);
+  const configFile = settingsFileOf(dir, name);
   if (!fs.existsSync(configFile)) {
     throw new CliError(
       "usage",
-      `target '${name}' has no settings file ${configFile}: create it once and commit it (README, "Targets and per-file stacks")`,
+      `target '${name}' has no settings file ${configFile}: create it once and commit it ` +
+        `(README, "Targets and per-file stacks"; ${commandLine(`env --target ${name}`)} prints the environment for pulumi stack init)`,
     );
   }
-  return { ...(await openWorkspace(dir, extraEnv)), name, configFile };
+  const secrets = targetSecretsEnv(dir, name);
+  return { ...(await openWorkspace(dir, { ...secrets, ...extraEnv })), name, configFile };
+}
+
+/** Opens a Pulumi stack run with its own file (`--stack`), with the secrets its target may use. */
+export async function openOwnStack(projectDir: string, stackName: string): Promise<Target> {
+  const dir = path.resolve(projectDir);
+  projectProblem(dir);
+  const secrets = stackSecretsEnv(dir, stackName, process.env);
+  return { ...(await openWorkspace(dir, secrets)), name: stackName, configFile: undefined };
 }
 
 /** The project's workspace with the engine environment, and its backend's stacks. */
@@ -154,9 +171,7 @@ export async function openWorkspace(
   const env = { ...engineEnv({ projectDir: dir }), ...extraEnv };
   // The program of every engine run is hosted in this process and speaks gRPC to its engine.
   process.env["no_grpc_proxy"] = env["no_grpc_proxy"];
-  const backend = env["PULUMI_BACKEND_URL"] ?? "";
-  // The local file backend refuses a directory that does not exist yet.
-  if (backend.startsWith("file://")) fs.mkdirSync(new URL(backend).pathname, { recursive: true });
+  ensureStateDir(env);
   const workspace = await LocalWorkspace.create({
     workDir: dir,
     envVars: env,
@@ -174,7 +189,7 @@ export async function openWorkspace(
 /** The per-file stack's name for `apiStack`, or a usage error naming the API stack. */
 export function stackNameOf(target: Pick<Target, "name">, apiStack: string): string {
   const named = perFileStackName(target.name, apiStack);
-  if (!named.ok) throw new UsageError(named.problem);
+  if (!named.ok) throw new CliError("usage", named.problem);
   return named.name;
 }
 
@@ -204,54 +219,17 @@ export async function withPerFileStack<T>(
   }
 }
 
-/** What `pulumi config --json --show-secrets` prints: each key with its value. */
-const ConfigListing = z.record(z.string(), z.object({ value: z.unknown().optional() }));
-
 /**
- * The target's settings (secrets decrypted) from its file `Pulumi.<target>.yaml`, whether or not
- * the backend holds a stack named like the target: per-file stacks never make one. Pulumi reads
- * the file, with the target's secrets provider as the file names it (`encryptionsalt` of the
- * passphrase, `secretsprovider`/`encryptedkey` of a KMS), for a stack of that name in a scratch
- * backend of its own, so nothing is read from or written to the real backend. With `--stack`
- * (its own file) the stack's settings when the backend lists it.
+ * The target's settings (secrets decrypted) from its file `Pulumi.<target>.yaml`, read as every
+ * command reads them (settings/target-settings.ts). With `--stack` (its own file) the stack's
+ * settings when the backend lists it.
  */
 export async function readTargetSettings(target: Target): Promise<Record<string, string>> {
   if (target.configFile === undefined) {
     if (!(await target.stacks.has(target.name))) return {};
     return valuesOf(await target.workspace.getAllConfig(target.name));
   }
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-settings-"));
-  try {
-    const backend = pathToFileURL(scratch).href;
-    await createStackIfAbsent({
-      store: openStateStore(backend),
-      project: projectNameOf(target.projectDir),
-      stack: target.name,
-    });
-    const args = [
-      "config",
-      "--show-secrets",
-      "--json",
-      "--stack",
-      target.name,
-      "--config-file",
-      target.configFile,
-    ];
-    const env = { ...target.env, ...target.workspace.envVars, PULUMI_BACKEND_URL: backend };
-    let stdout: string;
-    try {
-      stdout = (await target.workspace.pulumiCommand.run(args, target.projectDir, env)).stdout;
-    } catch (error) {
-      const said = error instanceof CommandError ? errorLine(error.message) : undefined;
-      throw new UsageError(
-        `cannot read the settings of target '${target.name}' from ${target.configFile}` +
-          `${said === undefined ? "" : `: ${said}`}; check PULUMI_CONFIG_PASSPHRASE (or the secrets provider the file names)`,
-      );
-    }
-    return valuesOf(ConfigListing.parse(JSON.parse(stdout)));
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  return readSettingsFile({ projectDir: target.projectDir, target: target.name });
 }
 
 function valuesOf(listing: Readonly<Record<string, { value?: unknown }>>): Record<string, string> {
@@ -260,13 +238,4 @@ function valuesOf(listing: Readonly<Record<string, { value?: unknown }>>): Recor
     if (value !== undefined) out[key] = typeof value === "string" ? value : JSON.stringify(value);
   }
   return out;
-}
-
-/** The engine's `error: ...` line of a failed command, without the secret-free rest. */
-function errorLine(message: string): string | undefined {
-  return message
-    .split("\n")
-    .map((line) => line.trim())
-    .find((line) => line.startsWith("error:"))
-    ?.replace(/^error:\s*/, "");
 }

@@ -1,6 +1,6 @@
 /**
  * What the commands that call the API directly (`logs`, `snapshot download`) share: the client,
- * made from the API settings in the environment after the same checks as the engine commands'
+ * made from the target's API settings after the same checks as the engine commands'
  * preflight (so a wrong setting reads the same everywhere), and argument checks with the rules
  * of src/api.
  */
@@ -9,12 +9,19 @@ import type { StackwrightClient } from "../../client";
 import { UsageError } from "../kit/exit-codes";
 import { checkedClient } from "./preflight";
 
-/** A client for `command`, checked against the API with access to `stack`; the caller closes it. */
-export async function apiClient(command: string, stack: string): Promise<StackwrightClient> {
+/**
+ * A client for `command`, checked against the API with access to `stack`, with the target's API
+ * settings `config` (the variables win over it); the caller closes it.
+ */
+export async function apiClient(
+  command: string,
+  stack: string,
+  config: (key: string) => string | undefined,
+): Promise<StackwrightClient> {
   const { client } = await checkedClient({
     command,
     stacks: [{ name: stack, file: "the API_STACK argument" }],
-    config: () => undefined,
+    config,
     env: process.env,
   });
   return client;

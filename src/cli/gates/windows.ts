@@ -31,7 +31,7 @@ export function clockNow(env: NodeJS.ProcessEnv = process.env): Date {
   try {
     return windowClock(env);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new CliError("usage", error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -13,6 +13,7 @@
  */
 import { describeFlags, parseFlags, type FlagSpec, type ParsedFlags } from "./args";
 import { reportError } from "./exit-codes";
+import { commandLine } from "./invocation";
 
 export interface CommandInput<S extends FlagSpec> {
   readonly flags: ParsedFlags<S>;
@@ -37,7 +38,7 @@ export type Command = (argv: string[]) => Promise<number>;
 export function helpText<S extends FlagSpec>(def: CommandDefinition<S>): string {
   const args = (def.args ?? []).map((a) => (a.endsWith("...") ? `[${a.slice(0, -3)} ...]` : `[${a}]`));
   const flags = Object.keys(def.flags).length === 0 ? "" : `\n\nflags:\n${describeFlags(def.flags)}`;
-  return `usage: stackwright ${[def.name, ...args].join(" ")}${flags === "" ? "" : " [flags]"}\n\n${def.summary}${flags}`;
+  return `usage: ${commandLine([def.name, ...args].join(" "))}${flags === "" ? "" : " [flags]"}\n\n${def.summary}${flags}`;
 }
 
 /** True when the user asked for help (before any `--` that ends the flags). */

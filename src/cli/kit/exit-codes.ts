@@ -9,6 +9,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { ConnectionError, tlsProblem } from "../../client";
 import { ConfigValidationError } from "../../config";
 import { engineDiagnostic } from "./engine-diagnostic";
+import { commandLine } from "./invocation";
 
 /** What went wrong, as a CI job needs to tell apart. */
 export type ExitKind = "failed" | "usage" | "locked" | "environment" | "interrupted";
@@ -48,7 +49,11 @@ export class CliError extends Error {
   }
 }
 
-/** A bad flag, argument or setting: exit 2, with a pointer to `--help`. */
+/**
+ * A bad flag or argument: exit 2, with a pointer to the command's `--help`. A wrong setting,
+ * file or variable is a `CliError` of kind `usage` instead (the same exit code, no pointer: the
+ * flags are not what to change).
+ */
 export class UsageError extends CliError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("usage", message, options);
@@ -146,7 +151,7 @@ export function describeError(command: string, err: unknown, events?: readonly E
 
 /** Prints `err` in one place, the way its kind is reported, and returns the exit code. */
 export function reportError(command: string, err: unknown): number {
-  const hint = err instanceof UsageError ? `\n(stackwright ${command} --help lists its flags)` : "";
+  const hint = err instanceof UsageError ? `\n(${commandLine(`${command} --help`)} lists its flags)` : "";
   console.error(`${describeError(command, err)}${hint}`);
   return exitCodeOf(err);
 }

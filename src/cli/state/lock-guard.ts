@@ -16,6 +16,7 @@ import {
   type LockJudge,
 } from "./locks";
 import { CliError } from "../kit/exit-codes";
+import { commandLine } from "../kit/invocation";
 import type { StateStore } from "./store";
 
 /** How a run treats other runs' locks. */
@@ -123,7 +124,7 @@ export async function withStackLock<T>(
             : describeHolder(target.stack, first);
         throw new StackLockedError(
           `${holder}; ${waited}. Run again when that update ends (or with a longer --lock-wait); ` +
-            `if that process is gone, 'stackwright unlock ${target.stack}' removes its lock.`,
+            `if that process is gone, '${commandLine(`unlock ${target.stack}`)}' removes its lock.`,
         );
       }
       if (!said && first !== undefined) {

@@ -60,6 +60,7 @@ describe("a command built with the kit", () => {
       seen.push(positional);
       if (flags.fail === "usage") throw new UsageError("stackwright demo: --fail usage was asked");
       if (flags.fail === "crash") throw new Error("something broke");
+      if (flags.fail === "settings") throw new CliError("usage", "target 'x' needs a secrets passphrase");
       return Promise.resolve(0);
     },
   });
@@ -72,7 +73,7 @@ describe("a command built with the kit", () => {
   it("prints its help from the declaration and exits 0", async () => {
     capture();
     expect(await command(["--help"])).toBe(0);
-    expect(logs.join("\n")).toContain("usage: stackwright demo [NAME ...] [flags]");
+    expect(logs.join("\n")).toContain("usage: npm run stackwright -- demo [NAME ...] [flags]");
     expect(logs.join("\n")).toContain("--fail <value>");
   });
 
@@ -80,8 +81,14 @@ describe("a command built with the kit", () => {
     capture();
     expect(await command(["--fial", "x"])).toBe(2);
     expect(errors).toEqual([
-      "stackwright demo: unknown flag '--fial'. Allowed flags: --fail\n(stackwright demo --help lists its flags)",
+      "stackwright demo: unknown flag '--fial'. Allowed flags: --fail\n(npm run stackwright -- demo --help lists its flags)",
     ]);
+  });
+
+  it("points to --help only after a flag or argument error, not after a settings problem", async () => {
+    capture();
+    expect(await command(["--fail", "settings"])).toBe(2);
+    expect(errors).toEqual(["target 'x' needs a secrets passphrase"]);
   });
 
   it("reports an unexpected error by its message alone, never a stack trace, exit 1", async () => {
@@ -98,6 +105,6 @@ describe("a command built with the kit", () => {
       flags: {},
       run: () => Promise.resolve(0),
     });
-    expect(text.split("\n")[0]).toBe("usage: stackwright x [FILE]");
+    expect(text.split("\n")[0]).toBe("usage: npm run stackwright -- x [FILE]");
   });
 });

@@ -64,7 +64,7 @@ describe("running an update under another run's lock", () => {
       new StackLockedError(
         "stack web is being updated by runner-1 pid 42 since 2026-11-23T10:00:00.000Z; --lock-wait is not set, " +
           "so the run did not wait. Run again when that update ends (or with a longer --lock-wait); " +
-          "if that process is gone, 'stackwright unlock web' removes its lock.",
+          "if that process is gone, 'npm run stackwright -- unlock web' removes its lock.",
       ),
     );
     expect(fs.existsSync(w.lockFile)).toBe(true);
