@@ -1,0 +1,190 @@
+/**
+ * A target other than the demo's, as an operator sets it up and uses it: `stackwright env`, then
+ * plain `pulumi stack init` and `pulumi config set` (the README's "Create a target once"), then
+ * the commands reading `Pulumi.production.yaml` with no STACKWRIGHT_* variable; the passphrase
+ * rule (passphrase.ts) refusing before anything is written; the variables winning over the file;
+ * and the messages naming the command as it is run, from a checkout and from node_modules.
+ */
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encryptedWithBuiltInPassphrase } from "../../src/cli/engine/passphrase";
+import { demoCredentials, startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
+import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { runToEnd, startStackwright } from "../helpers/stackwright-process";
+
+const OPS = TEST_USERS.stackManager;
+
+describe("a production target", { timeout: 180_000 }, () => {
+  let emulator: TestEmulator;
+  let project: ScratchProject;
+  /** The operator's own passphrase (never the built-in one). */
+  const passphrase = crypto.randomBytes(18).toString("base64url");
+  const settingsFile = () => path.join(project.dir, "Pulumi.production.yaml");
+  /** Runs the built command in its own process; this one keeps serving the emulator meanwhile. */
+  const run = async (args: readonly string[], extra: Record<string, string> = {}) => {
+    const child = startStackwright(project.dir, [...args, "--project", project.dir], {
+      ...project.env,
+      ...extra,
+    });
+    const status = await child.exited;
+    return { status, out: child.output() };
+  };
+  /** The state backend's stacks, by name. */
+  const stacksIn = (stateDir: string) => {
+    const dir = path.join(stateDir, ".pulumi", "stacks", "stackwright");
+    return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  };
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    project = createScratchProject();
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    project?.remove();
+  });
+
+  it("is created as the README says: env makes the state directory and pulumi seals the token with the operator's passphrase", () => {
+    const fresh = path.join(project.dir, ".stackwright", "fresh-state");
+    const script = [
+      'eval "$(node bin/stackwright.js env --target production)"',
+      "pulumi stack init production",
+      `pulumi config set stackwright:apiUrl ${emulator.url}`,
+      `pulumi config set stackwright:email ${OPS.email}`,
+      'pulumi config set --secret stackwright:apiToken "$TOKEN"',
+    ].join(" && ");
+    const created = runToEnd(project.dir, "bash", ["-c", script], {
+      ...project.env,
+      PULUMI_BACKEND_URL: pathToFileURL(fresh).href,
+      PULUMI_CONFIG_PASSPHRASE: passphrase,
+      TOKEN: OPS.token,
+    });
+    expect(created.status, created.out).toBe(0);
+    const text = fs.readFileSync(settingsFile(), "utf8");
+    expect(text).toContain("secure: ");
+    expect(text).not.toContain(OPS.token);
+    expect(encryptedWithBuiltInPassphrase(settingsFile())).toBe(false);
+    expect(stacksIn(fresh)).toContain("production.json");
+  });
+
+  it("is read by history --target production with no STACKWRIGHT_* variable set", async () => {
+    const { status, out } = await run(["history", "acme-web", "uat", "--target", "production"], {
+      PULUMI_CONFIG_PASSPHRASE: passphrase,
+    });
+    expect(out).toContain("current build of acme-web/uat");
+    expect(out).not.toContain(OPS.token);
+    expect(status).toBe(0);
+  });
+
+  it("is refused without a passphrase, in one line and before any file or state is written", async () => {
+    const before = fs.readFileSync(settingsFile(), "utf8");
+    const stacksBefore = stacksIn(project.stateDir);
+    for (const args of [
+      ["history", "acme-web", "uat", "--target", "production"],
+      ["up", "--target", "production"],
+      ["status", "--target", "production"],
+    ]) {
+      const { status, out } = await run(args);
+      expect(out.trim().split("\n"), out).toEqual([
+        expect.stringContaining(
+          "target 'production' needs a secrets passphrase: set PULUMI_CONFIG_PASSPHRASE",
+        ),
+      ]);
+      expect(status).toBe(2);
+    }
+    expect(fs.readFileSync(settingsFile(), "utf8")).toBe(before);
+    expect(stacksIn(project.stateDir)).toEqual(stacksBefore);
+  });
+
+  it("is never created by env without a passphrase: no settings file, no state directory", async () => {
+    const fresh = path.join(project.dir, ".stackwright", "staging-state");
+    const { status, out } = await run(["env", "--target", "staging"], {
+      PULUMI_BACKEND_URL: pathToFileURL(fresh).href,
+    });
+    expect(out.trim().split("\n")).toEqual([
+      expect.stringContaining("target 'staging' needs a secrets passphrase"),
+    ]);
+    expect(status).toBe(2);
+    expect(fs.existsSync(fresh)).toBe(false);
+    expect(fs.existsSync(path.join(project.dir, "Pulumi.staging.yaml"))).toBe(false);
+  });
+
+  it("gives way to the variables: they win over the file, and with all three set the file is not read", async () => {
+    const wrongToken = await run(["history", "acme-web", "uat", "--target", "production"], {
+      PULUMI_CONFIG_PASSPHRASE: passphrase,
+      STACKWRIGHT_API_TOKEN: "not-the-token",
+    });
+    expect(wrongToken.out).toContain(
+      "refused the credentials of ops@example.com (401); check STACKWRIGHT_API_TOKEN",
+    );
+    expect(wrongToken.status).toBe(2);
+    // No passphrase is needed when nothing is read from the file.
+    const variables = await run(
+      ["history", "acme-web", "uat", "--target", "production"],
+      demoCredentials(emulator.url),
+    );
+    expect(variables.out).toContain("current build of acme-web/uat");
+    expect(variables.status).toBe(0);
+  });
+
+  it("names a target file sealed with the built-in passphrase as readable by anyone", async () => {
+    const exposed = path.join(project.dir, "Pulumi.exposed.yaml");
+    fs.copyFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), exposed);
+    try {
+      const without = await run(["history", "acme-web", "uat", "--target", "exposed"]);
+      expect(without.out).toContain("anyone who reads Pulumi.exposed.yaml can decrypt them");
+      expect(without.status).toBe(2);
+      const own = await run(["history", "acme-web", "uat", "--target", "exposed"], {
+        PULUMI_CONFIG_PASSPHRASE: passphrase,
+      });
+      expect(own.out.trim().split("\n")).toEqual([
+        expect.stringContaining("anyone who reads Pulumi.exposed.yaml can decrypt them"),
+      ]);
+      expect(own.status).toBe(2);
+    } finally {
+      fs.rmSync(exposed);
+    }
+  });
+
+  it("points to --help after a flag error only, naming the command as run in a checkout", async () => {
+    const flag = await run(["history", "acme-web", "uat", "--target", "prod.eu"]);
+    expect(flag.out.trim().split("\n")).toEqual([
+      "--target: target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.')",
+      "(npm run stackwright -- history --help lists its flags)",
+    ]);
+    expect(flag.status).toBe(2);
+    const missing = await run(["history", "acme-web", "uat", "--target", "nowhere"]);
+    expect(missing.out).toContain("no API settings for target 'nowhere'");
+    expect(missing.out).toContain("npm run stackwright -- env --target nowhere");
+    expect(missing.out).not.toContain("--help");
+    expect(missing.status).toBe(2);
+  });
+});
+
+describe("the command a message names, from an installed package", { timeout: 60_000 }, () => {
+  it("is npx stackwright when the code lives under node_modules", () => {
+    const ops = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-ops-"));
+    try {
+      const installed = path.join(ops, "node_modules", "stackwright");
+      fs.mkdirSync(installed, { recursive: true });
+      for (const entry of ["package.json", "Pulumi.yaml", "bin", "dist"]) {
+        fs.cpSync(path.join(repoRoot, entry), path.join(installed, entry), { recursive: true });
+      }
+      fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+      const { status, out } = runToEnd(
+        ops,
+        process.execPath,
+        [path.join(installed, "bin", "stackwright.js"), "validate", "--bogus"],
+        { PATH: process.env["PATH"] ?? "" },
+      );
+      expect(out).toContain("(npx stackwright validate --help lists its flags)");
+      expect(status).toBe(2);
+    } finally {
+      fs.rmSync(ops, { recursive: true, force: true });
+    }
+  });
+});
