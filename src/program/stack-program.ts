@@ -53,7 +53,7 @@ export async function stackProgram(rootDirectory: string) {
     // Declaring nothing would delete everything the stack manages: refuse instead.
     throw userError(
       `No file in ${configDir} declares API stack '${perFile.apiStack}' (API stacks: ${known}). ` +
-        `To remove what stack '${stackName}' manages, run 'stackwright destroy ${perFile.apiStack} --target ${perFile.target}'.`,
+        `To remove what stack '${stackName}' manages, run Stackwright's \`destroy ${perFile.apiStack} --target ${perFile.target}\` (npx stackwright, or npm run stackwright -- in its own repository).`,
     );
   }
 

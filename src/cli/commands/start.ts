@@ -16,7 +16,7 @@ import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget, stackNameOf } from "../fleet/target";
 import { say, warn } from "../kit/output";
 import { handleInterrupts } from "../state/interrupt";
-import { defaultProjectDir } from "../engine/workspace";
+import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
 export const EMBEDDED_PORT = 8787;
@@ -25,8 +25,7 @@ export const EMBEDDED_PORT = 8787;
 export const DEMO_CREDENTIALS = { email: "ops@example.com", token: "demo-token" } as const;
 
 const flags = {
-  target: { type: "string", help: "the target whose settings the stacks use (default: dev)" },
-  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+  ...targetFlags,
   speed: { type: "string", help: "the embedded emulator's pace: instant, fast (default) or realistic" },
   port: {
     type: "string",
@@ -85,8 +84,8 @@ export const startCommand = defineCommand({
     "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up on every API stack of the dev target and prints the outputs.",
   flags,
   async run({ flags }) {
-    const projectDir = flags.project ?? defaultProjectDir();
-    const targetName = flags.target ?? "dev";
+    const projectDir = projectDirOf(flags.project);
+    const targetName = targetNameOf(flags.target);
     const port = portOf(flags.port);
 
     const configDir = path.join(projectDir, "stacks-config");

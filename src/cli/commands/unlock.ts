@@ -6,13 +6,11 @@
 import { describeFlags, parseFlags, UsageError, type FlagSpec } from "../kit/args";
 import { reportError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import { defaultProjectDir } from "../engine/workspace";
+import { projectDirOf, targetFlags } from "../settings/target-settings";
 import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
 import { lockTargetOf } from "../state/target";
 
-const unlockFlags = {
-  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
-} satisfies FlagSpec;
+const unlockFlags = { project: targetFlags.project } satisfies FlagSpec;
 
 const help = `usage: ${commandLine("unlock STACK [flags]")}
 
@@ -32,7 +30,7 @@ export async function unlockCommand(argv: string[]): Promise<number> {
     const { flags, positional } = parseFlags("unlock", argv, unlockFlags, ["STACK"]);
     const stack = positional[0];
     if (stack === undefined) throw new UsageError(`stackwright unlock needs the stack to unlock\n\n${help}`);
-    const target = lockTargetOf(flags.project ?? defaultProjectDir(), stack);
+    const target = lockTargetOf(projectDirOf(flags.project), stack);
     const orphans = await removeOrphanAttributes(target.store, target.project, stack);
     if (orphans > 0) console.log(`removed: ${orphans} attributes file(s) of lock(s) already gone`);
     const locks = await readLocks(target.store, target.project, stack);
