@@ -149,7 +149,7 @@ export async function openTarget(
         `(README, "Targets and per-file stacks"; ${commandLine(`env --target ${name}`)} prints the environment for pulumi stack init)`,
     );
   }
-  const secrets = targetSecretsEnv(dir, name);
+  const secrets = targetSecretsEnv(dir, name, { ...process.env, ...extraEnv });
   return { ...(await openWorkspace(dir, { ...secrets, ...extraEnv })), name, configFile };
 }
 
