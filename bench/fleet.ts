@@ -16,6 +16,7 @@
  */
 import "../src/sqlite-warning";
 import { execFileSync, spawn } from "node:child_process";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -339,6 +340,8 @@ async function floorStack(dir: string, n: number): Promise<EngineStack> {
   const env = {
     BENCH_N: String(n),
     ...engineEnv({ projectDir: dir, stateDir: path.join(dir, ".stackwright", "state"), baseEnv: {} }),
+    // The `bench` stack is no demo target: a passphrase of its own.
+    PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
   };
   return openEngineStack({ projectDir: dir, stackName: "bench", env });
 }

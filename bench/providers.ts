@@ -7,6 +7,7 @@
  * `npm test`. Every stack is fresh; every wait of the engine is bounded by the CLI's own run.
  */
 import "../src/sqlite-warning";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -119,6 +120,8 @@ async function measure(n: number, variant: Row["variant"], parallelDiff: boolean
     fs.mkdirSync(stateDir, { recursive: true });
     const env: Record<string, string> = {
       ...engineEnv({ projectDir: dir, stateDir, baseEnv: process.env }),
+      // The bench's stacks are no demo target: a passphrase of their own.
+      PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
       BENCH_N: String(n),
       STACKWRIGHT_API_URL: url,
       STACKWRIGHT_EMAIL: EMAIL,

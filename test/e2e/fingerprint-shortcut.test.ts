@@ -46,7 +46,7 @@ describe("an up confirmed without the engine", () => {
     bin === "stackwright"
       ? runStackwright(project.dir, args, { ...project.env, ...env })
       : runToEnd(project.dir, path.join(project.dir, ".tools", "bin", "pulumi"), args, {
-          ...project.env,
+          ...project.pulumiEnv(),
           ...env,
         });
   const clearRequests = () => hooks.clearRequests().catch(() => hooks.clearRequests());
