@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryOptions, notifyDrift, prepareNotify } from "../../../src/cli/fleet/notify";
-import { UsageError } from "../../../src/cli/kit/exit-codes";
+import { CliError, UsageError } from "../../../src/cli/kit/exit-codes";
 import { startForwardProxy, type ForwardProxy } from "../../helpers/forward-proxy";
 import { startReceiver, type Receiver } from "../../helpers/receivers";
 
@@ -73,7 +73,9 @@ describe("notification delivery behind a forward proxy", () => {
   });
 
   it("refuses a malformed proxy URL before the run, naming the variable and not the URL", () => {
-    expect(() => deliveryOptions({ HTTPS_PROXY: "proxy.corp:3128" })).toThrow(UsageError);
+    // A variable to change, not a flag: exit 2 without the pointer to --help.
+    expect(() => deliveryOptions({ HTTPS_PROXY: "proxy.corp:3128" })).toThrow(CliError);
+    expect(() => deliveryOptions({ HTTPS_PROXY: "proxy.corp:3128" })).not.toThrow(UsageError);
     expect(() => deliveryOptions({ HTTPS_PROXY: "ftp://user:pw@proxy.corp" })).toThrow(
       "HTTPS_PROXY must be an http:// or https:// proxy, not ftp:",
     );
