@@ -81,7 +81,7 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     load: async () => (await import("./commands/summary.js")).summaryCommand,
   },
   env: {
-    help: "print the engine's environment as export lines, for plain `pulumi` commands",
+    help: "print a target's engine environment as export lines, for plain `pulumi` commands",
     load: async () => (await import("./commands/env.js")).envCommand,
   },
   emulator: {
