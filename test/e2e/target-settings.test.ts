@@ -131,22 +131,23 @@ describe("a production target", { timeout: 180_000 }, () => {
     expect(variables.status).toBe(0);
   });
 
-  it("names a target file sealed with the built-in passphrase as readable by anyone", async () => {
-    const exposed = path.join(project.dir, "Pulumi.exposed.yaml");
-    fs.copyFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), exposed);
+  it("names a production file sealed with the built-in passphrase as readable by anyone", async () => {
+    const own = fs.readFileSync(settingsFile(), "utf8");
+    // What the old README made: the demo's file, its token sealed with the public passphrase.
+    fs.copyFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), settingsFile());
     try {
-      const without = await run(["history", "acme-web", "uat", "--target", "exposed"]);
-      expect(without.out).toContain("anyone who reads Pulumi.exposed.yaml can decrypt them");
-      expect(without.status).toBe(2);
-      const own = await run(["history", "acme-web", "uat", "--target", "exposed"], {
-        PULUMI_CONFIG_PASSPHRASE: passphrase,
-      });
-      expect(own.out.trim().split("\n")).toEqual([
-        expect.stringContaining("anyone who reads Pulumi.exposed.yaml can decrypt them"),
+      const without = await run(["history", "acme-web", "uat", "--target", "production"]);
+      expect(without.out.trim().split("\n")).toEqual([
+        expect.stringContaining("anyone who reads Pulumi.production.yaml can decrypt them"),
       ]);
-      expect(own.status).toBe(2);
+      expect(without.status).toBe(2);
+      const mine = await run(["preview", "--target", "production"], { PULUMI_CONFIG_PASSPHRASE: passphrase });
+      expect(mine.out.trim().split("\n")).toEqual([
+        expect.stringContaining("anyone who reads Pulumi.production.yaml can decrypt them"),
+      ]);
+      expect(mine.status).toBe(2);
     } finally {
-      fs.rmSync(exposed);
+      fs.writeFileSync(settingsFile(), own);
     }
   });
 
