@@ -7,6 +7,7 @@
 export * from "./model";
 export * from "./state-backend";
 export {
+  appliedByEnvironment,
   observeFleet,
   observeFleetProving,
   readKey,

@@ -110,8 +110,12 @@ export function readProblem(error: unknown, what: string): string {
   return `${what} could not be read: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** The Deployment resources of a checkpoint, by environment. */
-function appliedByEnvironment(
+/**
+ * The Deployment resources of a checkpoint, by environment: what the last `up` deployed or
+ * adopted there. `promote` reads it too, since a deployment an `up` adopted is Stackwright's
+ * although the platform's record of it carries no marker.
+ */
+export function appliedByEnvironment(
   resources: readonly { type: string; outputs?: Record<string, unknown> | undefined }[],
   apiStack: string,
 ): Map<string, Applied> {
