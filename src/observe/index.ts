@@ -7,11 +7,11 @@
 export * from "./model";
 export * from "./state-backend";
 export {
-  appliedByEnvironment,
   observeFleet,
   observeFleetProving,
   readKey,
   readProblem,
+  recordedDeployments,
   type Observation,
   type ObserveClient,
   type ObserveInput,

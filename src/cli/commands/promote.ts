@@ -36,7 +36,7 @@ import {
   stackConfigs,
   type PlannedPin,
 } from "../fleet/pin-change";
-import { recordedDeployments, type RecordedDeployments } from "../fleet/recorded-deployments";
+import { readRecordedDeployments, type RecordedDeployments } from "../fleet/recorded-deployments";
 import { checkedClient } from "../gates/preflight";
 import { say } from "../kit/output";
 
@@ -173,7 +173,7 @@ async function planPromotion(
   const recorded =
     current === undefined || stackwrightMarkerOf(current) !== undefined
       ? undefined
-      : await recordedDeployments(source.projectDir, source.target, apiStack, from);
+      : await readRecordedDeployments(source.projectDir, source.target, apiStack, from);
   const live = liveBuildOf(where, environment.attributes.build_sha ?? "", stated, recorded?.deployments);
   // Neither the environment nor a completed deployment with a sha says what runs.
   if (live.sha === "")

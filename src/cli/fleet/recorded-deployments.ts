@@ -1,14 +1,16 @@
 /**
  * The deployments a target's state records for one environment: what its last `up` deployed or
- * adopted (the Deployment resource of the stack's per-file checkpoint, read from the backend the
- * engine uses, without the engine). `promote` takes them for Stackwright's: an `up` that adopted
- * an existing deployment took it over as it is, and the platform's record carries no marker.
+ * adopted (the Deployment resources of the stack's per-file checkpoint, read from the backend the
+ * engine uses, without the engine). `promote` and `history` take them for Stackwright's: an `up`
+ * that adopted an existing deployment took it over as it is, and the platform's record carries no
+ * marker. The checkpoint keeps only what the last `up` left, so a deployment adopted and later
+ * replaced is no longer among them (by then it is no environment's live build).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { RecordedDeployment } from "../../api";
 import { perFileStackName } from "../../config";
-import { appliedByEnvironment, readCheckpoint } from "../../observe";
+import { readCheckpoint, recordedDeployments } from "../../observe";
 import { engineEnv } from "../engine/env";
 import { openStateStore, redactUrl } from "../state/store";
 import { projectNameOf } from "../state/target";
@@ -28,7 +30,7 @@ export interface RecordedDeployments {
  * Pulumi.yaml, or a stack that no `up` made, records none; a backend that cannot be read records
  * none and says why, so that the caller refuses as before and names the cause.
  */
-export async function recordedDeployments(
+export async function readRecordedDeployments(
   projectDir: string,
   target: string,
   apiStack: string,
@@ -42,11 +44,9 @@ export async function recordedDeployments(
   const url = engineEnv({ projectDir })["PULUMI_BACKEND_URL"] ?? "";
   try {
     const checkpoint = await readCheckpoint(openStateStore(url), projectNameOf(projectDir), stack);
-    const applied = appliedByEnvironment(checkpoint?.resources ?? [], apiStack).get(environment);
-    const deployments =
-      applied === undefined || applied.deployment_id === ""
-        ? []
-        : [{ id: applied.deployment_id, sha: applied.sha }];
+    const deployments = recordedDeployments(checkpoint?.resources ?? [], apiStack)
+      .filter((r) => r.environment === environment && r.applied.deployment_id !== "")
+      .map((r) => ({ id: r.applied.deployment_id, sha: r.applied.sha }));
     return { deployments, stack, unreadable: undefined };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
