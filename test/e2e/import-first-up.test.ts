@@ -12,6 +12,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HistoryDocument } from "../../src/cli/commands/history";
 import { createClient } from "../../src/client";
 import {
   demoCredentials,
@@ -48,6 +49,16 @@ describe("the first runs after stackwright import", () => {
   const writes = async () => (await requests()).filter((r) => !r.startsWith("GET "));
   const shopFile = () => fs.readFileSync(path.join(project.dir, "stacks-config", "shop.yaml"), "utf8");
   const promoteShop = () => run(["promote", "shop", "--from", "uat", "--to", "prod"]);
+  /** `history shop uat --json`: per deployment, its id, marker and whether an up adopted it. */
+  const shopUatHistory = () => {
+    const history = run(["history", "shop", "uat", "--json"]);
+    expect(history.status, history.out).toBe(0);
+    return HistoryDocument.parse(JSON.parse(history.out)).deployments.map((d) => [
+      d.id,
+      d.stackwright_marker,
+      d.adopted,
+    ]);
+  };
   const rows = (out: string) =>
     Object.fromEntries(
       STACKS.map((stack) => [
@@ -118,6 +129,11 @@ describe("the first runs after stackwright import", () => {
         "promote what was tested once it is settled, or pass --allow-drift",
     );
     expect(shopFile()).toBe(before);
+    // history agrees: neither deployment carries a marker, and no up recorded either yet.
+    expect(shopUatHistory()).toEqual([
+      ["101", null, false],
+      ["100", null, false],
+    ]);
   }, 60_000);
 
   it("previews no change on the platform for any site: adoptions only, no write request", async () => {
@@ -168,16 +184,29 @@ describe("the first runs after stackwright import", () => {
     expect(shopFile()).toMatch(new RegExp(`ref: ${SHOP_UAT}\\n\\s+title: Promote a1b2c3d from uat\\n`));
     expect(shopFile()).not.toContain("override");
     expect(await writes()).toEqual([]);
+    expect(shopUatHistory()).toEqual([
+      ["101", null, true],
+      ["100", null, false],
+    ]);
   }, 60_000);
 
   it("still refuses a build deployed by hand after the adopting up, naming --allow-drift", async () => {
-    await hooks.handDeploy("shop", "uat", HOTFIX);
+    const hand = ((await hooks.handDeploy("shop", "uat", HOTFIX)) as { data: { id: string } }).data.id;
     const before = shopFile();
     const refused = promoteShop();
     expect(refused.status, refused.out).toBe(1);
-    expect(refused.out).toMatch(
-      /shop\/uat's live build b2c3d4e \(deployment \d+ "Deployed by hand in the dashboard"\) was deployed by hand, not by Stackwright; promote what was tested once it is settled, or pass --allow-drift/,
+    expect(refused.out).toContain(
+      `shop/uat's live build b2c3d4e (deployment ${hand} "Deployed by hand in the dashboard") was deployed by hand, ` +
+        "not by Stackwright; promote what was tested once it is settled, or pass --allow-drift",
     );
     expect(shopFile()).toBe(before);
+    expect(shopUatHistory()).toEqual([
+      [hand, null, false],
+      ["101", null, true],
+      ["100", null, false],
+    ]);
+    const table = run(["history", "shop", "uat"]);
+    expect(table.out).toMatch(new RegExp(`^\\* ${hand} .* by hand$`, "m"));
+    expect(table.out).toMatch(/^ {2}101 .*UAT from main .* adopted$/m);
   }, 60_000);
 });
