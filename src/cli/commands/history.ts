@@ -24,8 +24,6 @@ import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { renderTable, say, warn } from "../kit/output";
 import { targetProblem } from "../../config";
-import { pinFlags, projectDirOf } from "../fleet/pin-change";
-import { readRecordedDeployments } from "../fleet/recorded-deployments";
 
 const COMMAND = "history";
 const DEFAULT_LIMIT = 20;
@@ -79,7 +77,7 @@ export const historyCommand = defineCommand({
       type: "string",
       help: "the target whose state says which deployments an up adopted (its per-file stacks; default: dev)",
     },
-    project: pinFlags.project,
+    project: { type: "string", help: "the Stackwright project directory (default: this package)" },
   },
   async run({ flags, positional }) {
     const stack = nameArgument(COMMAND, "API_STACK", positional[0]);
@@ -103,10 +101,12 @@ export const historyCommand = defineCommand({
         `cannot tell which deployment of ${stack}/${environment} is its current build`,
       ),
     );
-    // The state is read only when the platform's record cannot tell: a deployment without our marker.
+    // The state is read (and its reader loaded) only when the platform's record cannot tell: a
+    // deployment without our marker.
     let recorded: readonly RecordedDeployment[] = [];
     if (stated.some((d) => stackwrightMarkerOf(d) === undefined)) {
-      const read = await readRecordedDeployments(projectDirOf(flags.project), target, stack, environment);
+      const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
+      const read = await readRecordedDeployments(flags.project, target, stack, environment);
       if (read.unreadable !== undefined)
         warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);
       recorded = read.deployments;

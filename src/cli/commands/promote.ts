@@ -36,7 +36,7 @@ import {
   stackConfigs,
   type PlannedPin,
 } from "../fleet/pin-change";
-import { readRecordedDeployments, type RecordedDeployments } from "../fleet/recorded-deployments";
+import type { RecordedDeployments } from "../fleet/recorded-deployments";
 import { checkedClient } from "../gates/preflight";
 import { say } from "../kit/output";
 
@@ -168,12 +168,7 @@ async function planPromotion(
   const where = `${apiStack}/${from}`;
   const why = `cannot tell which build ${where} runs, so there is nothing to promote`;
   const stated = deployments.map((d) => needAttributes(d, ["state"], why));
-  // The state is read only when the platform's record cannot tell: a build without our marker.
-  const current = currentBuildOf(stated);
-  const recorded =
-    current === undefined || stackwrightMarkerOf(current) !== undefined
-      ? undefined
-      : await readRecordedDeployments(source.projectDir, source.target, apiStack, from);
+  const recorded = await recordedUnlessMarked(currentBuildOf(stated), source, apiStack, from);
   const live = liveBuildOf(where, environment.attributes.build_sha ?? "", stated, recorded?.deployments);
   // Neither the environment nor a completed deployment with a sha says what runs.
   if (live.sha === "")
@@ -200,6 +195,21 @@ async function planPromotion(
     refusals,
     summary: `${apiStack}/${to}: pinned to ${live.sha}, the live build of ${from}: ${describeDeployment(live.deployment, live.sha)}`,
   });
+}
+
+/**
+ * What the target's state records for the environment, read (and its reader loaded) only when
+ * the platform's record cannot tell: a live build without Stackwright's marker.
+ */
+async function recordedUnlessMarked(
+  current: StatedDeployment | undefined,
+  source: PromotionSource,
+  apiStack: string,
+  environment: string,
+): Promise<RecordedDeployments | undefined> {
+  if (current === undefined || stackwrightMarkerOf(current) !== undefined) return undefined;
+  const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
+  return readRecordedDeployments(source.projectDir, source.target, apiStack, environment);
 }
 
 /**

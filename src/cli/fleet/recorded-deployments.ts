@@ -11,7 +11,7 @@ import * as path from "node:path";
 import type { RecordedDeployment } from "../../api";
 import { perFileStackName } from "../../config";
 import { readCheckpoint, recordedDeployments } from "../../observe";
-import { engineEnv } from "../engine/env";
+import { defaultProjectDir, engineEnv } from "../engine/env";
 import { openStateStore, redactUrl } from "../state/store";
 import { projectNameOf } from "../state/target";
 
@@ -26,12 +26,13 @@ export interface RecordedDeployments {
 }
 
 /**
- * The deployments `target`'s state records for `apiStack`/`environment`. A project with no
+ * The deployments `target`'s state records for `apiStack`/`environment`, in the project `project`
+ * (default: this package's, as `--project` does everywhere). A project with no
  * Pulumi.yaml, or a stack that no `up` made, records none; a backend that cannot be read records
  * none and says why, so that the caller refuses as before and names the cause.
  */
 export async function readRecordedDeployments(
-  projectDir: string,
+  project: string | undefined,
   target: string,
   apiStack: string,
   environment: string,
@@ -40,6 +41,7 @@ export async function readRecordedDeployments(
   const stack = named.ok ? named.name : `${target}.${apiStack}`;
   const none = (unreadable?: string): RecordedDeployments => ({ deployments: [], stack, unreadable });
   if (!named.ok) return none(named.problem);
+  const projectDir = path.resolve(project ?? defaultProjectDir());
   if (!fs.existsSync(path.join(projectDir, "Pulumi.yaml"))) return none();
   const url = engineEnv({ projectDir })["PULUMI_BACKEND_URL"] ?? "";
   try {
