@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HistoryDocument } from "../../src/cli/commands/history";
 import { createClient } from "../../src/client";
+import { FleetStatus } from "../../src/observe";
 import {
   demoCredentials,
   emulatorHooks,
@@ -58,6 +59,15 @@ describe("the first runs after stackwright import", () => {
       d.stackwright_marker,
       d.adopted,
     ]);
+  };
+  /** `status shop --json -`: shop/uat's sync state and the kind of its drift. */
+  const shopUatStatus = () => {
+    const status = run(["status", "shop", "--json", "-"]);
+    expect(status.status, status.out).toBe(0);
+    const uat = FleetStatus.parse(JSON.parse(status.out))
+      .stacks.find((s) => s.stack === "shop")
+      ?.environments.find((e) => e.environment === "uat");
+    return [uat?.sync, uat?.drift?.kind ?? null];
   };
   const rows = (out: string) =>
     Object.fromEntries(
@@ -184,10 +194,12 @@ describe("the first runs after stackwright import", () => {
     expect(shopFile()).toMatch(new RegExp(`ref: ${SHOP_UAT}\\n\\s+title: Promote a1b2c3d from uat\\n`));
     expect(shopFile()).not.toContain("override");
     expect(await writes()).toEqual([]);
+    // status, history and promote agree: what the up adopted is Stackwright's and in sync.
     expect(shopUatHistory()).toEqual([
       ["101", null, true],
       ["100", null, false],
     ]);
+    expect(shopUatStatus()).toEqual(["in sync", null]);
   }, 60_000);
 
   it("still refuses a build deployed by hand after the adopting up, naming --allow-drift", async () => {
@@ -205,6 +217,7 @@ describe("the first runs after stackwright import", () => {
       ["101", null, true],
       ["100", null, false],
     ]);
+    expect(shopUatStatus()).toEqual(["drifted", "hand deployment"]);
     const table = run(["history", "shop", "uat"]);
     expect(table.out).toMatch(new RegExp(`^\\* ${hand} .* by hand$`, "m"));
     expect(table.out).toMatch(/^ {2}101 .*UAT from main .* adopted$/m);
