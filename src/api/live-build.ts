@@ -10,7 +10,7 @@
  * A deployment is Stackwright's when it carries the marker, or when the state of an `up` records
  * it: an `up` that adopts an existing deployment (`adopt:`, as `stackwright import` writes it)
  * takes it over as it is, and the platform's record of it carries no marker of ours. The caller
- * reads the state and passes the ids it records.
+ * reads the state and passes the deployments it records.
  */
 import type { Deployment, DeploymentState } from "./deployment";
 import { IN_PROGRESS_DEPLOYMENT_STATES, PENDING_DEPLOYMENT_STATES } from "./deployment";
@@ -126,9 +126,9 @@ function label(d: Deployment): string {
  * The live build of `environment` (`where`, e.g. `acme-web/uat`, names it in the texts) from its
  * `build_sha` ("" when the platform does not say) and its deployments: drifted when the
  * environment runs something its current build does not say, or a build that is not Stackwright's
- * (no marker, and not among `recorded`: see {@link isStackwrightsDeployment}); failed when a deployment newer than the current
- * build failed; deploying when one is queued or running; awaiting approval when one newer than
- * the current build waits for a person or a start.
+ * (no marker, and not among `recorded`: see {@link isStackwrightsDeployment}); failed when a
+ * deployment newer than the current build failed; deploying when one is queued or running;
+ * awaiting approval when one newer than the current build waits for a person or a start.
  */
 export function liveBuildOf(
   where: string,

@@ -19,11 +19,11 @@ import {
   type StatedDeployment,
 } from "../../api";
 import { needAttributes } from "../../client";
+import { targetProblem } from "../../config";
 import { apiClient, nameArgument } from "../gates/api-command";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { renderTable, say, warn } from "../kit/output";
-import { targetProblem } from "../../config";
 
 const COMMAND = "history";
 const DEFAULT_LIMIT = 20;

@@ -27,9 +27,9 @@ export interface RecordedDeployments {
 
 /**
  * The deployments `target`'s state records for `apiStack`/`environment`, in the project `project`
- * (default: this package's, as `--project` does everywhere). A project with no
- * Pulumi.yaml, or a stack that no `up` made, records none; a backend that cannot be read records
- * none and says why, so that the caller refuses as before and names the cause.
+ * (default: this package's, as `--project` does everywhere). A project with no Pulumi.yaml, or a
+ * stack that no `up` made, records none; a backend that cannot be read records none and says why,
+ * so that the caller decides as without the state and names the cause.
  */
 export async function readRecordedDeployments(
   project: string | undefined,
