@@ -135,7 +135,8 @@ describe("the first runs after stackwright import", () => {
     expect(refused.status, refused.out).toBe(1);
     expect(refused.out).toContain(
       'shop/uat\'s live build a1b2c3d (deployment 101 "UAT from main") was deployed by hand, not by Stackwright ' +
-        "(its file adopts deployment 101, but no up of target dev has recorded it in dev.shop yet: run up first); " +
+        "(its file adopts deployment 101, but no up of target dev has recorded it in dev.shop yet: " +
+        "run up first, or pass the --target whose up adopted it); " +
         "promote what was tested once it is settled, or pass --allow-drift",
     );
     expect(shopFile()).toBe(before);

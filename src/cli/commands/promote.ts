@@ -229,6 +229,7 @@ export function notAdoptedYet(
   const environments = source.config?.environments ?? {};
   const adopt = Object.hasOwn(environments, from) ? environments[from]?.deployment?.adopt : undefined;
   return adopt !== undefined && String(adopt) === live.id
-    ? ` (its file adopts deployment ${live.id}, but no up of target ${source.target} has recorded it in ${recorded.stack} yet: run up first)`
+    ? ` (its file adopts deployment ${live.id}, but no up of target ${source.target} has recorded it in ${recorded.stack} yet: ` +
+        "run up first, or pass the --target whose up adopted it)"
     : "";
 }

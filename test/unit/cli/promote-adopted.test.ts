@@ -35,7 +35,8 @@ const state = (over: Partial<RecordedDeployments> = {}): RecordedDeployments => 
 describe("why promote's refusal of a live build without the marker may be lifted", () => {
   it("says to run up first when the file adopts the live deployment and no up recorded it yet", () => {
     expect(notAdoptedYet(handMade("101"), state(), { target: "dev", config: imported(101) }, "uat")).toBe(
-      " (its file adopts deployment 101, but no up of target dev has recorded it in dev.shop yet: run up first)",
+      " (its file adopts deployment 101, but no up of target dev has recorded it in dev.shop yet: " +
+        "run up first, or pass the --target whose up adopted it)",
     );
   });
 
