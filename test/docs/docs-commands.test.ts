@@ -1,5 +1,5 @@
 /**
- * Every shell block of README.md and docs/*.md that a user is told to run, run as written: in a
+ * Every shell block of README.md, CONTRIBUTING.md and docs/*.md that a user is told to run, run as written: in a
  * scratch copy of the repository (a git checkout of its own, with `origin/main`), document by
  * document, blocks in the order written, each in bash with `set -e` and its own process group.
  * Background jobs (`cmd &`) are stopped when their block is done (SIGTERM to its group), so a
@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { documents, runnableScript, shellBlocks, type DocBlock } from "../helpers/doc-blocks";
+import { documents, packageShim, runnableScript, shellBlocks, type DocBlock } from "../helpers/doc-blocks";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { repoRoot } from "../helpers/scratch-project";
 
@@ -172,6 +172,38 @@ async function stopGroups(groups: number[]): Promise<void> {
   }
 }
 
+let packed: { readonly dir: string; readonly tarball: string } | undefined;
+
+/**
+ * The tarball of this checkout that `package` blocks install, made once by the real `npm pack`
+ * (whose `prepack` builds what the package ships). A package without its compiled command would
+ * install and then fail in ways that say nothing of the docs, so that is said here instead.
+ */
+function packedTarball(): string {
+  if (packed !== undefined) return packed.tarball;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-pack-"));
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", dir], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    env: userEnv(),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
+  if (info === undefined) throw new Error(`npm pack printed no package: ${out}`);
+  const tarball = path.join(dir, info.filename);
+  packed = { dir, tarball };
+  if (!info.files.some((f) => f.path === "dist/src/cli/main.js")) {
+    throw new Error(
+      `npm pack made ${info.filename} without dist/src/cli/main.js: the package does not ship its compiled command, so the blocks that install it cannot run`,
+    );
+  }
+  return tarball;
+}
+
+afterAll(() => {
+  if (packed !== undefined) fs.rmSync(packed.dir, { recursive: true, force: true });
+});
+
 function describeBlock(b: DocBlock): string {
   const first = b.text.split("\n")[0] ?? "";
   return `${b.file}:${b.line} (${first.length > 60 ? `${first.slice(0, 57)}...` : first})`;
@@ -207,7 +239,7 @@ for (const file of documents(repoRoot)) {
             ...userEnv(),
             ...(b.api && emulator !== undefined ? demoCredentials(emulator.url) : {}),
           };
-          const script = runnableScript(b);
+          const script = (b.package ? packageShim(packedTarball()) : "") + runnableScript(b);
           const ran =
             b.server !== undefined
               ? await runServerBlock(dir, script, env, b.server)
