@@ -211,7 +211,8 @@ function describeBlock(b: DocBlock): string {
 
 for (const file of documents(repoRoot)) {
   const blocks = shellBlocks(repoRoot, file);
-  if (blocks.length === 0) continue;
+  // A document whose every block says why it is not run here has nothing to run.
+  if (blocks.every((b) => b.notRun !== undefined)) continue;
   describe(`the shell blocks of ${file}, run as written`, () => {
     let dir = "";
     let emulator: TestEmulator | undefined;
