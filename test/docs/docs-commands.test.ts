@@ -215,6 +215,9 @@ for (const file of documents(repoRoot)) {
   if (blocks.every((b) => b.notRun !== undefined)) continue;
   describe(`the shell blocks of ${file}, run as written`, () => {
     let dir = "";
+    // Where the document's package blocks run: a user's ops repository is not inside a clone of
+    // Stackwright (npm, looking up for a package.json, would install into the clone).
+    let opsHome = "";
     let emulator: TestEmulator | undefined;
     const groups: number[] = [];
 
@@ -228,6 +231,7 @@ for (const file of documents(repoRoot)) {
       await stopGroups(groups);
       await emulator?.close();
       if (dir !== "") fs.rmSync(dir, { recursive: true, force: true });
+      if (opsHome !== "") fs.rmSync(opsHome, { recursive: true, force: true });
     });
 
     for (const b of blocks) {
@@ -241,10 +245,13 @@ for (const file of documents(repoRoot)) {
             ...(b.api && emulator !== undefined ? demoCredentials(emulator.url) : {}),
           };
           const script = (b.package ? packageShim(packedTarball()) : "") + runnableScript(b);
+          if (b.package && opsHome === "")
+            opsHome = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-ops-"));
+          const cwd = b.package ? opsHome : dir;
           const ran =
             b.server !== undefined
-              ? await runServerBlock(dir, script, env, b.server)
-              : await runBlock(dir, script, env, groups);
+              ? await runServerBlock(cwd, script, env, b.server)
+              : await runBlock(cwd, script, env, groups);
           await stopGroups(groups);
           expect(ran.status, ran.out).toBe(b.exit);
           for (const text of b.expects) expect(ran.out).toContain(text);

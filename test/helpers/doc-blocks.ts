@@ -15,7 +15,8 @@
  *   stopped as a person does (Ctrl-C: SIGINT to its process group) and must exit with its `exit`
  *   code (`npm run` exits 130 when its script is interrupted).
  * - `package`: the block installs the `stackwright` package into a repository of the user's, as
- *   the README's install does. It runs with shell functions `npm` and `npx` in front of it
+ *   the README's install does. It runs in a directory of its own outside the checkout (one per
+ *   document, shared by its package blocks), with shell functions `npm` and `npx` in front of it
  *   ({@link packageShim}): `npm install` (or `i`, `add`) of `stackwright` or `stackwright@VERSION`
  *   installs a tarball the test packed once from this checkout (`npm pack`), from npm's cache
  *   where it can; `npx` never fetches a package, so `npx stackwright` is the one installed. What
