@@ -138,7 +138,7 @@ export async function openTarget(
   if (!fs.existsSync(configFile)) {
     throw new CliError(
       "usage",
-      `target '${name}' has no settings file ${configFile}: create it once and commit it (README, "Targets and per-file stacks")`,
+      `target '${name}' has no settings file ${configFile}: create it once and commit it (docs/guide.md, "Targets and per-file stacks")`,
     );
   }
   return { ...(await openWorkspace(dir, extraEnv)), name, configFile };
