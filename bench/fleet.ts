@@ -435,7 +435,7 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
   const by = (n: number) => rows.find((r) => r.sites === n);
   const twenty = by(20);
   const hundred = by(100);
-  console.log("\n| target (issue 11 item 5) | measured |\n|---|---|");
+  console.log("\n| target | measured |\n|---|---|");
   const target = (what: string, value: string) => console.log(`| ${what} | ${value} |`);
   if (one !== undefined) {
     target(
@@ -469,10 +469,7 @@ export async function runFleetBench(sizes: readonly number[]): Promise<void> {
   const importWrites = Math.max(
     ...imports.flatMap((r) => [r.importing.writes, r.up.writes, r.confirmed.writes]),
   );
-  target(
-    "import, and the first and second up after it, write nothing (issue 25)",
-    `${importWrites} writes at most`,
-  );
+  target("import, and the first and second up after it, write nothing", `${importWrites} writes at most`);
 }
 
 export const median = (values: readonly number[]) => {
@@ -518,7 +515,7 @@ export async function runLargeBench(sites: number, realUp: boolean, rounds = 3):
     `\nbackend: ${row.backend === "cloned" ? "site 0's checkpoint cloned for every site" : "a real first up"}; ` +
       `API reads of the previews (1 / ${sites}): ${reads}. Load average (1, 5, 15 min): ${loadBefore} before, ${loadAfter} after.`,
   );
-  console.log("\n| target (issue 22 item 6) | measured |\n|---|---|");
+  console.log("\n| target | measured |\n|---|---|");
   console.log(
     `| preview --changed-since, 1 of ${sites} files ≤ 1.3× a 1-file fleet's preview | ${preview.toFixed(2)}× |`,
   );

@@ -1,6 +1,6 @@
 /**
  * Observe bench: what `stackwright status` and `stackwright drift` cost on a clean fleet, beside
- * the floor of what they must do (issue 22 item 6). A fleet of S sites × 3 environments
+ * the floor of what they must do. A fleet of S sites × 3 environments
  * (bench/fleet-world.ts, each environment built by a deployment of `main`), its files in a scratch
  * project, the emulator at instant speed in this process, and a file backend in which the last
  * `up` of every stack is recorded: site 0's by two real `up`s (the second proves no change, as a
@@ -349,7 +349,7 @@ export async function runObserveBench(sizes: readonly number[], rounds = 5): Pro
     );
   }
 
-  console.log("\n| target (issue 22 item 6) | measured |\n|---|---|");
+  console.log("\n| target | measured |\n|---|---|");
   const target = (what: string, value: string) => console.log(`| ${what} | ${value} |`);
   for (const r of rows) {
     target(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/fleet-page.png (or the PNG path given), the README's picture of
+# Regenerates docs/fleet-page.png (or the PNG path given), the operator guide's picture of
 # `stackwright status --html`: the demo fleet of `npm start` (the emulator's demo seed and
 # stacks-config/, in a scratch copy), with a few environments put in other states through the
 # API, shot by the same headless Chromium as the browser tests (scripts/ensure-browser.sh

@@ -6,6 +6,11 @@
  * whether the environment is in a state to take its live build from (not drifted, failed,
  * deploying or awaiting approval). `promote` and `rollback` use these; the fleet's observe layer
  * can take them over.
+ *
+ * A deployment is Stackwright's when it carries the marker, or when the state of an `up` records
+ * it: an `up` that adopts an existing deployment (`adopt:`, as `stackwright import` writes it)
+ * takes it over as it is, and the platform's record of it carries no marker of ours. The caller
+ * reads the state and passes the deployments it records.
  */
 import type { Deployment, DeploymentState } from "./deployment";
 import { IN_PROGRESS_DEPLOYMENT_STATES, PENDING_DEPLOYMENT_STATES } from "./deployment";
@@ -30,6 +35,25 @@ export function stackwrightMarkerOf(d: Deployment): string | undefined {
   const summary: string | null | undefined = d.attributes.summary;
   const title: string | null | undefined = d.attributes.title;
   return MARKER.exec(summary ?? "")?.[1] ?? MARKER.exec(title ?? "")?.[1];
+}
+
+/** A deployment as a stack's state records it: its id, and its sha ("" while it had none). */
+export interface RecordedDeployment {
+  readonly id: string;
+  readonly sha: string;
+}
+
+/**
+ * True when the deployment is Stackwright's: it carries the marker (Stackwright made it), or it is
+ * among `recorded`, the deployments the state of the environment's `up` records (one it adopted).
+ * The recorded sha must be the deployment's too when both have one, so that a state written
+ * against another platform, whose ids mean other deployments, claims none of this one's. Any other
+ * deployment was made by hand or elsewhere.
+ */
+export function isStackwrightsDeployment(d: Deployment, recorded: readonly RecordedDeployment[]): boolean {
+  if (stackwrightMarkerOf(d) !== undefined) return true;
+  const sha = shaOf(d);
+  return recorded.some((r) => r.id === d.id && (r.sha === "" || sha === "" || r.sha === sha));
 }
 
 function createdOf(d: Deployment): number {
@@ -100,15 +124,17 @@ function label(d: Deployment): string {
 
 /**
  * The live build of `environment` (`where`, e.g. `acme-web/uat`, names it in the texts) from its
- * `build_sha` ("" when the platform does not say) and its deployments: drifted when the environment runs something its current build
- * does not say or that Stackwright did not deploy; failed when a deployment newer than the current
- * build failed; deploying when one is queued or running; awaiting approval when one newer than
- * the current build waits for a person or a start.
+ * `build_sha` ("" when the platform does not say) and its deployments: drifted when the
+ * environment runs something its current build does not say, or a build that is not Stackwright's
+ * (no marker, and not among `recorded`: see {@link isStackwrightsDeployment}); failed when a
+ * deployment newer than the current build failed; deploying when one is queued or running;
+ * awaiting approval when one newer than the current build waits for a person or a start.
  */
 export function liveBuildOf(
   where: string,
   buildSha: string,
   deployments: readonly StatedDeployment[],
+  recorded: readonly RecordedDeployment[] = [],
 ): LiveBuild {
   const current = currentBuildOf(deployments);
   const problems: LiveBuildProblem[] = [];
@@ -146,7 +172,7 @@ export function liveBuildOf(
       kind: "drifted",
       text: `${where} runs ${shortSha(buildSha)}, but its current build (${label(current)}) is ${shortSha(shaOf(current))}`,
     });
-  } else if (stackwrightMarkerOf(current) === undefined) {
+  } else if (!isStackwrightsDeployment(current, recorded)) {
     problems.push({
       kind: "drifted",
       text: `${where}'s live build ${shortSha(shaOf(current))} (${label(current)}) was deployed by hand, not by Stackwright`,

@@ -11,6 +11,7 @@ export {
   observeFleetProving,
   readKey,
   readProblem,
+  recordedDeployments,
   type Observation,
   type ObserveClient,
   type ObserveInput,

@@ -110,25 +110,40 @@ export function readProblem(error: unknown, what: string): string {
   return `${what} could not be read: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** The Deployment resources of a checkpoint, by environment. */
-function appliedByEnvironment(
+/**
+ * Every Deployment resource of a checkpoint for `apiStack`, in the checkpoint's order: its
+ * environment and what it recorded. While a replacement is under way (or failed) an environment
+ * has two: the one being replaced first.
+ */
+export function recordedDeployments(
   resources: readonly { type: string; outputs?: Record<string, unknown> | undefined }[],
   apiStack: string,
-): Map<string, Applied> {
+): { readonly environment: string; readonly applied: Applied }[] {
   const text = (v: unknown) => (typeof v === "string" ? v : "");
-  const out = new Map<string, Applied>();
+  const out: { environment: string; applied: Applied }[] = [];
   for (const r of resources) {
     if (r.type !== DEPLOYMENT_TYPE || r.outputs === undefined) continue;
     const o = r.outputs;
     if (o["stack"] !== apiStack || typeof o["environment"] !== "string") continue;
-    out.set(o["environment"], {
-      ref_type: text(o["ref_type"]),
-      ref: text(o["ref"]),
-      sha: text(o["sha"]),
-      deployment_id: text(o["deployment_id"]),
+    out.push({
+      environment: o["environment"],
+      applied: {
+        ref_type: text(o["ref_type"]),
+        ref: text(o["ref"]),
+        sha: text(o["sha"]),
+        deployment_id: text(o["deployment_id"]),
+      },
     });
   }
   return out;
+}
+
+/** The Deployment resources of a checkpoint, by environment: the last one recorded for each. */
+function appliedByEnvironment(
+  resources: readonly { type: string; outputs?: Record<string, unknown> | undefined }[],
+  apiStack: string,
+): Map<string, Applied> {
+  return new Map(recordedDeployments(resources, apiStack).map((r) => [r.environment, r.applied]));
 }
 
 export async function observeFleet(input: ObserveInput): Promise<FleetStatus> {

@@ -1,5 +1,5 @@
 /**
- * Every shell block of README.md and docs/*.md that a user is told to run, run as written: in a
+ * Every shell block of README.md, CONTRIBUTING.md and docs/*.md that a user is told to run, run as written: in a
  * scratch copy of the repository (a git checkout of its own, with `origin/main`), document by
  * document, blocks in the order written, each in bash with `set -e` and its own process group.
  * Background jobs (`cmd &`) are stopped when their block is done (SIGTERM to its group), so a
@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { documents, runnableScript, shellBlocks, type DocBlock } from "../helpers/doc-blocks";
+import { documents, packageShim, runnableScript, shellBlocks, type DocBlock } from "../helpers/doc-blocks";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { repoRoot } from "../helpers/scratch-project";
 
@@ -172,6 +172,38 @@ async function stopGroups(groups: number[]): Promise<void> {
   }
 }
 
+let packed: { readonly dir: string; readonly tarball: string } | undefined;
+
+/**
+ * The tarball of this checkout that `package` blocks install, made once by the real `npm pack`
+ * (whose `prepack` builds what the package ships). A package without its compiled command would
+ * install and then fail in ways that say nothing of the docs, so that is said here instead.
+ */
+function packedTarball(): string {
+  if (packed !== undefined) return packed.tarball;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-pack-"));
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", dir], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    env: userEnv(),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
+  if (info === undefined) throw new Error(`npm pack printed no package: ${out}`);
+  const tarball = path.join(dir, info.filename);
+  packed = { dir, tarball };
+  if (!info.files.some((f) => f.path === "dist/src/cli/main.js")) {
+    throw new Error(
+      `npm pack made ${info.filename} without dist/src/cli/main.js: the package does not ship its compiled command, so the blocks that install it cannot run`,
+    );
+  }
+  return tarball;
+}
+
+afterAll(() => {
+  if (packed !== undefined) fs.rmSync(packed.dir, { recursive: true, force: true });
+});
+
 function describeBlock(b: DocBlock): string {
   const first = b.text.split("\n")[0] ?? "";
   return `${b.file}:${b.line} (${first.length > 60 ? `${first.slice(0, 57)}...` : first})`;
@@ -179,9 +211,13 @@ function describeBlock(b: DocBlock): string {
 
 for (const file of documents(repoRoot)) {
   const blocks = shellBlocks(repoRoot, file);
-  if (blocks.length === 0) continue;
+  // A document whose every block says why it is not run here has nothing to run.
+  if (blocks.every((b) => b.notRun !== undefined)) continue;
   describe(`the shell blocks of ${file}, run as written`, () => {
     let dir = "";
+    // Where the document's package blocks run: a user's ops repository is not inside a clone of
+    // Stackwright (npm, looking up for a package.json, would install into the clone).
+    let opsHome = "";
     let emulator: TestEmulator | undefined;
     const groups: number[] = [];
 
@@ -195,6 +231,7 @@ for (const file of documents(repoRoot)) {
       await stopGroups(groups);
       await emulator?.close();
       if (dir !== "") fs.rmSync(dir, { recursive: true, force: true });
+      if (opsHome !== "") fs.rmSync(opsHome, { recursive: true, force: true });
     });
 
     for (const b of blocks) {
@@ -207,11 +244,14 @@ for (const file of documents(repoRoot)) {
             ...userEnv(),
             ...(b.api && emulator !== undefined ? demoCredentials(emulator.url) : {}),
           };
-          const script = runnableScript(b);
+          const script = (b.package ? packageShim(packedTarball()) : "") + runnableScript(b);
+          if (b.package && opsHome === "")
+            opsHome = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-ops-"));
+          const cwd = b.package ? opsHome : dir;
           const ran =
             b.server !== undefined
-              ? await runServerBlock(dir, script, env, b.server)
-              : await runBlock(dir, script, env, groups);
+              ? await runServerBlock(cwd, script, env, b.server)
+              : await runBlock(cwd, script, env, groups);
           await stopGroups(groups);
           expect(ran.status, ran.out).toBe(b.exit);
           for (const text of b.expects) expect(ran.out).toContain(text);

@@ -65,7 +65,7 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
   it("2: a target without a settings file, in one line", () => {
     const { status, lines } = run(["preview", "--target", "nowhere"]);
     expect(lines[0]).toContain("target 'nowhere' has no settings file");
-    expect(lines[0]).toContain("README");
+    expect(lines[0]).toContain("docs/guide.md");
     expect(lines).toHaveLength(1);
     expect(status).toBe(EXIT_CODES.usage);
   });

@@ -5,12 +5,16 @@
  * then `validate`, `preview`, `up` and `up` again through the real engine. Nothing may change on
  * the platform: the preview plans only adoptions, the first up makes zero write requests (counted
  * on the emulator's request log) while it records every resource in the per-file stacks, and the
- * second up is confirmed without the engine.
+ * second up is confirmed without the engine. Then the first promotion: the live build the up
+ * adopted is Stackwright's (no --allow-drift), refused before that up with what to do, and a
+ * later hand deployment is still refused.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HistoryDocument } from "../../src/cli/commands/history";
 import { createClient } from "../../src/client";
+import { FleetStatus } from "../../src/observe";
 import {
   demoCredentials,
   emulatorHooks,
@@ -23,6 +27,10 @@ import { runStackwright } from "../helpers/stackwright-process";
 
 const SEED = path.join(repoRoot, "test", "fixtures", "import", "seed.yaml");
 const STACKS = ["dev.blog", "dev.shop"];
+/** What shop/uat runs in the seed: deployment 101, imported and adopted. */
+const SHOP_UAT = "a1b2c3d4e5f60718293a4b5c6d7e8f9011223344";
+/** The head of shop's release branch in the seed, deployed by hand in the last case. */
+const HOTFIX = "b2c3d4e5f60718293a4b5c6d7e8f901122334455";
 
 describe("the first runs after stackwright import", () => {
   let project: ScratchProject;
@@ -40,6 +48,27 @@ describe("the first runs after stackwright import", () => {
       .filter((r) => !r.path.startsWith("/_emulator"))
       .map((r) => `${r.method} ${r.path}`);
   const writes = async () => (await requests()).filter((r) => !r.startsWith("GET "));
+  const shopFile = () => fs.readFileSync(path.join(project.dir, "stacks-config", "shop.yaml"), "utf8");
+  const promoteShop = () => run(["promote", "shop", "--from", "uat", "--to", "prod"]);
+  /** `history shop uat --json`: per deployment, its id, marker and whether an up adopted it. */
+  const shopUatHistory = () => {
+    const history = run(["history", "shop", "uat", "--json"]);
+    expect(history.status, history.out).toBe(0);
+    return HistoryDocument.parse(JSON.parse(history.out)).deployments.map((d) => [
+      d.id,
+      d.stackwright_marker,
+      d.adopted,
+    ]);
+  };
+  /** `status shop --json -`: shop/uat's sync state and the kind of its drift. */
+  const shopUatStatus = () => {
+    const status = run(["status", "shop", "--json", "-"]);
+    expect(status.status, status.out).toBe(0);
+    const uat = FleetStatus.parse(JSON.parse(status.out))
+      .stacks.find((s) => s.stack === "shop")
+      ?.environments.find((e) => e.environment === "uat");
+    return [uat?.sync, uat?.drift?.kind ?? null];
+  };
   const rows = (out: string) =>
     Object.fromEntries(
       STACKS.map((stack) => [
@@ -100,6 +129,24 @@ describe("the first runs after stackwright import", () => {
     expect(validated.status, validated.out).toBe(0);
   }, 120_000);
 
+  it("refuses to promote an imported live build before an up adopted it, saying to run up first", () => {
+    const before = shopFile();
+    const refused = promoteShop();
+    expect(refused.status, refused.out).toBe(1);
+    expect(refused.out).toContain(
+      'shop/uat\'s live build a1b2c3d (deployment 101 "UAT from main") was deployed by hand, not by Stackwright ' +
+        "(its file adopts deployment 101, but no up of target dev has recorded it in dev.shop yet: " +
+        "run up first, or pass the --target whose up adopted it); " +
+        "promote what was tested once it is settled, or pass --allow-drift",
+    );
+    expect(shopFile()).toBe(before);
+    // history agrees: neither deployment carries a marker, and no up recorded either yet.
+    expect(shopUatHistory()).toEqual([
+      ["101", null, false],
+      ["100", null, false],
+    ]);
+  }, 60_000);
+
   it("previews no change on the platform for any site: adoptions only, no write request", async () => {
     await hooks.clearRequests();
     const summary = path.join(project.dir, "preview.md");
@@ -137,4 +184,43 @@ describe("the first runs after stackwright import", () => {
       expect(fs.readFileSync(project.stateFile(stack)).equals(before[i] ?? Buffer.alloc(0))).toBe(true),
     );
   }, 300_000);
+
+  it("promotes the live build the first up adopted with no override, reading the platform only", async () => {
+    await hooks.clearRequests();
+    const promoted = promoteShop();
+    expect(promoted.status, promoted.out).toBe(0);
+    expect(promoted.out).toContain(
+      `shop/prod: pinned to ${SHOP_UAT}, the live build of uat: a1b2c3d "UAT from main" (deployment 101)`,
+    );
+    expect(shopFile()).toMatch(new RegExp(`ref: ${SHOP_UAT}\\n\\s+title: Promote a1b2c3d from uat\\n`));
+    expect(shopFile()).not.toContain("override");
+    expect(await writes()).toEqual([]);
+    // status, history and promote agree: what the up adopted is Stackwright's and in sync.
+    expect(shopUatHistory()).toEqual([
+      ["101", null, true],
+      ["100", null, false],
+    ]);
+    expect(shopUatStatus()).toEqual(["in sync", null]);
+  }, 60_000);
+
+  it("still refuses a build deployed by hand after the adopting up, naming --allow-drift", async () => {
+    const hand = ((await hooks.handDeploy("shop", "uat", HOTFIX)) as { data: { id: string } }).data.id;
+    const before = shopFile();
+    const refused = promoteShop();
+    expect(refused.status, refused.out).toBe(1);
+    expect(refused.out).toContain(
+      `shop/uat's live build b2c3d4e (deployment ${hand} "Deployed by hand in the dashboard") was deployed by hand, ` +
+        "not by Stackwright; promote what was tested once it is settled, or pass --allow-drift",
+    );
+    expect(shopFile()).toBe(before);
+    expect(shopUatHistory()).toEqual([
+      [hand, null, false],
+      ["101", null, true],
+      ["100", null, false],
+    ]);
+    expect(shopUatStatus()).toEqual(["drifted", "hand deployment"]);
+    const table = run(["history", "shop", "uat"]);
+    expect(table.out).toMatch(new RegExp(`^\\* ${hand} .* by hand$`, "m"));
+    expect(table.out).toMatch(/^ {2}101 .*UAT from main .* adopted$/m);
+  }, 60_000);
 });

@@ -193,7 +193,7 @@ describe("the stackwright command on the example stacks-config", () => {
         ["preview", "--event-log", events, "--stack", "dev.acme-web", "--config-file", "Pulumi.dev.yaml"],
         {
           cwd: project.dir,
-          // --event-log is one of Pulumi's debug commands (README, "Reading the summary").
+          // --event-log is one of Pulumi's debug commands (docs/guide.md, "Reading the summary").
           env: { ...project.pulumiEnv(), ...env, PULUMI_DEBUG_COMMANDS: "true" },
           encoding: "utf8",
           timeout: 240_000,

@@ -13,8 +13,8 @@ function pngSize(file: string): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
-// The README's picture of the fleet page, regenerated as the README says, into a temporary path.
-describe.runIf(browserTestsRun())("the script that shoots the README's fleet page", () => {
+// The operator guide's picture of the fleet page, regenerated as CONTRIBUTING.md says, into a temporary path.
+describe.runIf(browserTestsRun())("the script that shoots the guide's fleet page", () => {
   let dir: string;
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-shot-"));

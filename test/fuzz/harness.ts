@@ -7,7 +7,7 @@
  * - A failure names the property, the seed, the command that reproduces it and the shrunk
  *   counterexample (the sequence of steps), printed as JSON.
  * - Each property counts what it did (cases, steps, faults, kills) and prints one line at the end,
- *   so a long run leaves the numbers the README's reliability section quotes.
+ *   so a long run leaves the numbers docs/reliability.md quotes.
  */
 import fc from "fast-check";
 

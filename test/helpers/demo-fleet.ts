@@ -1,6 +1,6 @@
 /**
  * A fleet status in every sync state, made without a platform: for the fleet page's browser
- * tests (the README's screenshot is of the real demo fleet: scripts/screenshot-fleet-page.sh).
+ * tests (the operator guide's screenshot is of the real demo fleet: scripts/screenshot-fleet-page.sh).
  * Deterministic: site `i` always gets the same states, shas and deployers.
  */
 import {

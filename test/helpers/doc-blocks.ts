@@ -14,6 +14,13 @@
  * - `server "TEXT"`: the block is a server that runs until stopped: it must print TEXT, then it is
  *   stopped as a person does (Ctrl-C: SIGINT to its process group) and must exit with its `exit`
  *   code (`npm run` exits 130 when its script is interrupted).
+ * - `package`: the block installs the `stackwright` package into a repository of the user's, as
+ *   the README's install does. It runs in a directory of its own outside the checkout (one per
+ *   document, shared by its package blocks), with shell functions `npm` and `npx` in front of it
+ *   ({@link packageShim}): `npm install` (or `i`, `add`) of `stackwright` or `stackwright@VERSION`
+ *   installs a tarball the test packed once from this checkout (`npm pack`), from npm's cache
+ *   where it can; `npx` never fetches a package, so `npx stackwright` is the one installed. What
+ *   the block shows is what a user runs; what it installs is this checkout, never a registry's.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -33,18 +40,20 @@ export interface DocBlock {
   readonly exit: number;
   readonly expects: readonly string[];
   readonly server?: string;
+  /** Installs of `stackwright` are of this checkout's tarball ({@link packageShim}). */
+  readonly package: boolean;
 }
 
 const DIRECTIVE = /<!--\s*doc-test:\s*([\s\S]*?)\s*-->/g;
 
-/** The documents whose shell blocks a user is told to run. */
+/** The documents whose shell blocks a user (or a contributor) is told to run. */
 export function documents(repoRoot: string): string[] {
   const docs = fs
     .readdirSync(path.join(repoRoot, "docs"))
     .filter((f) => f.endsWith(".md"))
     .sort()
     .map((f) => `docs/${f}`);
-  return ["README.md", ...docs];
+  return ["README.md", "CONTRIBUTING.md", ...docs].filter((f) => fs.existsSync(path.join(repoRoot, f)));
 }
 
 /** Every shell block of one document, in order; a malformed directive throws, naming its line. */
@@ -85,6 +94,7 @@ function block(file: string, line: number, text: string, directives: readonly st
   let api = false;
   let exit = 0;
   let server: string | undefined;
+  let pkg = false;
   for (const d of directives) {
     let m: RegExpMatchArray | null;
     if ((m = /^not run:\s*(\S[\s\S]*)$/.exec(d))) notRun = m[1];
@@ -94,7 +104,11 @@ function block(file: string, line: number, text: string, directives: readonly st
     else if ((m = /^exit (\d+)$/.exec(d))) exit = Number(m[1]);
     else if ((m = /^expect "([^"]+)"$/.exec(d))) expects.push(m[1] ?? "");
     else if ((m = /^server "([^"]+)"$/.exec(d))) server = m[1];
+    else if (d === "package") pkg = true;
     else throw new Error(`${file}:${line}: unknown doc-test directive '${d}'`);
+  }
+  if (pkg && server !== undefined) {
+    throw new Error(`${file}:${line}: a server block cannot be a package block (it runs as one exec)`);
   }
   for (const s of skips) {
     if (!text.split("\n").some((l) => l.startsWith(s.prefix))) {
@@ -111,7 +125,40 @@ function block(file: string, line: number, text: string, directives: readonly st
     exit,
     expects,
     ...(server !== undefined ? { server } : {}),
+    package: pkg,
   };
+}
+
+/** Single-quoted for bash, whatever the text holds. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The shell functions a `package` block runs behind: `npm install stackwright[@VERSION]` (or
+ * `i`, `add`) installs `tarball` instead, offline where npm's cache allows; every other npm
+ * command is npm's own. `npx` runs only what is installed (`--no`), so nothing is fetched.
+ */
+export function packageShim(tarball: string): string {
+  return [
+    "npm() {",
+    '  case "${1:-}" in',
+    "    install | i | add)",
+    "      local args=() a",
+    '      for a in "$@"; do',
+    '        case "$a" in',
+    `          stackwright | stackwright@*) args+=(${shellQuote(tarball)}) ;;`,
+    '          *) args+=("$a") ;;',
+    "        esac",
+    "      done",
+    '      command npm "${args[@]}" --prefer-offline --no-audit --no-fund',
+    "      ;;",
+    '    *) command npm "$@" ;;',
+    "  esac",
+    "}",
+    'npx() { command npx --no "$@"; }',
+    "",
+  ].join("\n");
 }
 
 /** The script the test runs for a block: its text without the skipped lines (and their `\` continuations). */

@@ -1,5 +1,5 @@
 /**
- * Writes the README's picture of the fleet page (docs/fleet-page.png, or the path given): the page
+ * Writes the operator guide's picture of the fleet page (docs/fleet-page.png, or the path given): the page
  * of the demo fleet that `npm start` builds, shot in the headless Chromium the browser tests use,
  * with the drifted cell's details open. Run by scripts/screenshot-fleet-page.sh (after a build).
  *

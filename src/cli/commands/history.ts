@@ -1,8 +1,9 @@
 /**
  * `stackwright history API_STACK ENV [--limit N] [--json]`: the environment's deployments, newest
- * first, with which one is the current build and which ones Stackwright made (the marker its
- * Deployment provider writes into the summary, a hash of the file state that made it). One list
- * request per page of the platform's answer, at most the client's page bound.
+ * first, with which one is the current build and which ones are Stackwright's: made by it (the
+ * marker its Deployment provider writes into the summary, a hash of the file state that made it)
+ * or adopted by an `up` (recorded in the target's state, as `promote` reads it, so that the two
+ * agree). One list request per page of the platform's answer, at most the client's page bound.
  */
 import { z } from "zod";
 import {
@@ -12,15 +13,17 @@ import {
   shortSha,
   stackwrightMarkerOf,
   currentBuildOf,
+  isStackwrightsDeployment,
   type Deployment,
+  type RecordedDeployment,
   type StatedDeployment,
 } from "../../api";
 import { needAttributes } from "../../client";
 import { apiClient, nameArgument } from "../gates/api-command";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { renderTable, say } from "../kit/output";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
+import { renderTable, say, warn } from "../kit/output";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags, targetNameOf } from "../settings/target-settings";
 
 const COMMAND = "history";
 const DEFAULT_LIMIT = 20;
@@ -40,6 +43,11 @@ export const HistoryEntry = z.object({
   current_build: z.boolean(),
   /** Stackwright's marker (`sw-…`), null for a deployment made by hand or elsewhere. */
   stackwright_marker: z.string().nullable(),
+  /**
+   * True for a deployment without the marker that the target's state records: an `up` adopted it
+   * (as the first up after `import` does), so it is Stackwright's, not made by hand.
+   */
+  adopted: z.boolean(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 
@@ -59,8 +67,9 @@ export const historyCommand = defineCommand({
   args: ["API_STACK", "ENV"],
   summary:
     "Lists the environment's deployments, newest first: id, state, short sha, title, deployer, when requested, " +
-    "started and finished, which is the current build (*), and which Stackwright made (its marker; 'by hand' " +
-    "otherwise). --json prints the same as one JSON document. " +
+    "started and finished, which is the current build (*), and which are Stackwright's (its marker, or 'adopted' " +
+    "for one an up adopted, as --target's state records it; 'by hand' otherwise). --json prints the same as one " +
+    "JSON document. " +
     API_SETTINGS_HELP,
   flags: {
     limit: { type: "string", help: `N: show the newest N deployments (default ${DEFAULT_LIMIT})` },
@@ -71,6 +80,7 @@ export const historyCommand = defineCommand({
     const stack = nameArgument(COMMAND, "API_STACK", positional[0]);
     const environment = nameArgument(COMMAND, "ENV", positional[1]);
     const limit = limitOf(flags.limit);
+    const target = targetNameOf(flags.target);
     const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags));
     let deployments: Deployment[];
     try {
@@ -86,7 +96,17 @@ export const historyCommand = defineCommand({
         `cannot tell which deployment of ${stack}/${environment} is its current build`,
       ),
     );
-    const document = historyOf(stack, environment, stated, limit);
+    // The state is read (and its reader loaded) only when the platform's record cannot tell: a
+    // deployment without our marker.
+    let recorded: readonly RecordedDeployment[] = [];
+    if (stated.some((d) => stackwrightMarkerOf(d) === undefined)) {
+      const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
+      const read = await readRecordedDeployments(flags.project, target, stack, environment);
+      if (read.unreadable !== undefined)
+        warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);
+      recorded = read.deployments;
+    }
+    const document = historyOf(stack, environment, stated, limit, recorded);
     if (flags.json === true) {
       say(JSON.stringify(document, null, 2));
       return EXIT_CODES.ok;
@@ -117,12 +137,16 @@ function instant(seconds: number | null | undefined): string | null {
     : new Date(seconds * 1000).toISOString();
 }
 
-/** The history document of an environment's deployments (newest `limit`). */
+/**
+ * The history document of an environment's deployments (newest `limit`); `recorded` are the
+ * deployments the target's state records (see {@link isStackwrightsDeployment}).
+ */
 export function historyOf(
   stack: string,
   environment: string,
   deployments: readonly StatedDeployment[],
   limit: number,
+  recorded: readonly RecordedDeployment[] = [],
 ): HistoryDocument {
   const current = currentBuildOf(deployments);
   const entries = newestFirst(deployments)
@@ -135,6 +159,7 @@ export function historyOf(
       const created: number | null | undefined = a.date_created_unix;
       const updated: number | null | undefined = a.date_updated_unix;
       const sha = shaOf(d);
+      const marker = stackwrightMarkerOf(d) ?? null;
       return {
         id: d.id,
         state: a.state,
@@ -149,7 +174,8 @@ export function historyOf(
         started_at: instant(a.date_started_unix),
         finished_at: isDeploymentFinished(a.state) ? instant(updated) : null,
         current_build: current !== undefined && d.id === current.id,
-        stackwright_marker: stackwrightMarkerOf(d) ?? null,
+        stackwright_marker: marker,
+        adopted: marker === null && isStackwrightsDeployment(d, recorded),
       };
     });
   return { version: 1, stack, environment, total: deployments.length, deployments: entries };
@@ -171,7 +197,7 @@ export function historyTable(document: HistoryDocument): string {
     short(e.requested_at),
     short(e.started_at),
     short(e.finished_at),
-    e.stackwright_marker ?? "by hand",
+    e.stackwright_marker ?? (e.adopted ? "adopted" : "by hand"),
   ]);
   const table = renderTable(
     ["  ID", "STATE", "SHA", "TITLE", "DEPLOYER", "REQUESTED (UTC)", "STARTED", "FINISHED", "MADE BY"],
@@ -180,6 +206,9 @@ export function historyTable(document: HistoryDocument): string {
   const more = document.total - document.deployments.length;
   const notes = [
     `* current build of ${document.stack}/${document.environment}`,
+    ...(document.deployments.some((e) => e.adopted)
+      ? ["adopted: made outside Stackwright, taken over as it was by an up (the state records it)"]
+      : []),
     ...(more > 0 ? [`${more} older deployment(s) not shown (--limit)`] : []),
   ];
   return `${table}\n\n${notes.join("; ")}`;

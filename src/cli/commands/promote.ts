@@ -3,11 +3,21 @@
  * what `--from` runs now (its live build's full sha), in each selected stack file, as a change
  * to review: `ref_type: sha`, that sha, and a title that says what it is (`Promote 8f3c2a1 from
  * uat`). The platform is only read (the environment and its deployments); it changes when `up`
- * runs on the merged change. Refusals, one line each, stop the whole command before any file is
- * written (pin-change.ts).
+ * runs on the merged change. A live build is Stackwright's when it carries the marker or when the
+ * target's state records it (an `up` adopted it); only then is it promoted without --allow-drift.
+ * Refusals, one line each, stop the whole command before any file is written (pin-change.ts).
  */
 import * as path from "node:path";
-import { liveBuildOf, shortSha, type LiveBuildProblemKind } from "../../api";
+import {
+  currentBuildOf,
+  isStackwrightsDeployment,
+  liveBuildOf,
+  shortSha,
+  stackwrightMarkerOf,
+  type LiveBuildProblemKind,
+  type StatedDeployment,
+} from "../../api";
+import type { StackConfig } from "../../config";
 import { missingValue, needAttributes, type StackwrightClient } from "../../client";
 import { nameArgument } from "../gates/api-command";
 import { defineCommand } from "../kit/command";
@@ -22,12 +32,13 @@ import {
   planPin,
   problemLabel,
   requireFlag,
-  stackFiles,
+  stackConfigs,
   type PlannedPin,
 } from "../fleet/pin-change";
+import type { RecordedDeployments } from "../fleet/recorded-deployments";
 import { checkedClient } from "../gates/preflight";
 import { say } from "../kit/output";
-import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf } from "../settings/target-settings";
+import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf, targetNameOf } from "../settings/target-settings";
 
 const COMMAND = "promote";
 
@@ -38,7 +49,9 @@ export const promoteCommand = defineCommand({
     "Pins --to's deployment in stacks-config/<API_STACK>.yaml to the sha --from runs now (ref_type: sha, the full " +
     "sha, title 'Promote <short sha> from <from>'), keeping every other byte of the file. Refuses when --from is " +
     "drifted, failed, deploying or awaiting approval, or --to is locked or in a closed change window (each with a " +
-    "flag to override it, recorded in the title), and when the file would not validate. Without --branch the " +
+    "flag to override it, recorded in the title), and when the file would not validate. --from's live build is " +
+    "Stackwright's when its deployment carries Stackwright's marker or when --target's state records it (an up " +
+    "adopted it, as the first up after import does); any other is drifted. Without --branch the " +
     "working tree changes and the diff is printed; nothing touches the platform until `up`. " +
     API_SETTINGS_HELP,
   flags: {
@@ -66,8 +79,9 @@ export const promoteCommand = defineCommand({
     const from = nameArgument(COMMAND, "--from", requireFlag(COMMAND, "from", flags.from));
     const to = nameArgument(COMMAND, "--to", requireFlag(COMMAND, "to", flags.to));
     if (from === to) throw new UsageError(`stackwright ${COMMAND}: --from and --to are both '${from}'`);
+    const target = targetNameOf(flags.target);
     const projectDir = projectDirOf(flags.project);
-    const files = await stackFiles(projectDir);
+    const { files, configs } = await stackConfigs(projectDir);
     const selected = select(positional, files, projectDir, flags);
     if (selected.length === 0) {
       say(`stackwright ${COMMAND}: no API stack selected: nothing to do`);
@@ -83,7 +97,10 @@ export const promoteCommand = defineCommand({
     try {
       planned = [];
       // One stack after another: a few reads each, and the order of the output is the order asked.
-      for (const s of selected) planned.push(await planPromotion(client, s, from, to, flags));
+      for (const s of selected) {
+        const source = { projectDir, target, config: configs.get(s.apiStack) };
+        planned.push(await planPromotion(client, s, source, from, to, flags));
+      }
     } finally {
       await client.close();
     }
@@ -124,9 +141,17 @@ function select(
 
 type ProblemFlags = { [K in (typeof PROBLEM_FLAGS)[LiveBuildProblemKind]]?: boolean | undefined };
 
+/** Where the stack's file and state are, to tell a deployment an `up` adopted from one made by hand. */
+interface PromotionSource {
+  readonly projectDir: string;
+  readonly target: string;
+  readonly config: StackConfig | undefined;
+}
+
 async function planPromotion(
   client: StackwrightClient,
   selected: Selected,
+  source: PromotionSource,
   from: string,
   to: string,
   flags: ProblemFlags & { "allow-locked"?: boolean | undefined; "override-window"?: string | undefined },
@@ -137,7 +162,8 @@ async function planPromotion(
   const where = `${apiStack}/${from}`;
   const why = `cannot tell which build ${where} runs, so there is nothing to promote`;
   const stated = deployments.map((d) => needAttributes(d, ["state"], why));
-  const live = liveBuildOf(where, environment.attributes.build_sha ?? "", stated);
+  const recorded = await recordedUnlessMarked(currentBuildOf(stated), source, apiStack, from);
+  const live = liveBuildOf(where, environment.attributes.build_sha ?? "", stated, recorded?.deployments);
   // Neither the environment nor a completed deployment with a sha says what runs.
   if (live.sha === "")
     throw missingValue(environment, "attributes.build_sha", environment.attributes.build_sha, why);
@@ -146,7 +172,10 @@ async function planPromotion(
   for (const problem of live.problems) {
     const flag = PROBLEM_FLAGS[problem.kind];
     if (flags[flag] === true) overrides.push(problemLabel(problem.kind));
-    else refusals.push(`${problem.text}; promote what was tested once it is settled, or pass --${flag}`);
+    else {
+      const why = problem.kind === "drifted" ? notAdoptedYet(live.deployment, recorded, source, from) : "";
+      refusals.push(`${problem.text}${why}; promote what was tested once it is settled, or pass --${flag}`);
+    }
   }
   const short = shortSha(live.sha);
   return planPin({
@@ -160,4 +189,41 @@ async function planPromotion(
     refusals,
     summary: `${apiStack}/${to}: pinned to ${live.sha}, the live build of ${from}: ${describeDeployment(live.deployment, live.sha)}`,
   });
+}
+
+/**
+ * What the target's state records for the environment, read (and its reader loaded) only when
+ * the platform's record cannot tell: a live build without Stackwright's marker.
+ */
+async function recordedUnlessMarked(
+  current: StatedDeployment | undefined,
+  source: PromotionSource,
+  apiStack: string,
+  environment: string,
+): Promise<RecordedDeployments | undefined> {
+  if (current === undefined || stackwrightMarkerOf(current) !== undefined) return undefined;
+  const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
+  return readRecordedDeployments(source.projectDir, source.target, apiStack, environment);
+}
+
+/**
+ * Why a live build that is not Stackwright's may be one all the same, for its refusal: the file
+ * adopts it but no `up` of the target has recorded it yet, or the state could not be read ("" when
+ * neither: a deployment made by hand).
+ */
+export function notAdoptedYet(
+  live: StatedDeployment | undefined,
+  recorded: RecordedDeployments | undefined,
+  source: { readonly target: string; readonly config: StackConfig | undefined },
+  from: string,
+): string {
+  if (live === undefined || recorded === undefined || isStackwrightsDeployment(live, recorded.deployments))
+    return "";
+  if (recorded.unreadable !== undefined) return ` (${recorded.unreadable})`;
+  const environments = source.config?.environments ?? {};
+  const adopt = Object.hasOwn(environments, from) ? environments[from]?.deployment?.adopt : undefined;
+  return adopt !== undefined && String(adopt) === live.id
+    ? ` (its file adopts deployment ${live.id}, but no up of target ${source.target} has recorded it in ${recorded.stack} yet: ` +
+        "run up first, or pass the --target whose up adopted it)"
+    : "";
 }

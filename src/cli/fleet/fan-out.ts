@@ -13,8 +13,8 @@ import { runStack, type Operation, type RunOptions, type StackJob, type StackOut
 /**
  * Stacks at once when `--concurrency` is not given: two per core. With the program and the
  * providers hosted, an engine run spends much of its time waiting (on the API, the backend, the
- * CLI's process), so one per core left CPU idle; measured on 2 cores, the first `up` of 100 files
- * took 51 s at 3, 44 s at 4, 46 s at 5 and 45 s at 6 at once (bench/fleet.ts).
+ * CLI's process), so one per core leaves CPU idle, and more than two per core only adds memory
+ * and contention (docs/performance.md, "One provider host for all engine runs").
  */
 export function defaultConcurrency(): number {
   return 2 * Math.max(1, os.availableParallelism());

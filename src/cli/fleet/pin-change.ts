@@ -73,9 +73,19 @@ export function problemLabel(kind: LiveBuildProblemKind): string {
 
 /** The stack files of the project: API stack → file; the directory must validate. */
 export async function stackFiles(projectDir: string): Promise<Map<string, string>> {
+  return (await stackConfigs(projectDir)).files;
+}
+
+/** The stack files of the project (API stack → file) and their parsed configurations. */
+export async function stackConfigs(
+  projectDir: string,
+): Promise<{ files: Map<string, string>; configs: Map<string, StackConfig> }> {
   const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
   if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
-  return new Map(Object.entries(loaded.state.sourceFiles));
+  return {
+    files: new Map(Object.entries(loaded.state.sourceFiles)),
+    configs: new Map(loaded.state.stacks.map((s) => [s.stack, s])),
+  };
 }
 
 /** A pin planned for one stack file: what to write, and what stands against it. */

@@ -146,7 +146,7 @@ export async function openTarget(
     throw new CliError(
       "usage",
       `target '${name}' has no settings file ${configFile}: create it once and commit it ` +
-        `(README, "Targets and per-file stacks"; ${commandLine(`env --target ${name}`)} prints the environment for pulumi stack init)`,
+        `(docs/guide.md, "Targets and per-file stacks"; ${commandLine(`env --target ${name}`)} prints the environment for pulumi stack init)`,
     );
   }
   const secrets = targetSecretsEnv(dir, name, { ...process.env, ...extraEnv });

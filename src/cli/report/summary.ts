@@ -42,7 +42,7 @@ export type ChangeKind =
   | "adopt"
   | "other";
 
-/** The words of the summary's "change" column (README, "Reading the summary"). */
+/** The words of the summary's "change" column (docs/guide.md, "Reading the summary"). */
 export const KIND_LABELS: Record<ChangeKind, string> = {
   deploy: "deploy",
   redeploy: "redeploy",

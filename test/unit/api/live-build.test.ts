@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { markerFor, withMarker } from "../../../providers/provider-process/common";
 import {
   currentBuildOf,
+  isStackwrightsDeployment,
   liveBuildOf,
   stackwrightMarkerOf,
   type DeploymentState,
@@ -101,5 +102,40 @@ describe("the live build of an environment", () => {
     ).toBe(
       's/uat\'s newest deployment failed (deployment 2 "deployment 2"), so its live build is not what was last tried',
     );
+  });
+
+  it("takes a deployment for Stackwright's when it carries the marker or the state records its id, and for made by hand otherwise", () => {
+    const adopted = deployment(7, "Completed", A, "Imported by hand");
+    expect(isStackwrightsDeployment(deployment(1, "Completed", A), [])).toBe(true);
+    expect(isStackwrightsDeployment(adopted, [])).toBe(false);
+    expect(isStackwrightsDeployment(adopted, [{ id: "7", sha: A }])).toBe(true);
+    expect(
+      isStackwrightsDeployment(adopted, [
+        { id: "8", sha: A },
+        { id: "70", sha: A },
+      ]),
+    ).toBe(false);
+    // A package deployment recorded before it was built has no sha in the state yet.
+    expect(isStackwrightsDeployment(adopted, [{ id: "7", sha: "" }])).toBe(true);
+  });
+
+  it("does not take a recorded id whose sha differs for Stackwright's (a state written against another platform)", () => {
+    const adopted = deployment(7, "Completed", A, "Imported by hand");
+    expect(isStackwrightsDeployment(adopted, [{ id: "7", sha: B }])).toBe(false);
+  });
+
+  it("promotes an adopted live build once the state records it, and still calls a later hand deployment drift", () => {
+    const adopted = deployment(7, "Completed", A, "Imported by hand");
+    expect(liveBuildOf("s/uat", A, [adopted]).problems.map((p) => p.text)).toEqual([
+      's/uat\'s live build aaaaaaa (deployment 7 "deployment 7") was deployed by hand, not by Stackwright',
+    ]);
+    expect(liveBuildOf("s/uat", A, [adopted], [{ id: "7", sha: A }])).toMatchObject({ sha: A, problems: [] });
+    // The same build deployed again by hand is another deployment: the record names the adopted one only.
+    for (const sha of [B, A]) {
+      const later = [adopted, deployment(8, "Completed", sha, "Hot fix by hand")];
+      const live = liveBuildOf("s/uat", sha, later, [{ id: "7", sha: A }]);
+      expect(live.deployment?.id).toBe("8");
+      expect(live.problems.map((p) => p.kind)).toEqual(["drifted"]);
+    }
   });
 });

@@ -14,7 +14,7 @@ describe("the help and the docs", () => {
     expect(await previewCommand(["--help"])).toBe(0);
     const help = String(printed.mock.calls[0]?.[0]);
     expect(help).toMatch(/--concurrency <value>\n\s+stacks run at once \(default: two per core\)/);
-    expect(doc("README.md")).toContain("`--concurrency K`: stacks run at once (default: two per core");
+    expect(doc("docs/guide.md")).toContain("`--concurrency K`: stacks run at once (default: two per core");
   });
 
   it("run validate the way the README does, which works after npm ci", () => {

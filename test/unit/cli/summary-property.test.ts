@@ -8,9 +8,9 @@ import { previewFromEvents } from "../../../src/cli/engine/preview-events";
 import { KIND_LABELS, plannedChanges, renderComment, type StepOp } from "../../../src/cli/report/summary";
 import { planEvents, type PlannedStep, type ResourceType } from "./summary-plan";
 
-/** The README's table of the words each engine step may show ("Reading the summary"). */
+/** The operator guide's table of the words each engine step may show ("Reading the summary"). */
 function readmeWords(): Record<StepOp, string[]> {
-  const readme = fs.readFileSync(path.resolve(__dirname, "../../../README.md"), "utf8");
+  const readme = fs.readFileSync(path.resolve(__dirname, "../../../docs/guide.md"), "utf8");
   const start = readme.indexOf("| engine step | the change column says |");
   const rows = readme.slice(start).split("\n").slice(2);
   const words: Record<string, string[]> = {};
@@ -117,7 +117,7 @@ const planArb = fc
 describe("the summary of a random plan", () => {
   const words = readmeWords();
 
-  it("has the README's table for every engine step", () => {
+  it("has the guide's table for every engine step", () => {
     expect(Object.keys(words).sort()).toEqual(
       ["create", "delete", "delete-retain", "import", "read", "replace", "update"].sort(),
     );
@@ -134,7 +134,7 @@ describe("the summary of a random plan", () => {
           events: planEvents(`dev.${s.site}`, s.steps),
           ...(s.failed ? { failure: `stackwright preview failed: ${s.site} refused` } : {}),
         }));
-        // Each step alone: at most one row, of the step's own operation, in the README's words.
+        // Each step alone: at most one row, of the step's own operation, in the guide's words.
         for (const s of stacks) {
           for (const step of s.steps) {
             const { changes, unchanged } = plannedChanges(
