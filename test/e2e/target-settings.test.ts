@@ -1,6 +1,6 @@
 /**
  * A target other than the demo's, as an operator sets it up and uses it: `stackwright env`, then
- * plain `pulumi stack init` and `pulumi config set` (the README's "Create a target once"), then
+ * plain `pulumi stack init` and `pulumi config set` (docs/guide.md, "Targets and per-file stacks"), then
  * the commands reading `Pulumi.production.yaml` with no STACKWRIGHT_* variable; the passphrase
  * rule (passphrase.ts) refusing before anything is written; the variables winning over the file;
  * and the messages naming the command as it is run, from a checkout and from node_modules.
@@ -48,7 +48,7 @@ describe("a production target", { timeout: 180_000 }, () => {
     project?.remove();
   });
 
-  it("is created as the README says: env makes the state directory and pulumi seals the token with the operator's passphrase", () => {
+  it("is created as docs/guide.md says: env makes the state directory and pulumi seals the token with the operator's passphrase", () => {
     const fresh = path.join(project.dir, ".stackwright", "fresh-state");
     const script = [
       'eval "$(node bin/stackwright.js env --target production)"',
