@@ -2,6 +2,13 @@
 // The `stackwright` command. The TypeScript sources compile to dist/ (npm run build).
 "use strict";
 
+// Before anything else loads: a version check must not pay for the SDK.
+const first = process.argv[2];
+if (first === "--version" || first === "-V") {
+  console.log(require("../package.json").version);
+  process.exit(0);
+}
+
 const [major] = process.versions.node.split(".").map(Number);
 if (major < 22) {
   console.error(
@@ -23,6 +30,16 @@ if (process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
   const enabled =
     typeof enableCompileCache === "function" ? enableCompileCache(process.env.NODE_COMPILE_CACHE) : undefined;
   if (enabled?.directory !== undefined) process.env.NODE_COMPILE_CACHE = enabled.directory;
+}
+
+// A checkout that was never built has no dist/: say how to build it, not `Cannot find module`.
+const path = require("node:path");
+const root = path.resolve(__dirname, "..");
+if (!require("node:fs").existsSync(path.join(root, "dist", "src", "cli", "main.js"))) {
+  console.error(
+    `stackwright: ${path.join(root, "dist")} is missing (a checkout not built yet): run 'npm run build' in ${root}`,
+  );
+  process.exit(4);
 }
 
 // Before anything loads the Pulumi SDK: its closure serializer (with TypeScript and npm's package
