@@ -86,14 +86,14 @@ const toolDigests = new Map<string, string>();
 /**
  * The tool: the project's package files (which name our package's version, and lock it), its
  * Pulumi.yaml, the Pulumi SDK the program loads (as Node finds it from the tool root), the built
- * program the engine runs (the tool root's dist/) and the Pulumi CLI; installed as a package, the
- * package's own package.json too. Computed once per project directory and process.
+ * program the engine runs (the tool root's dist/), the package's own package.json (its version,
+ * apart from the project's when installed) and the Pulumi CLI. Computed once per project
+ * directory and process.
  */
 export function toolDigest(projectDir: string, pulumiVersion: string, tools: string = toolRoot()): string {
   const key = `${projectDir}\0${tools}\0${pulumiVersion}`;
   let digest = toolDigests.get(key);
   if (digest === undefined) {
-    const apart = path.resolve(tools) !== path.resolve(projectDir);
     digest = sha256(
       bytesOf(path.join(projectDir, "package.json")),
       bytesOf(path.join(projectDir, "package-lock.json")),
@@ -101,8 +101,7 @@ export function toolDigest(projectDir: string, pulumiVersion: string, tools: str
       bytesOf(sdkManifest(tools)),
       treeDigest(path.join(tools, "dist")),
       pulumiVersion,
-      // Absent when both are one directory, so that a checkout's digests stay what they were.
-      ...(apart ? [bytesOf(path.join(tools, "package.json"))] : []),
+      bytesOf(path.join(tools, "package.json")),
     );
     toolDigests.set(key, digest);
   }
