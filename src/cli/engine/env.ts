@@ -34,8 +34,9 @@ export function defaultProjectDir(from: string = process.cwd()): string {
     if (fs.existsSync(path.join(dir, "Pulumi.yaml"))) return dir;
     if (path.dirname(dir) === dir) break;
   }
+  // As for a --project directory without one (workspace.ts): the tool cannot run here.
   throw new CliError(
-    "usage",
+    "environment",
     `No Pulumi.yaml in ${start} or any directory above it: run this in your ops repository (make one with 'stackwright init'), or pass --project DIR.`,
   );
 }

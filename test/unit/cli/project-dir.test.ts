@@ -67,7 +67,7 @@ describe("the default project directory", () => {
       error = err;
     }
     expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).kind).toBe("usage");
+    expect((error as CliError).kind).toBe("environment");
     expect((error as CliError).message).toBe(
       `No Pulumi.yaml in ${nowhere} or any directory above it: run this in your ops repository (make one with 'stackwright init'), or pass --project DIR.`,
     );
