@@ -5,7 +5,8 @@
  * write request), then an upgrade to a higher version and `up` again. The ops repository holds
  * its settings and its stacks-config/ only; the program, the providers, the provider plugin and
  * the Pulumi CLI's links come from node_modules/stackwright. The state it writes is the state a
- * checkout of this repository writes: a scratch copy of the repository previews it as unchanged.
+ * checkout of this repository writes: a scratch copy of the repository, and an ops repository
+ * whose node_modules/stackwright links to this checkout, preview it as unchanged.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -264,6 +265,26 @@ describe("stackwright installed from its package into an ops repository of its o
       ...scratch.env,
       ...demoCredentials(emulator.url),
     });
+    expect(preview.status, preview.out).toBe(0);
+    for (const stack of STACKS) expect(row(preview.out, stack), preview.out).toBe("ok | none");
+    expect(await writes()).toEqual([]);
+  }, 300_000);
+
+  it("reads that state from a package linked into an ops repository (a file: dependency), planning no change", async () => {
+    const linked = path.join(work, "linked");
+    fs.mkdirSync(path.join(linked, "node_modules"), { recursive: true });
+    for (const entry of [
+      "Pulumi.yaml",
+      "Pulumi.dev.yaml",
+      "stacks-config",
+      path.join(".stackwright", "state"),
+    ]) {
+      fs.cpSync(path.join(ops, entry), path.join(linked, entry), { recursive: true });
+    }
+    fs.symlinkSync(repoRoot, path.join(linked, "node_modules", "stackwright"));
+    await hooks.clearRequests();
+    const bin = path.join(linked, "node_modules", "stackwright", "bin", "stackwright.js");
+    const preview = runToEnd(linked, process.execPath, [bin, "preview"], env);
     expect(preview.status, preview.out).toBe(0);
     for (const stack of STACKS) expect(row(preview.out, stack), preview.out).toBe("ok | none");
     expect(await writes()).toEqual([]);
