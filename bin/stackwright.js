@@ -9,11 +9,19 @@ if (first === "--version" || first === "-V") {
   process.exit(0);
 }
 
+const path = require("node:path");
+const root = path.resolve(__dirname, "..");
+
 const [major] = process.versions.node.split(".").map(Number);
 if (major < 22) {
+  // Installed in an ops repository, no Node of ours is there to run it with; this repository
+  // installs Node 24 in node_modules/.bin, which npm scripts put first on PATH.
+  const installed = root.split(path.sep).includes("node_modules");
   console.error(
     `stackwright needs Node.js 22 or later; this is Node.js ${process.versions.node}. ` +
-      "Run it through npm (npm start, npm run stackwright -- <command>) so the project's Node 24 from node_modules/.bin is used.",
+      (installed
+        ? "Install Node.js 22 or later (24 is the one it is tested with) and run it again."
+        : "Run it through npm (npm start, npm run stackwright -- <command>) so the project's Node 24 from node_modules/.bin is used."),
   );
   // 4: the tool cannot run here (README, "Exit codes"; src/cli/kit/exit-codes.ts).
   process.exit(4);
@@ -33,8 +41,6 @@ if (process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
 }
 
 // A checkout that was never built has no dist/: say how to build it, not `Cannot find module`.
-const path = require("node:path");
-const root = path.resolve(__dirname, "..");
 if (!require("node:fs").existsSync(path.join(root, "dist", "src", "cli", "main.js"))) {
   console.error(
     `stackwright: ${path.join(root, "dist")} is missing (a checkout not built yet): run 'npm run build' in ${root}`,

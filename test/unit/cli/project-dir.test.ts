@@ -108,6 +108,25 @@ describe("bin/stackwright.js", () => {
     }
   });
 
+  it("says in one line, installed in an ops repository, to install a newer Node.js", () => {
+    // The system's Node 20, as test/e2e/exit-codes.test.ts runs it.
+    const old = "/usr/bin/node";
+    expect(spawnSync(old, ["--version"], { encoding: "utf8" }).stdout).toMatch(/^v(1\d|2[01])\./);
+    const installed = path.join(scratchDir(), "node_modules", "stackwright");
+    fs.mkdirSync(path.join(installed, "bin"), { recursive: true });
+    fs.copyFileSync(
+      path.join(repoRoot, "bin", "stackwright.js"),
+      path.join(installed, "bin", "stackwright.js"),
+    );
+    const run = spawnSync(old, [path.join(installed, "bin", "stackwright.js"), "validate"], {
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(4);
+    expect(run.stderr).toMatch(
+      /^stackwright needs Node.js 22 or later; this is Node.js \d+\.\d+\.\d+\. Install Node.js 22 or later \(24 is the one it is tested with\) and run it again.\n$/,
+    );
+  });
+
   it("says in one line to build a checkout that has no dist/", () => {
     const checkout = scratchDir();
     fs.mkdirSync(path.join(checkout, "bin"));
