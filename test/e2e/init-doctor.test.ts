@@ -277,6 +277,25 @@ describe("stackwright init with files already there", () => {
     expect(fs.existsSync(path.join(ops, "Pulumi.yaml"))).toBe(true);
   });
 
+  it("adds the token to a target file that has none, and changes nothing else in it", () => {
+    const ops = tempDir();
+    const file = path.join(ops, "Pulumi.production.yaml");
+    const ours = `# ours\nconfig:\n  stackwright:apiUrl: ${emulator.url} # the test's\n  stackwright:email: ${EMAIL}\n`;
+    fs.writeFileSync(file, ours);
+    const result = stackwright(
+      ops,
+      ["init", "--ci", "none"],
+      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, STACKWRIGHT_API_TOKEN: TOKEN }),
+    );
+    expect(result.status, result.out).toBe(0);
+    expect(result.out).toContain("added   Pulumi.production.yaml: stackwright:apiToken (a Pulumi secret)");
+    const after = fs.readFileSync(file, "utf8");
+    expect(after.startsWith(ours)).toBe(true);
+    expect(after.slice(ours.length)).toMatch(
+      /^ {2}stackwright:apiToken:\n {4}secure: v1:\S+\nencryptionsalt: v1:\S+\n$/,
+    );
+  });
+
   it("says an API URL it cannot reach is written unchecked, and does not fail", () => {
     const ops = tempDir();
     const result = stackwright(
@@ -328,6 +347,45 @@ describe("stackwright init refuses", () => {
     expect(result.out).toContain("nothing was written (--dry-run)");
     expect(result.out).not.toContain(TOKEN);
     expect(fs.existsSync(ops)).toBe(false);
+  });
+});
+
+describe("an upgrade by version", () => {
+  it("doctor says what is behind the newly installed version, --write replaces the untouched workflows, and bumping the dependency is the user's", () => {
+    const ops = tempDir();
+    const made = stackwright(ops, ["init", ...settings()], userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }));
+    expect(made.status, made.out).toBe(0);
+    const manifest = path.join(tool.dir, "package.json");
+    const installed = fs.readFileSync(manifest, "utf8");
+    fs.writeFileSync(manifest, installed.replace(`"version": "${version}"`, '"version": "9.9.9"'));
+    try {
+      const behind = stackwright(ops, ["doctor", "--project", ops]);
+      expect(behind.status, behind.out).toBe(1);
+      for (const workflow of workflows) {
+        expect(behind.out).toContain(
+          `behind: ${workflow}: stackwright ${version}'s workflow, unchanged since written`,
+        );
+      }
+      expect(behind.out).toContain(
+        `behind: package.json: asks for stackwright ${version}, but 9.9.9 is installed`,
+      );
+      const written = stackwright(ops, ["doctor", "--project", ops, "--write"]);
+      expect(written.status, written.out).toBe(1);
+      for (const workflow of workflows) {
+        expect(fs.readFileSync(path.join(ops, workflow), "utf8")).toContain(
+          "(stackwright 9.9.9, target production)",
+        );
+      }
+      const pkg = path.join(ops, "package.json");
+      fs.writeFileSync(
+        pkg,
+        fs.readFileSync(pkg, "utf8").replace(`"stackwright": "${version}"`, '"stackwright": "9.9.9"'),
+      );
+      const clean = stackwright(ops, ["doctor", "--project", ops]);
+      expect(clean.status, clean.out).toBe(0);
+    } finally {
+      fs.writeFileSync(manifest, installed);
+    }
   });
 });
 
