@@ -13,6 +13,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse } from "yaml";
+import { z } from "zod";
 import { baseUrlProblem, clientDefaults } from "../../client";
 import { stackFileJsonSchemaText, targetProblem } from "../../config";
 import { unifiedDiff } from "../../edit";
@@ -41,7 +42,14 @@ const TOKEN_KEY = "stackwright:apiToken";
 
 /** One file of the ops repository and what init does with it. */
 type Step =
-  | { readonly file: string; readonly action: "write"; readonly text: string; readonly seal?: string }
+  | {
+      readonly file: string;
+      readonly action: "write";
+      readonly text: string;
+      /** The token Pulumi seals into the text before it is written. */
+      readonly seal?: string;
+      readonly sealed?: boolean;
+    }
   | {
       readonly file: string;
       readonly action: "merge";
@@ -49,7 +57,13 @@ type Step =
       readonly text: string;
       readonly added: readonly string[];
     }
-  | { readonly file: string; readonly action: "add-token"; readonly token: string }
+  | {
+      readonly file: string;
+      readonly action: "add-token";
+      readonly token: string;
+      /** The file with the token, once Pulumi sealed it. */
+      readonly sealed?: string;
+    }
   | { readonly file: string; readonly action: "keep" };
 
 export const initCommand = defineCommand({
@@ -128,8 +142,8 @@ export const initCommand = defineCommand({
       if (dryRun) {
         for (const step of steps) say(dryRunText(step));
       } else {
-        fs.mkdirSync(dir, { recursive: true });
         const binary = () => {
+          if (!steps.some(needsPulumi)) return "";
           const cli = pulumiCli(root, process.env);
           if (cli === undefined) {
             throw new CliError(
@@ -139,13 +153,14 @@ export const initCommand = defineCommand({
           }
           return cli.binary;
         };
-        for (const step of steps) {
-          const sealed = { binary, scratch, target, env: targetStep.secrets };
-          say(`  ${await apply(dir, step, sealed)}`);
-        }
+        fs.mkdirSync(dir, { recursive: true });
+        const sealing = { binary: binary(), scratch, target, env: targetStep.secrets };
+        // Pulumi encrypts first, in the scratch directory: a refusal then leaves DIR as it was.
+        const sealed = await Promise.all(steps.map((step) => seal(dir, step, sealing)));
+        for (const step of sealed) say(`  ${apply(dir, step)}`);
       }
       if (targetStep.settings !== undefined) say(await apiCheck(targetStep.settings, token));
-      if (token === undefined && targetStep.step.action !== "keep") {
+      if (targetStep.tokenMissing) {
         say(
           `no ${TOKEN_VARIABLE} was set, so ${targetFile} has no API token: set it in the environment (never on a command line) ` +
             `and run 'npx stackwright init${positional[0] === undefined ? "" : ` ${positional[0]}`} --target ${target}' again: it adds the token and changes nothing else`,
@@ -204,6 +219,8 @@ interface TargetPlan {
   readonly step: Step;
   /** The settings written (their API URL is checked); undefined when the file is kept as it was. */
   readonly settings: { apiUrl: string; email: string } | undefined;
+  /** True when the file will have no token (none in it, none in the environment). */
+  readonly tokenMissing: boolean;
   /** The secrets variables Pulumi seals the token with. */
   readonly secrets: Record<string, string>;
 }
@@ -219,11 +236,15 @@ function planTarget(input: {
   const { dir, target, targetFile, token, flags } = input;
   const full = path.join(dir, targetFile);
   if (fs.existsSync(full)) {
-    if (token === undefined || hasToken(full))
-      return { step: { file: targetFile, action: "keep" }, settings: undefined, secrets: {} };
+    const has = hasToken(full);
+    if (token === undefined || has) {
+      const step: Step = { file: targetFile, action: "keep" };
+      return { step, settings: undefined, tokenMissing: !has, secrets: {} };
+    }
     // Refused here, before Pulumi encrypts anything, when the target has no passphrase of its own.
     const secrets = secretsEnv({ target, configFile: full, env: process.env });
-    return { step: { file: targetFile, action: "add-token", token }, settings: undefined, secrets };
+    const step: Step = { file: targetFile, action: "add-token", token };
+    return { step, settings: undefined, tokenMissing: false, secrets };
   }
   const apiUrl = flags["api-url"] ?? nonEmpty(process.env["STACKWRIGHT_API_URL"]);
   const email = flags.email ?? nonEmpty(process.env["STACKWRIGHT_EMAIL"]);
@@ -251,16 +272,27 @@ function planTarget(input: {
     token === undefined
       ? { file: targetFile, action: "write", text }
       : { file: targetFile, action: "write", text, seal: token };
-  return { step, settings: { apiUrl, email }, secrets };
+  return { step, settings: { apiUrl, email }, tokenMissing: token === undefined, secrets };
 }
 
-const TargetSettingsFile = (text: string): unknown => parse(text) as unknown;
+/** What init reads of an existing target file: whether its config holds the token. */
+const TargetConfig = z.looseObject({ config: z.record(z.string(), z.unknown()).nullish() });
 
 function hasToken(file: string): boolean {
-  const parsed = TargetSettingsFile(fs.readFileSync(file, "utf8"));
-  if (typeof parsed !== "object" || parsed === null || !("config" in parsed)) return false;
-  const config = parsed.config;
-  return typeof config === "object" && config !== null && TOKEN_KEY in config;
+  let parsed: unknown;
+  try {
+    parsed = parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  const checked = TargetConfig.safeParse(parsed ?? {});
+  if (!checked.success || parsed === undefined) {
+    throw new CliError(
+      "usage",
+      `stackwright ${COMMAND}: ${file} is not a Pulumi stack settings file (expected a YAML mapping with config:); fix it or move it away`,
+    );
+  }
+  return checked.data.config?.[TOKEN_KEY] !== undefined;
 }
 
 function dryRunText(step: Step): string {
@@ -290,47 +322,66 @@ function indent(text: string): string {
 }
 
 interface Sealing {
-  readonly binary: () => string;
+  readonly binary: string;
   readonly scratch: string;
   readonly target: string;
   readonly env: Record<string, string>;
 }
 
-async function apply(dir: string, step: Step, sealing: Sealing): Promise<string> {
+function needsPulumi(step: Step): boolean {
+  return step.action === "add-token" || (step.action === "write" && step.seal !== undefined);
+}
+
+/** The step with its token sealed by Pulumi into a copy of the file in the scratch directory. */
+async function seal(dir: string, step: Step, sealing: Sealing): Promise<Step> {
+  if (!needsPulumi(step)) return step;
+  const draft = path.join(sealing.scratch, "sealed", step.file);
+  fs.mkdirSync(path.dirname(draft), { recursive: true });
+  if (step.action === "add-token") {
+    fs.copyFileSync(path.join(dir, step.file), draft);
+    await setSecret(draft, step.token, sealing);
+    return { ...step, sealed: fs.readFileSync(draft, "utf8") };
+  }
+  if (step.action !== "write" || step.seal === undefined) return step;
+  fs.writeFileSync(draft, step.text);
+  await setSecret(draft, step.seal, sealing);
+  return { file: step.file, action: "write", text: fs.readFileSync(draft, "utf8"), sealed: true };
+}
+
+function apply(dir: string, step: Step): string {
   const full = path.join(dir, step.file);
   switch (step.action) {
     case "keep":
       return `kept    ${step.file} (exists; left as it was)`;
-    case "merge": {
-      const temporary = `${full}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, step.text);
-      fs.renameSync(temporary, full);
+    case "merge":
+      replaceFile(full, step.text);
       return `added   ${step.added.map((a) => `${step.file}: ${a}`).join(", ")}`;
-    }
     case "add-token":
-      await setSecret(full, step.token, sealing);
+      if (step.sealed === undefined) throw new Error(`the token of ${step.file} was not sealed`);
+      replaceFile(full, step.sealed);
       return `added   ${step.file}: ${TOKEN_KEY} (a Pulumi secret)`;
     case "write": {
-      let text = step.text;
-      if (step.seal !== undefined) {
-        const draft = path.join(sealing.scratch, step.file);
-        fs.writeFileSync(draft, text);
-        await setSecret(draft, step.seal, sealing);
-        text = fs.readFileSync(draft, "utf8");
-      }
+      if (step.seal !== undefined) throw new Error(`the token of ${step.file} was not sealed`);
       fs.mkdirSync(path.dirname(full), { recursive: true });
       try {
         // Exclusive: a file that appeared since the plan is still never overwritten.
-        fs.writeFileSync(full, text, { flag: "wx" });
+        fs.writeFileSync(full, step.text, { flag: "wx" });
       } catch (error) {
         if (error instanceof Error && "code" in error && error.code === "EEXIST") {
           return `kept    ${step.file} (exists; left as it was)`;
         }
         throw error;
       }
-      return `wrote   ${step.file}${step.seal === undefined ? "" : ` (${TOKEN_KEY} a Pulumi secret)`}`;
+      return `wrote   ${step.file}${step.sealed === true ? ` (${TOKEN_KEY} a Pulumi secret)` : ""}`;
     }
   }
+}
+
+/** Whole or not at all: a reader never sees half a file. */
+function replaceFile(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, text);
+  fs.renameSync(temporary, file);
 }
 
 /**
@@ -368,7 +419,7 @@ async function setSecret(configFile: string, token: string, sealing: Sealing): P
     configFile,
   ];
   const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn(sealing.binary(), args, { cwd: project, env, stdio: ["pipe", "ignore", "pipe"] });
+    const child = spawn(sealing.binary, args, { cwd: project, env, stdio: ["pipe", "ignore", "pipe"] });
     let err = "";
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
     child.once("error", reject);
