@@ -215,6 +215,47 @@ describe("stackwright init", () => {
     expect(stackwright(ops, ["doctor", "--project", ops]).status).toBe(0);
   });
 
+  it("doctor names a target whose secrets the public demo passphrase opens, but not the demo's dev target", () => {
+    const demo = fs.readFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), "utf8");
+    const staging = path.join(ops, "Pulumi.staging.yaml");
+    const dev = path.join(ops, "Pulumi.dev.yaml");
+    fs.writeFileSync(staging, demo);
+    fs.writeFileSync(dev, demo);
+    try {
+      const doctor = stackwright(ops, ["doctor", "--project", ops]);
+      expect(doctor.status, doctor.out).toBe(1);
+      expect(doctor.out).toContain(
+        "behind: Pulumi.staging.yaml: its secrets are sealed with Stackwright's public demo passphrase",
+      );
+      expect(doctor.out).not.toContain("Pulumi.dev.yaml");
+      expect(doctor.out).not.toContain("Pulumi.production.yaml");
+    } finally {
+      fs.rmSync(staging);
+      fs.rmSync(dev);
+    }
+  });
+
+  it("refuses a passphrase that does not open the target file's secrets, leaving every file as it was", async () => {
+    const other = tempDir();
+    const sealed = fs.readFileSync(path.join(ops, "Pulumi.production.yaml"), "utf8");
+    const salt = /^encryptionsalt: .*$/m.exec(sealed)?.[0] ?? "";
+    fs.writeFileSync(
+      path.join(other, "Pulumi.production.yaml"),
+      `config:\n  stackwright:email: ${EMAIL}\n${salt}\n`,
+    );
+    const before = snapshot(other);
+    const result = await stackwrightAsync(
+      other,
+      ["init"],
+      userEnv({ PULUMI_CONFIG_PASSPHRASE: "not-the-passphrase", STACKWRIGHT_API_TOKEN: TOKEN }),
+    );
+    expect(result.status, result.out).toBe(2);
+    expect(result.out).toContain(
+      "stackwright init: Pulumi could not encrypt the token into Pulumi.production.yaml",
+    );
+    expect(snapshot(other)).toEqual(before);
+  });
+
   it("doctor --write keeps a workflow the team changed and shows how it differs from the template", () => {
     const workflow = workflows[0] ?? "";
     const file = path.join(ops, workflow);
