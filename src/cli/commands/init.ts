@@ -153,10 +153,10 @@ export const initCommand = defineCommand({
           }
           return cli.binary;
         };
-        fs.mkdirSync(dir, { recursive: true });
         const sealing = { binary: binary(), scratch, target, env: targetStep.secrets };
         // Pulumi encrypts first, in the scratch directory: a refusal then leaves DIR as it was.
         const sealed = await Promise.all(steps.map((step) => seal(dir, step, sealing)));
+        fs.mkdirSync(dir, { recursive: true });
         for (const step of sealed) say(`  ${apply(dir, step)}`);
       }
       if (targetStep.settings !== undefined) say(await apiCheck(targetStep.settings, token));
