@@ -48,7 +48,7 @@ export const doctorCommand = defineCommand({
     project: { type: "string", help: "the ops repository (default: the project of the working directory)" },
   },
   async run({ flags }) {
-    const dir = path.resolve(flags.project ?? defaultProjectDir());
+    const dir = projectDir(flags.project);
     requireOpsRepository(dir);
     const root = packageRoot();
     const version = packageVersion(root);
@@ -93,6 +93,19 @@ export const doctorCommand = defineCommand({
     return EXIT_CODES.failed;
   },
 });
+
+/**
+ * The directory to check: --project, else the project of the working directory; with none found,
+ * the working directory itself, which the check then names as not an ops repository.
+ */
+function projectDir(flag: string | undefined): string {
+  if (flag !== undefined) return path.resolve(flag);
+  try {
+    return path.resolve(defaultProjectDir());
+  } catch {
+    return process.cwd();
+  }
+}
 
 const PulumiYaml = z.looseObject({ main: z.string().optional() });
 
