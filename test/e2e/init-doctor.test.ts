@@ -219,23 +219,27 @@ describe("stackwright init", () => {
     expect(stackwright(ops, ["doctor", "--project", ops]).status).toBe(0);
   });
 
-  it("doctor names a target whose secrets the public demo passphrase opens, but not the demo's dev target", () => {
+  it("doctor names a target whose secrets the public demo passphrase opens and notes one without secrets, but not the demo's dev target", () => {
     const demo = fs.readFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), "utf8");
     const staging = path.join(ops, "Pulumi.staging.yaml");
     const dev = path.join(ops, "Pulumi.dev.yaml");
+    const plain = path.join(ops, "Pulumi.ci.yaml");
     fs.writeFileSync(staging, demo);
     fs.writeFileSync(dev, demo);
+    fs.writeFileSync(plain, "config:\n  stackwright:email: ci@example.com\n");
     try {
       const doctor = stackwright(ops, ["doctor", "--project", ops]);
       expect(doctor.status, doctor.out).toBe(1);
       expect(doctor.out).toContain(
         "behind: Pulumi.staging.yaml: its secrets are sealed with Stackwright's public demo passphrase",
       );
+      expect(doctor.out).toContain("note: Pulumi.ci.yaml: has no secrets of its own");
       expect(doctor.out).not.toContain("Pulumi.dev.yaml");
       expect(doctor.out).not.toContain("Pulumi.production.yaml");
     } finally {
       fs.rmSync(staging);
       fs.rmSync(dev);
+      fs.rmSync(plain);
     }
   });
 

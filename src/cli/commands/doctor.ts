@@ -235,7 +235,18 @@ function targetFindings(dir: string): Finding[] {
     const file = `Pulumi.${target}.yaml`;
     const full = path.join(dir, file);
     try {
-      if (!encryptedWithBuiltInPassphrase(full) || isDemo(target, full)) continue;
+      if (isDemo(target, full)) continue;
+      if (!hasOwnSecrets(full)) {
+        findings.push({
+          file,
+          behind: false,
+          says:
+            "has no secrets of its own (no encryptionsalt, no secretsprovider): runs take the token from " +
+            "STACKWRIGHT_API_TOKEN; with it set and PULUMI_CONFIG_PASSPHRASE, npx stackwright init adds it as a secret",
+        });
+        continue;
+      }
+      if (!encryptedWithBuiltInPassphrase(full)) continue;
     } catch (error) {
       findings.push({ file, behind: true, says: error instanceof Error ? error.message : String(error) });
       continue;
@@ -249,6 +260,19 @@ function targetFindings(dir: string): Finding[] {
     });
   }
   return findings;
+}
+
+const SecretsOfFile = z.looseObject({
+  secretsprovider: z.string().optional(),
+  encryptionsalt: z.string().optional(),
+});
+
+/** True when the target file names its secrets provider or carries a passphrase's salt. */
+function hasOwnSecrets(configFile: string): boolean {
+  const parsed = SecretsOfFile.safeParse(parseDocument(fs.readFileSync(configFile, "utf8")).toJS() ?? {});
+  return (
+    parsed.success && (parsed.data.secretsprovider !== undefined || parsed.data.encryptionsalt !== undefined)
+  );
 }
 
 /** The demo's dev target on this machine's emulator: the one the public passphrase may serve. */
