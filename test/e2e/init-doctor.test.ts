@@ -384,6 +384,22 @@ describe("stackwright init refuses", () => {
     expect(snapshot(ops).size).toBe(0);
   });
 
+  it("a package.json that is not JSON, in one line, writing nothing", () => {
+    const ops = tempDir();
+    fs.writeFileSync(path.join(ops, "package.json"), '{ "name": "ops", }\n');
+    const result = stackwright(
+      ops,
+      ["init", "--ci", "none", ...settings()],
+      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
+    );
+    expect(result.status).toBe(2);
+    expect(result.out.trim().split("\n")).toHaveLength(1);
+    expect(result.out).toContain(
+      `stackwright init: ${path.join(ops, "package.json")} is not a package.json init can add to`,
+    );
+    expect([...snapshot(ops).keys()]).toEqual(["package.json"]);
+  });
+
   it("nothing with --dry-run, which shows what it would write", async () => {
     const ops = path.join(tempDir(), "ops");
     const result = await stackwrightAsync(
