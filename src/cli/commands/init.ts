@@ -17,6 +17,7 @@ import { z } from "zod";
 import { baseUrlProblem, clientDefaults } from "../../client";
 import { stackFileJsonSchemaText, targetProblem } from "../../config";
 import { unifiedDiff } from "../../edit";
+import { pulumiCommand } from "../engine/env";
 import { secretsEnv } from "../engine/passphrase";
 import { preflight } from "../gates/preflight";
 import { defineCommand } from "../kit/command";
@@ -142,18 +143,8 @@ export const initCommand = defineCommand({
       if (dryRun) {
         for (const step of steps) say(dryRunText(step));
       } else {
-        const binary = () => {
-          if (!steps.some(needsPulumi)) return "";
-          const cli = pulumiCli(root, process.env);
-          if (cli === undefined) {
-            throw new CliError(
-              "environment",
-              `stackwright ${COMMAND}: no Pulumi CLI to encrypt the token with (none in ${path.join(root, ".tools", "bin")} or on PATH); install one, or unset ${TOKEN_VARIABLE} and add the token later`,
-            );
-          }
-          return cli.binary;
-        };
-        const sealing = { binary: binary(), scratch, target, env: targetStep.secrets };
+        const binary = steps.some(needsPulumi) ? await pulumiBinary(root) : "";
+        const sealing = { binary, scratch, target, env: targetStep.secrets };
         // Pulumi encrypts first, in the scratch directory: a refusal then leaves DIR as it was.
         const sealed = await Promise.all(steps.map((step) => seal(dir, step, sealing)));
         fs.mkdirSync(dir, { recursive: true });
@@ -178,6 +169,14 @@ export const initCommand = defineCommand({
     }
   },
 });
+
+/**
+ * The Pulumi CLI that seals the token: the package's toolchain or one on PATH, else the one the
+ * engine's runs get (provided on first use where the package can).
+ */
+async function pulumiBinary(root: string): Promise<string> {
+  return pulumiCli(root, process.env)?.binary ?? (await pulumiCommand(root)).command;
+}
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
