@@ -74,9 +74,8 @@ export const doctorCommand = defineCommand({
       }
       if (finding.behind) behind++;
       say(`${finding.behind ? "behind" : "note"}: ${finding.file}: ${finding.says}`);
-      const shown = finding.diff ?? finding.fix;
-      if (finding.diff !== undefined && shown !== undefined) {
-        say(unifiedDiff(finding.file, shown.before, shown.after).trimEnd());
+      if (finding.diff !== undefined) {
+        say(unifiedDiff(finding.file, finding.diff.before, finding.diff.after).trimEnd());
       }
     }
     if (behind === 0) {
