@@ -19,7 +19,13 @@ import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createOpsRepository, packageVersion, type OpsRepository } from "../helpers/ops-repository";
 import { startReceiver, type Receiver } from "../helpers/receivers";
 import { repoRoot } from "../helpers/scratch-project";
-import { describeRun, type JobRun, runWorkflow, type WorkflowEvent } from "../helpers/workflow-run";
+import {
+  describeRun,
+  type JobRun,
+  readWorkflow,
+  runWorkflow,
+  type WorkflowEvent,
+} from "../helpers/workflow-run";
 
 /** Of the test seed: what main points at, and what prod runs. */
 const MAIN_SHA = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
@@ -213,6 +219,42 @@ describe("the ops repository's workflows, step by step", () => {
       expect(text, name).not.toMatch(/__[A-Z_]+__/);
       expect(text, name).toContain(`uses: ${actionRepository()}@v${packageVersion()}`);
     }
+  });
+
+  it("reads the state with its S3 credentials in every job, asks for the least permissions, and runs on an upgrade", () => {
+    const dir = path.join(repo.dir, ".github", "workflows");
+    const permissions: Record<string, unknown> = {};
+    for (const name of fs.readdirSync(dir)) {
+      const workflow = readWorkflow(path.join(dir, name));
+      permissions[name] = workflow.permissions;
+      for (const job of Object.values(workflow.jobs)) {
+        expect(job.env, name).toMatchObject({
+          PULUMI_BACKEND_URL: "${{ vars.PULUMI_BACKEND_URL }}",
+          PULUMI_CONFIG_PASSPHRASE: "${{ secrets.PULUMI_CONFIG_PASSPHRASE }}",
+          AWS_ACCESS_KEY_ID: "${{ secrets.STATE_AWS_ACCESS_KEY_ID }}",
+          AWS_SECRET_ACCESS_KEY: "${{ secrets.STATE_AWS_SECRET_ACCESS_KEY }}",
+        });
+      }
+      const on = z.looseObject({ paths: z.array(z.string()).optional() });
+      for (const trigger of ["push", "pull_request"]) {
+        const filter = workflow.on[trigger];
+        if (filter === undefined) continue;
+        expect(on.parse(filter).paths, `${name} ${trigger}`).toEqual(
+          expect.arrayContaining([
+            "stacks-config/**",
+            "Pulumi.dev.yaml",
+            "package.json",
+            "package-lock.json",
+          ]),
+        );
+      }
+    }
+    expect(permissions).toEqual({
+      "stackwright-drift.yml": { contents: "read" },
+      "stackwright-preview.yml": { contents: "read", "pull-requests": "write" },
+      "stackwright-promote.yml": { contents: "read" },
+      "stackwright-up.yml": { contents: "read" },
+    });
   });
 
   it("up on a branch's first push (before is forty zeros) runs every stack, with the sinks' variables", async () => {
