@@ -355,6 +355,20 @@ describe("the ops repository's workflows, step by step", () => {
     expect(hook.received).toEqual([]);
   }, 300_000);
 
+  it("drift without the sinks' secret refuses to start, naming the variable its sink needs", async () => {
+    const runs = await run(
+      "stackwright-drift.yml",
+      { name: "workflow_dispatch", ref: "refs/heads/main", sha: repo.git("rev-parse", "main"), payload: {} },
+      { secrets: { STACKWRIGHT_NOTIFY_ENV: "" } },
+    );
+    expect(runs.map((r) => r.succeeded)).toEqual([false]);
+    const drift = runs[0]?.steps.find((s) =>
+      s.name.endsWith("stackwright drift --target dev --json drift.json --summary drift.md"),
+    );
+    expect(drift?.exitCode, output(runs)).toBe(2);
+    expect(drift?.output).toMatch(/notify sink 'audit': url_env: the variable AUDIT_WEBHOOK_URL is not set/);
+  }, 120_000);
+
   it("promote by hand opens its pull request with the GitHub App's token, never GITHUB_TOKEN", async () => {
     const runs = await run(
       "stackwright-promote.yml",
