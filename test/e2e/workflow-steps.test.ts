@@ -278,6 +278,16 @@ describe("the ops repository's workflows, step by step", () => {
     expect(runs.map((r) => r.summary).join("\n")).toMatch(/acme-web/);
     expect(runs.map((r) => r.summary).join("\n")).toMatch(/acme-intranet/);
     expect(hook.received).toEqual([]);
+    // The sinks' values and the API token reach the command, and its log only as masks.
+    for (const step of runs.flatMap((r) => r.steps)) {
+      const log = step.output
+        .split("\n")
+        .filter((line) => !line.startsWith("::add-mask::"))
+        .join("\n");
+      expect(log, step.name).not.toContain("whsec-workflow-steps");
+      expect(log, step.name).not.toContain("release-token");
+    }
+    expect(output(runs)).toContain("::add-mask::whsec-workflow-steps");
   }, 300_000);
 
   it("preview on a pull request previews only the stack it changes and comments its summary", async () => {
@@ -306,6 +316,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(stacksRun(runs)).toEqual(["dev.acme-web ok"]);
     const [job] = runs;
     expect(job?.summary).toMatch(/uat.*branch `main`/);
+    expect(job?.summary).toContain(fs.readFileSync(path.join(repo.dir, "summary-full.md"), "utf8"));
     const comments = ghCalls().filter((c) => c.args[0] === "pr" && c.args[1] === "comment");
     expect(comments.map((c) => c.args.slice(0, 3))).toEqual([["pr", "comment", "7"]]);
     expect(comments[0]?.token).toBe("ghs_github-token-stand-in");
@@ -343,7 +354,10 @@ describe("the ops repository's workflows, step by step", () => {
     ).toEqual([true]);
     const [job] = runs;
     if (job === undefined) throw new Error("no drift job");
-    expect(job.summary).toMatch(/drift/i);
+    // The report as the command wrote it is on the run's page.
+    const report = fs.readFileSync(path.join(repo.dir, "drift.md"), "utf8");
+    expect(report).toMatch(/acme-web/);
+    expect(job.summary).toContain(report);
     expect(
       Object.fromEntries(
         [...job.artifacts].map(([name, files]) => [name, files.map((f) => path.basename(f))]),
