@@ -433,6 +433,30 @@ describe("the ops repository's workflows, step by step", () => {
       "Check the token and the inputs",
     ]);
   }, 60_000);
+
+  it("the action stops in one line when the ops repository has no package-lock.json to install from", async () => {
+    repo.git("checkout", "-q", "--detach", "main");
+    repo.git("rm", "-q", "package-lock.json");
+    repo.git("commit", "-qm", "no lock file");
+    const runs = await run(
+      "stackwright-promote.yml",
+      {
+        name: "workflow_dispatch",
+        ref: "refs/heads/main",
+        sha: repo.git("rev-parse", "HEAD"),
+        payload: { ref: "refs/heads/main", inputs: { site: "acme-web", from: "uat", to: "prod" } },
+      },
+      { vars: { STACKWRIGHT_APP_ID: "123456" }, secrets: { STACKWRIGHT_APP_PRIVATE_KEY: "stand-in key" } },
+    );
+    expect(runs.map((r) => r.succeeded)).toEqual([false]);
+    const failed = runs[0]?.steps.filter((s) => s.exitCode !== 0) ?? [];
+    expect(failed.map((s) => s.name)).toEqual([
+      `${actionRepository()}@v${packageVersion()} › Check the ops repository`,
+    ]);
+    expect(failed[0]?.output.trim()).toBe(
+      `::error::${repo.dir} has no package-lock.json: run npm install there and commit package-lock.json (CI installs exactly the stackwright it pins)`,
+    );
+  }, 60_000);
 });
 
 /**
