@@ -17,7 +17,9 @@ import { asText, type ExpressionContext, interpolate, shouldRun, type Value } fr
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 const Vars = z.record(z.string(), Scalar);
 
-const Step = z.looseObject({
+// Strict: a key this runner does not act on (continue-on-error, defaults, a job's if, ...) fails
+// the parse rather than being passed over.
+const Step = z.strictObject({
   id: z.string().optional(),
   name: z.string().optional(),
   if: z.union([z.string(), z.boolean()]).optional(),
@@ -30,22 +32,24 @@ const Step = z.looseObject({
 });
 type Step = z.infer<typeof Step>;
 
-const Job = z.looseObject({
+const Job = z.strictObject({
   "runs-on": z.string(),
+  // Where the job's secrets may come from and what its token may do: GitHub's, not the runner's.
+  permissions: z.record(z.string(), z.string()).optional(),
   environment: z.string().optional(),
   strategy: z
-    .looseObject({ matrix: z.record(z.string(), z.array(Scalar)), "fail-fast": z.boolean().optional() })
+    .strictObject({ matrix: z.record(z.string(), z.array(Scalar)), "fail-fast": z.boolean().optional() })
     .optional(),
-  concurrency: z.looseObject({ group: z.string() }).optional(),
+  concurrency: z.strictObject({ group: z.string(), "cancel-in-progress": z.boolean().optional() }).optional(),
   env: Vars.optional(),
   steps: z.array(Step),
 });
 
-const Workflow = z.looseObject({
+const Workflow = z.strictObject({
   name: z.string(),
   on: z.record(z.string(), z.unknown()),
   permissions: z.record(z.string(), z.string()),
-  concurrency: z.looseObject({ group: z.string() }).optional(),
+  concurrency: z.strictObject({ group: z.string(), "cancel-in-progress": z.boolean().optional() }).optional(),
   env: Vars.optional(),
   jobs: z.record(z.string(), Job),
 });
@@ -65,10 +69,10 @@ const DispatchInputs = z.looseObject({
 const Action = z.looseObject({
   inputs: z.record(
     z.string(),
-    z.looseObject({ default: Scalar.optional(), required: z.boolean().optional() }),
+    z.strictObject({ description: z.string(), default: Scalar.optional(), required: z.boolean().optional() }),
   ),
-  outputs: z.record(z.string(), z.looseObject({ value: z.string() })).optional(),
-  runs: z.looseObject({ using: z.literal("composite"), steps: z.array(Step) }),
+  outputs: z.record(z.string(), z.strictObject({ description: z.string(), value: z.string() })).optional(),
+  runs: z.strictObject({ using: z.literal("composite"), steps: z.array(Step) }),
 });
 
 export function readWorkflow(file: string): Workflow {
@@ -370,7 +374,7 @@ class JobRunner {
       name,
       kind: "stand-in",
       exitCode: problem === undefined ? 0 : 1,
-      output: problem ?? `${note} (with: ${JSON.stringify(withs)})`,
+      output: problem ?? `${note} (with: ${Object.keys(withs).join(", ")})`,
       ms: 0,
     });
     return { exitCode: problem === undefined ? 0 : 1, outputs };
