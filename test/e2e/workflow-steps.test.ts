@@ -126,7 +126,7 @@ describe("the ops repository's workflows, step by step", () => {
   const run = async (
     workflow: string,
     event: WorkflowEvent,
-    extra: { secrets?: object; vars?: object } = {},
+    extra: { secrets?: Record<string, string>; vars?: Record<string, string> } = {},
   ) => {
     const runs = await runWorkflow(path.join(repo.dir, ".github", "workflows", workflow), {
       workspace: repo.dir,
