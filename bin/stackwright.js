@@ -2,11 +2,26 @@
 // The `stackwright` command. The TypeScript sources compile to dist/ (npm run build).
 "use strict";
 
+// Before anything else loads: a version check must not pay for the SDK.
+const first = process.argv[2];
+if (first === "--version" || first === "-V") {
+  console.log(require("../package.json").version);
+  process.exit(0);
+}
+
+const path = require("node:path");
+const root = path.resolve(__dirname, "..");
+
 const [major] = process.versions.node.split(".").map(Number);
 if (major < 22) {
+  // Installed in an ops repository, no Node of ours is there to run it with; this repository
+  // installs Node 24 in node_modules/.bin, which npm scripts put first on PATH.
+  const installed = root.split(path.sep).includes("node_modules");
   console.error(
     `stackwright needs Node.js 22 or later; this is Node.js ${process.versions.node}. ` +
-      "Run it through npm (npm start, npm run stackwright -- <command>) so the project's Node 24 from node_modules/.bin is used.",
+      (installed
+        ? "Install Node.js 22 or later (24 is the one it is tested with) and run it again."
+        : "Run it through npm (npm start, npm run stackwright -- <command>) so the project's Node 24 from node_modules/.bin is used."),
   );
   // 4: the tool cannot run here (README, "Exit codes"; src/cli/kit/exit-codes.ts).
   process.exit(4);
@@ -23,6 +38,14 @@ if (process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
   const enabled =
     typeof enableCompileCache === "function" ? enableCompileCache(process.env.NODE_COMPILE_CACHE) : undefined;
   if (enabled?.directory !== undefined) process.env.NODE_COMPILE_CACHE = enabled.directory;
+}
+
+// A checkout that was never built has no dist/: say how to build it, not `Cannot find module`.
+if (!require("node:fs").existsSync(path.join(root, "dist", "src", "cli", "main.js"))) {
+  console.error(
+    `stackwright: ${path.join(root, "dist")} is missing (a checkout not built yet): run 'npm run build' in ${root}`,
+  );
+  process.exit(4);
 }
 
 // Before anything loads the Pulumi SDK: its closure serializer (with TypeScript and npm's package

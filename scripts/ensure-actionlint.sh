@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provides actionlint (pinned in scripts/actionlint-build/go.mod) in .tools/bin, to check the
-# example workflows of docs/ci. Built once from the Go module proxy, like the Pulumi CLI, and
-# cached outside the repository keyed by the hash of scripts/actionlint-build; later runs only
+# workflow templates of templates/workflows. Built once from the Go module proxy, like the Pulumi
+# CLI, and cached outside the repository keyed by the hash of scripts/actionlint-build; later runs only
 # relink. Nothing is downloaded but Go modules.
 set -euo pipefail
 

@@ -2,9 +2,13 @@
 # Provides the Pulumi CLI and the Node.js language host in .tools/bin, beside the dynamic-provider
 # plugin that ships in @pulumi/pulumi. Idempotent: a second run only checks and relinks.
 #
+# It runs in this repository (`npm run toolchain`) and from the installed package (the `stackwright`
+# command runs it when the package's .tools/bin has no CLI); $root is the package either way.
+#
 # Order of preference:
-#   1. a `pulumi` already on PATH that is exactly the release pinned by @pulumi/pulumi in
-#      package.json (with its own pulumi-language-nodejs beside it);
+#   1. a `pulumi` already on PATH of the major release pinned by @pulumi/pulumi in package.json and
+#      at or above it (the CLI keeps older SDKs of its major working), with its own
+#      pulumi-language-nodejs beside it;
 #   2. binaries built earlier, cached outside the repo under
 #      ${STACKWRIGHT_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/stackwright}, keyed by release and by the
 #      hash of scripts/pulumi-build (so a change to our language host rebuilds it);
@@ -19,13 +23,14 @@ build_dir="$root/scripts/pulumi-build"
 tools_bin="$root/.tools/bin"
 
 
-[ -f "$root/node_modules/@pulumi/pulumi/package.json" ] ||
-  die "node_modules is missing @pulumi/pulumi: run 'npm ci' in $root first."
+# Found as Node finds it from the package: installed, npm hoists it beside the package.
+sdk_dir=$(node -e 'console.log(require("node:path").dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [process.argv[1]] })))' "$root" 2>/dev/null) ||
+  die "@pulumi/pulumi is not installed where $root can load it: run 'npm ci' (or 'npm install') first."
 
-version=$(node -p 'require(process.argv[1]).version' "$root/node_modules/@pulumi/pulumi/package.json")
+version=$(node -p 'require(process.argv[1]).version' "$sdk_dir/package.json")
 pinned=$(node -p 'require(process.argv[1]).dependencies["@pulumi/pulumi"]' "$root/package.json")
 [ "$version" = "$pinned" ] ||
-  die "node_modules has @pulumi/pulumi $version but package.json pins $pinned: run 'npm ci'."
+  die "$sdk_dir is @pulumi/pulumi $version but $root/package.json pins $pinned: run 'npm ci'."
 grep -q "github.com/pulumi/pulumi/pkg/v3 v$version\$" "$build_dir/go.mod" ||
   die "scripts/pulumi-build/go.mod does not pin github.com/pulumi/pulumi/pkg/v3 v$version (the @pulumi/pulumi version in package.json). Update both together."
 
@@ -35,14 +40,26 @@ link() { ln -sfn "$1" "$tools_bin/$(basename "$2")"; }
 # runs `node` from PATH and finds what to serve from its working directory (the project), so one
 # copy serves every checkout. It goes next to the CLI's real path: the engine looks for bundled
 # plugins there, and warns on every run about one found anywhere else on PATH.
-sdk_plugin="$root/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
+sdk_plugin="$sdk_dir/pulumi-resource-pulumi-nodejs"
 our_plugin="$root/scripts/pulumi-resource-pulumi-nodejs"
 bundle_plugin() {
   cmp -s "$our_plugin" "$1/pulumi-resource-pulumi-nodejs" || install -m 0755 "$our_plugin" "$1/pulumi-resource-pulumi-nodejs"
   link "$1/pulumi-resource-pulumi-nodejs" pulumi-resource-pulumi-nodejs
 }
 
-# 1. A matching CLI on PATH (outside our own .tools/bin).
+# True when `pulumi version`'s answer $1 is a release the pinned one ($version) can be run with:
+# the same major, at or above it (a pre-release counts below its release).
+usable_release() {
+  [[ ${1#v} =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)(-[^+]*)?(\+.*)?$ ]] || return 1
+  local major=${BASH_REMATCH[1]} minor=${BASH_REMATCH[2]} patch=${BASH_REMATCH[3]} pre=${BASH_REMATCH[4]}
+  IFS=. read -r want_major want_minor want_patch <<<"$version"
+  [ "$major" -eq "$want_major" ] || return 1
+  [ "$minor" -ne "$want_minor" ] && { [ "$minor" -gt "$want_minor" ]; return; }
+  [ "$patch" -ne "$want_patch" ] && { [ "$patch" -gt "$want_patch" ]; return; }
+  [ -z "$pre" ]
+}
+
+# 1. A usable CLI on PATH (outside our own .tools/bin).
 # Compared by real path: a scratch copy of the project links its .tools to ours, and taking our
 # own links from there would make each a link to itself.
 real_tools_bin=$(readlink -f "$tools_bin")
@@ -52,16 +69,28 @@ path_without_tools=$(
   done | paste -sd: -
 )
 existing=$(PATH="$path_without_tools" command -v pulumi || true)
-existing_host=$(PATH="$path_without_tools" command -v pulumi-language-nodejs || true)
-if [ -n "$existing" ] && [ -n "$existing_host" ] &&
-  [ "$(PULUMI_SKIP_UPDATE_CHECK=true "$existing" version 2>/dev/null)" = "v$version" ]; then
-  link "$existing" pulumi
-  link "$existing_host" pulumi-language-nodejs
-  # A Pulumi install ships the plugin beside its CLI; use ours only where it does not.
-  bundled="$(dirname "$(readlink -f "$existing")")/pulumi-resource-pulumi-nodejs"
-  if [ -x "$bundled" ]; then link "$bundled" pulumi-resource-pulumi-nodejs; else link "$sdk_plugin" pulumi-resource-pulumi-nodejs; fi
-  say "using pulumi v$version from $(dirname "$existing")"
-  exit 0
+existing_host=""
+if [ -n "$existing" ]; then
+  # Its own language host: beside the command on PATH, or beside the file it links to.
+  for dir in "$(dirname "$existing")" "$(dirname "$(readlink -f "$existing")")"; do
+    if [ -x "$dir/pulumi-language-nodejs" ]; then
+      existing_host="$dir/pulumi-language-nodejs"
+      break
+    fi
+  done
+fi
+if [ -n "$existing_host" ]; then
+  existing_version=$(PULUMI_SKIP_UPDATE_CHECK=true "$existing" version 2>/dev/null || true)
+  if usable_release "$existing_version"; then
+    link "$existing" pulumi
+    link "$existing_host" pulumi-language-nodejs
+    # A Pulumi install ships the plugin beside its CLI; use the SDK's only where it does not.
+    bundled="$(dirname "$(readlink -f "$existing")")/pulumi-resource-pulumi-nodejs"
+    if [ -x "$bundled" ]; then link "$bundled" pulumi-resource-pulumi-nodejs; else link "$sdk_plugin" pulumi-resource-pulumi-nodejs; fi
+    say "using pulumi $existing_version from $(dirname "$existing") (Stackwright pins and is tested with v$version)"
+    exit 0
+  fi
+  say "not using pulumi ${existing_version:-(no version)} from $(dirname "$existing"): Stackwright needs v${version%%.*}.x at or above v$version (the release it pins and is tested with)"
 fi
 
 # 2. The cache.
@@ -71,13 +100,13 @@ if [ -x "$cache/bin/pulumi" ] && [ -x "$cache/bin/pulumi-language-nodejs" ] && [
   link "$cache/bin/pulumi" pulumi
   link "$cache/bin/pulumi-language-nodejs" pulumi-language-nodejs
   bundle_plugin "$cache/bin"
-  say "using cached pulumi v$version ($cache)"
+  say "using cached pulumi v$version, the release Stackwright pins and is tested with ($cache)"
   exit 0
 fi
 
 # 3. Build from the Go module proxy.
 command -v go >/dev/null 2>&1 ||
-  die "no Pulumi CLI v$version on PATH and no Go toolchain to build one. Install Go 1.26 or later (then rerun), or put Pulumi CLI v$version and its pulumi-language-nodejs on PATH."
+  die "no usable Pulumi CLI on PATH (v${version%%.*}.x at or above v$version, the release Stackwright pins and is tested with, with its pulumi-language-nodejs beside it) and no Go toolchain to build one. Install Go 1.26 or later (then rerun), or put such a Pulumi CLI on PATH."
 
 mkdir -p "$cache_root"
 exec 9>"$cache_root/.lock"

@@ -10,6 +10,7 @@
  * told that directory by the engine (program-run.ts). So the state names no checkout: a state
  * written in one checkout works in any other, and plain `pulumi up` works after `npm run build`.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ResourceKind } from "../shared/contract";
 import { programWorkDir } from "./program-run";
@@ -20,8 +21,29 @@ import { programWorkDir } from "./program-run";
  * `../../providers/provider-process/index.js` for `main: dist/src/program/main.js`.
  */
 export function providerModulePath(cwd: string = programWorkDir()): string {
-  const module = path.join(__dirname, "..", "provider-process", "index.js");
-  return path.relative(cwd, module).split(path.sep).join("/");
+  let relative = modulePaths.get(cwd);
+  if (relative === undefined) {
+    const module = path.join(__dirname, "..", "provider-process", "index.js");
+    // Between real paths: Node names this module by its real path, the engine names the program
+    // directory as Pulumi.yaml spells it, and a linked package (`npm link`, a `file:`
+    // dependency) makes them differ; the provider process resolves the relative path from its
+    // working directory, whose real path is the program directory's.
+    relative = path.relative(realPath(cwd), realPath(module)).split(path.sep).join("/");
+    modulePaths.set(cwd, relative);
+  }
+  return relative;
+}
+
+/** {@link providerModulePath} by program directory: every resource of a run asks. */
+const modulePaths = new Map<string, string>();
+
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    // Not there (a unit test's made-up directory): as written.
+    return path.resolve(file);
+  }
 }
 
 /**

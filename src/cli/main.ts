@@ -12,6 +12,14 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
     help: "the main job: validate, start the embedded emulator, up the dev stack, print outputs",
     load: async () => (await import("./commands/start.js")).startCommand,
   },
+  init: {
+    help: "make a directory an ops repository: package.json, Pulumi.yaml, a target, the workflows (never overwrites)",
+    load: async () => (await import("./commands/init.js")).initCommand,
+  },
+  doctor: {
+    help: "say what in this ops repository is behind the installed stackwright (--write: bring it up to date)",
+    load: async () => (await import("./commands/doctor.js")).doctorCommand,
+  },
   validate: {
     help: "check stacks-config/ (no API call, no engine)",
     load: async () => (await import("./commands/validate.js")).validateCommand,

@@ -85,7 +85,8 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
   const baseEnv = { ...process.env };
   delete baseEnv["PULUMI_BACKEND_URL"];
   delete baseEnv["PULUMI_CONFIG_PASSPHRASE"];
-  const env = engineEnv({ projectDir: dir, stateDir, baseEnv });
+  // The copy is its own tool root too: its bin/ and dist/ run from it, its .tools links to ours.
+  const env = engineEnv({ projectDir: dir, toolRoot: dir, stateDir, baseEnv });
   if (options.program !== undefined) {
     // A fixture program is not Stackwright's: the preflight checks what Stackwright's program needs.
     env["STACKWRIGHT_PREFLIGHT"] = "off";

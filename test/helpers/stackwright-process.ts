@@ -36,6 +36,28 @@ export function runToEnd(
   return { status: result.status, out: `${result.stdout}${result.stderr}` };
 }
 
+/**
+ * {@link runToEnd} without blocking this process: for a command that talks to a server of the
+ * test's own process (an emulator), which must go on answering meanwhile.
+ */
+export function runToEndAsync(
+  cwd: string,
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs = 240_000,
+): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ status: code, out: `${stdout}${stderr}` }));
+  });
+}
+
 /** Runs `node bin/stackwright.js ARGS` in `projectDir` to its end (this process waits). */
 export function runStackwright(
   projectDir: string,

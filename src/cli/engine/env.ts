@@ -3,6 +3,7 @@
  * `stackwright` command, `npm start`, the end-to-end tests, the benchmarks) builds its environment
  * here, so that all of them use the same CLI, the same Node and the same local state.
  */
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
@@ -10,21 +11,42 @@ import type { PulumiCommand } from "@pulumi/pulumi/automation";
 import { parse as parseSemVer, type SemVer } from "semver";
 import { z } from "zod";
 import { CliError } from "../kit/exit-codes";
+import { commandLine } from "../kit/invocation";
 
 /**
- * The directory holding Stackwright's Pulumi.yaml: the package root, from this file compiled
- * (dist/src/cli/engine → ../../../..) or run from its source (src/cli/engine → ../../..).
+ * The tool root: where Stackwright's own files are (bin/, dist/, scripts/, `.tools/bin` with the
+ * Pulumi CLI), from this file compiled (dist/src/cli/engine → ../../../..) or run from its source
+ * (src/cli/engine → ../../..). In this repository it is also the project directory; installed,
+ * it is `node_modules/stackwright` of an ops repository (its real path: Node loads modules by it).
  */
-export function defaultProjectDir(): string {
-  const fromDist = path.resolve(__dirname, "..", "..", "..", "..");
-  return fs.existsSync(path.join(fromDist, "Pulumi.yaml"))
-    ? fromDist
-    : path.resolve(__dirname, "..", "..", "..");
+export function toolRoot(): string {
+  const compiled = path.extname(__filename) === ".js";
+  return path.resolve(__dirname, ...(compiled ? ["..", "..", "..", ".."] : ["..", "..", ".."]));
+}
+
+/**
+ * The project directory (the ops repository: Pulumi.yaml, Pulumi.<target>.yaml, stacks-config/)
+ * when no `--project` names one: the first directory holding a `Pulumi.yaml`, walking up from
+ * `from` (the working directory), as git and pulumi find theirs.
+ */
+export function defaultProjectDir(from: string = process.cwd()): string {
+  const start = path.resolve(from);
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "Pulumi.yaml"))) return dir;
+    if (path.dirname(dir) === dir) break;
+  }
+  // As for a --project directory without one (workspace.ts): the tool cannot run here.
+  throw new CliError(
+    "environment",
+    `No Pulumi.yaml in ${start} or any directory above it: run this in your ops repository (make one with '${commandLine("init")}'), or pass --project DIR.`,
+  );
 }
 
 export interface EngineEnvOptions {
-  /** The project directory (holds Pulumi.yaml, node_modules/, .tools/). */
+  /** The project directory (holds Pulumi.yaml, stacks-config/, .stackwright/). */
   readonly projectDir: string;
+  /** Where Stackwright's files and `.tools/bin` are; defaults to {@link toolRoot}. */
+  readonly toolRoot?: string;
   /**
    * Where stack state lives. When absent, `PULUMI_BACKEND_URL` of the base environment wins, then
    * `<projectDir>/.stackwright/state`.
@@ -36,25 +58,29 @@ export interface EngineEnvOptions {
 
 /**
  * Returns the environment variables for the Pulumi CLI and everything it spawns: the local file
- * backend, no update check, no plugin download, `PULUMI_HOME` inside the
- * project, loopback gRPC kept off proxies ({@link loopbackGrpcBypass}), and `.tools/bin` then `node_modules/.bin` first on PATH (so the language host and the
- * dynamic-provider plugin run on the project's Node 24). No secrets provider: those depend on the
- * target, and only `secretsEnv` (passphrase.ts) decides them.
+ * backend, no update check, no plugin download, `PULUMI_HOME` inside the project, loopback gRPC
+ * kept off proxies ({@link loopbackGrpcBypass}), and first on PATH the tool root's `.tools/bin`
+ * (the CLI, the language host, the dynamic-provider plugin), then the project's and the tool
+ * root's `node_modules/.bin` (so that they run on the project's Node when it has one, as npm
+ * scripts do). No secrets provider: those depend on the target, and only `secretsEnv`
+ * (passphrase.ts) decides them.
  */
 export function engineEnv(options: EngineEnvOptions): Record<string, string> {
   const base = options.baseEnv ?? process.env;
   const projectDir = path.resolve(options.projectDir);
+  const tools = path.resolve(options.toolRoot ?? toolRoot());
   const backendUrl =
     options.stateDir !== undefined
       ? `file://${path.resolve(options.stateDir)}`
       : (base["PULUMI_BACKEND_URL"] ?? `file://${path.join(projectDir, ".stackwright", "state")}`);
   const pathEntries = [
-    path.join(projectDir, ".tools", "bin"),
+    path.join(tools, ".tools", "bin"),
     path.join(projectDir, "node_modules", ".bin"),
+    path.join(tools, "node_modules", ".bin"),
     ...(base["PATH"] ?? "").split(path.delimiter).filter((p) => p !== ""),
   ];
   return {
-    PATH: pathEntries.join(path.delimiter),
+    PATH: [...new Set(pathEntries)].join(path.delimiter),
     PULUMI_BACKEND_URL: backendUrl,
     PULUMI_HOME: path.join(projectDir, ".stackwright", "pulumi-home"),
     PULUMI_SKIP_UPDATE_CHECK: "true",
@@ -97,32 +123,75 @@ export function loopbackGrpcBypass(base: Readonly<Record<string, string | undefi
 }
 
 /**
- * The CLI that `npm run toolchain` put in `<projectDir>/.tools/bin`. It never installs anything:
- * a missing CLI is an error that says which command provides it. The SDK's `PulumiCommand.get`
+ * The CLI in the tool root's `.tools/bin`, put there by `npm run toolchain` in this repository.
+ * Installed as a package, a missing CLI is provided once by the package's own
+ * scripts/ensure-toolchain.sh (a usable `pulumi` on PATH, the cached build, or a build); in a
+ * checkout it is an error that says which command provides it. The SDK's `PulumiCommand.get`
  * asks the binary its version (`pulumi version`: 0.14 CPU-seconds, once per `stackwright`
  * process); when this binary answered before ({@link pulumiVersionOf}'s record), the command is
  * made with that answer instead, as `get` would make it.
  */
-export async function pulumiCommand(projectDir: string): Promise<PulumiCommand> {
-  const root = path.join(path.resolve(projectDir), ".tools");
+export async function pulumiCommand(projectDir: string, tools: string = toolRoot()): Promise<PulumiCommand> {
+  const root = path.join(tools, ".tools");
   // Loaded here, not at the top: the commands that never start the engine do not load the SDK.
   const { PulumiCommand } = createRequire(__filename)(
     "@pulumi/pulumi/automation",
   ) as typeof import("@pulumi/pulumi/automation");
-  const known = rememberedVersion(projectDir);
+  const known = rememberedVersion(projectDir, tools);
   if (known !== undefined) return commandOf(PulumiCommand, root, known);
+  const installed = isInstalledPackage(tools);
+  if (installed && !fs.existsSync(path.join(root, "bin", "pulumi"))) await provideToolchain(tools);
   let command: PulumiCommand;
   try {
     command = await PulumiCommand.get({ root, skipVersionCheck: true });
   } catch (cause) {
     throw new CliError(
       "environment",
-      `The Pulumi CLI is not in ${root}/bin. Run 'npm run toolchain' in ${projectDir} (it builds or links it).`,
+      installed
+        ? `The Pulumi CLI is not in ${root}/bin and ${toolchainScript(tools)} could not provide it (its lines above say why).`
+        : `The Pulumi CLI is not in ${root}/bin. Run 'npm run toolchain' in ${tools} (it builds or links it).`,
       { cause },
     );
   }
-  rememberVersion(projectDir, command.version?.toString());
+  rememberVersion(projectDir, tools, command.version?.toString());
   return command;
+}
+
+/**
+ * True when the tool root is a package installed in a `node_modules` (by its real path: a linked
+ * checkout, `npm link` or a `file:` dependency, stays a checkout, whose developer runs
+ * `npm run toolchain`).
+ */
+export function isInstalledPackage(tools: string): boolean {
+  let real: string;
+  try {
+    real = fs.realpathSync(tools);
+  } catch {
+    return false;
+  }
+  return real.split(path.sep).includes("node_modules");
+}
+
+function toolchainScript(tools: string): string {
+  return path.join(tools, "scripts", "ensure-toolchain.sh");
+}
+
+/**
+ * Runs the package's scripts/ensure-toolchain.sh, its lines on stderr: it links a usable CLI or
+ * the cached build at once, and builds one (minutes) only when there is neither.
+ */
+async function provideToolchain(tools: string): Promise<void> {
+  const script = toolchainScript(tools);
+  if (!fs.existsSync(script)) return;
+  process.stderr.write(
+    `stackwright: no Pulumi CLI in ${path.join(tools, ".tools", "bin")} yet; providing it with ${script}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    // Its output is progress for the user, never a command's result: all of it on stderr.
+    const child = spawn("bash", [script], { cwd: tools, stdio: ["ignore", 2, 2] });
+    child.once("error", () => resolve());
+    child.once("close", () => resolve());
+  });
 }
 
 /**
@@ -154,10 +223,10 @@ function versionFile(projectDir: string): string {
   return path.join(path.resolve(projectDir), ".stackwright", "pulumi-cli.json");
 }
 
-/** The binary `.tools/bin/pulumi` runs, as a version's key; undefined when there is none. */
-function binaryIdentity(projectDir: string): Omit<RememberedVersion, "version"> | undefined {
+/** The binary the tool root's `.tools/bin/pulumi` runs, as a version's key; undefined when there is none. */
+function binaryIdentity(tools: string): Omit<RememberedVersion, "version"> | undefined {
   try {
-    const binary = fs.realpathSync(path.join(path.resolve(projectDir), ".tools", "bin", "pulumi"));
+    const binary = fs.realpathSync(path.join(path.resolve(tools), ".tools", "bin", "pulumi"));
     const stat = fs.statSync(binary);
     return { binary, size: stat.size, mtimeMs: stat.mtimeMs };
   } catch {
@@ -165,8 +234,8 @@ function binaryIdentity(projectDir: string): Omit<RememberedVersion, "version"> 
   }
 }
 
-function rememberVersion(projectDir: string, version: string | undefined): void {
-  const identity = binaryIdentity(projectDir);
+function rememberVersion(projectDir: string, tools: string, version: string | undefined): void {
+  const identity = binaryIdentity(tools);
   if (version === undefined || identity === undefined) return;
   const file = versionFile(projectDir);
   try {
@@ -181,8 +250,8 @@ function rememberVersion(projectDir: string, version: string | undefined): void 
 }
 
 /** The version this binary said before, if it is still the binary `.tools/bin/pulumi` runs. */
-function rememberedVersion(projectDir: string): string | undefined {
-  const identity = binaryIdentity(projectDir);
+function rememberedVersion(projectDir: string, tools: string): string | undefined {
+  const identity = binaryIdentity(tools);
   if (identity === undefined) return undefined;
   try {
     const remembered = RememberedVersion.parse(JSON.parse(fs.readFileSync(versionFile(projectDir), "utf8")));
@@ -202,8 +271,10 @@ function rememberedVersion(projectDir: string): string | undefined {
  * The Pulumi CLI's version (as `workspace.pulumiVersion` gives it to an engine run): remembered
  * when the same binary answered before, else asked with one `pulumi version` (not an engine).
  */
-export async function pulumiVersionOf(projectDir: string): Promise<string> {
+export async function pulumiVersionOf(projectDir: string, tools: string = toolRoot()): Promise<string> {
   return (
-    rememberedVersion(projectDir) ?? (await pulumiCommand(projectDir)).version?.toString() ?? "(unknown)"
+    rememberedVersion(projectDir, tools) ??
+    (await pulumiCommand(projectDir, tools)).version?.toString() ??
+    "(unknown)"
   );
 }

@@ -5,9 +5,11 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import * as path from "node:path";
 import { DATA_READS_DIR_ENV } from "../../api";
 import { API_CONCURRENCY_VARIABLE, CREDENTIAL_SOURCES } from "../../client";
+import { toolRoot } from "../engine/env";
 import type { InputDigests } from "../state/confirmations";
 
 /**
@@ -82,24 +84,37 @@ function treeDigest(dir: string): string {
 const toolDigests = new Map<string, string>();
 
 /**
- * The tool: our package (version and lock), the built program the engine runs (dist/), the
- * Pulumi SDK it loads and the Pulumi CLI. Computed once per project directory and process.
+ * The tool: the project's package files (which name our package's version, and lock it), its
+ * Pulumi.yaml, the Pulumi SDK the program loads (as Node finds it from the tool root), the built
+ * program the engine runs (the tool root's dist/), the package's own package.json (its version,
+ * apart from the project's when installed) and the Pulumi CLI. Computed once per project
+ * directory and process.
  */
-export function toolDigest(projectDir: string, pulumiVersion: string): string {
-  const key = `${projectDir}\0${pulumiVersion}`;
+export function toolDigest(projectDir: string, pulumiVersion: string, tools: string = toolRoot()): string {
+  const key = `${projectDir}\0${tools}\0${pulumiVersion}`;
   let digest = toolDigests.get(key);
   if (digest === undefined) {
     digest = sha256(
       bytesOf(path.join(projectDir, "package.json")),
       bytesOf(path.join(projectDir, "package-lock.json")),
       bytesOf(path.join(projectDir, "Pulumi.yaml")),
-      bytesOf(path.join(projectDir, "node_modules", "@pulumi", "pulumi", "package.json")),
-      treeDigest(path.join(projectDir, "dist")),
+      bytesOf(sdkManifest(tools)),
+      treeDigest(path.join(tools, "dist")),
       pulumiVersion,
+      bytesOf(path.join(tools, "package.json")),
     );
     toolDigests.set(key, digest);
   }
   return digest;
+}
+
+/** The package.json of the Pulumi SDK the tool loads; undefined when there is none. */
+function sdkManifest(tools: string): string | undefined {
+  try {
+    return createRequire(path.join(tools, "package.json")).resolve("@pulumi/pulumi/package.json");
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { PulumiCommand } from "@pulumi/pulumi/automation";
 import { afterEach, describe, expect, it } from "vitest";
 import { commandOf, pulumiCommand, pulumiVersionOf } from "../../../src/cli/engine/env";
 
-/** A project directory whose `.tools/bin/pulumi` is a script that counts the times it is asked. */
+/** A tool root (here also the project) whose `.tools/bin/pulumi` is a script that counts the times it is asked. */
 function projectWithCli(version: string): { dir: string; asked: () => number } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-cli-"));
   const bin = path.join(dir, ".tools", "bin");
@@ -40,16 +40,16 @@ describe("the project's Pulumi CLI as the engine runs it", () => {
   it("asks the binary its version once, then again only when the binary changes", async () => {
     const project = projectWithCli("3.259.0");
     made.push(project.dir);
-    expect((await pulumiCommand(project.dir)).version?.format()).toBe("3.259.0");
-    expect((await pulumiCommand(project.dir)).version?.format()).toBe("3.259.0");
-    expect(await pulumiVersionOf(project.dir)).toBe("3.259.0");
+    expect((await pulumiCommand(project.dir, project.dir)).version?.format()).toBe("3.259.0");
+    expect((await pulumiCommand(project.dir, project.dir)).version?.format()).toBe("3.259.0");
+    expect(await pulumiVersionOf(project.dir, project.dir)).toBe("3.259.0");
     expect(project.asked()).toBe(1);
 
     // A rebuilt CLI: another size and time, so the remembered answer is not its answer.
     const binary = path.join(project.dir, ".tools", "bin", "pulumi");
     fs.writeFileSync(binary, `${fs.readFileSync(binary, "utf8").replace("3.259.0", "3.260.0")}# rebuilt\n`);
     fs.utimesSync(binary, new Date(), new Date(Date.now() + 5_000));
-    expect((await pulumiCommand(project.dir)).version?.format()).toBe("3.260.0");
+    expect((await pulumiCommand(project.dir, project.dir)).version?.format()).toBe("3.260.0");
     expect(project.asked()).toBe(2);
   });
 });

@@ -32,12 +32,14 @@ function packagesLoadedBy(modules: readonly string[]): string[] {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe("commands that never start the engine", () => {
-  it("load status, drift and validate without the engine's SDK or the AWS SDK", () => {
+  it("load status, drift, validate, init and doctor without the engine's SDK or the AWS SDK", () => {
     const loaded = packagesLoadedBy([
       "src/cli/main.ts",
       "src/cli/commands/status.ts",
       "src/cli/commands/drift.ts",
       "src/cli/commands/validate.ts",
+      "src/cli/commands/init.ts",
+      "src/cli/commands/doctor.ts",
     ]);
     expect(loaded).toContain("zod"); // the check sees what was loaded
     expect(loaded).not.toContain("@pulumi/pulumi");

@@ -1,0 +1,328 @@
+/**
+ * Stackwright as a team gets it: the tarball `npm pack` makes (its prepack builds dist/),
+ * installed with npm into an empty git repository of the team's own, and every command run there
+ * as `npx stackwright`, against the emulator: `import --all`, `validate`, `preview`, `up` (no
+ * write request), then an upgrade to a higher version and `up` again. The ops repository holds
+ * its settings and its stacks-config/ only; the program, the providers, the provider plugin and
+ * the Pulumi CLI's links come from node_modules/stackwright. The state it writes is the state a
+ * checkout of this repository writes: a scratch copy of the repository, and an ops repository
+ * whose node_modules/stackwright links to this checkout, preview it as unchanged.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  demoCredentials,
+  emulatorHooks,
+  spawnEmulator,
+  type EmulatorHooks,
+  type EmulatorProcess,
+} from "../helpers/emulator";
+import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { runStackwright, runToEnd, type Finished } from "../helpers/stackwright-process";
+
+const SEED = path.join(repoRoot, "test", "fixtures", "import", "seed.yaml");
+const STACKS = ["dev.blog", "dev.shop"];
+/** npm from its cache: the packages are there after the repository's own `npm ci`. */
+const NPM_INSTALL = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
+const MB = 1024 * 1024;
+
+/**
+ * The environment of a command in the ops repository: this one's (its PATH has Node 24), less
+ * what a surrounding npm script or Pulumi session set, with a `go` that refuses to build (the
+ * Pulumi CLI comes from the cache the repository's toolchain filled, never from a build here).
+ */
+function opsEnvironment(stubs: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value === undefined || name.startsWith("PULUMI_") || name === "INIT_CWD") continue;
+    // A parent npm's settings (its prefix, its package) are not the ops repository's.
+    if (name.startsWith("npm_") && name !== "npm_config_cache") continue;
+    env[name] = value;
+  }
+  fs.writeFileSync(path.join(stubs, "go"), "#!/bin/sh\necho 'go: no Go build in this test' >&2\nexit 1\n", {
+    mode: 0o755,
+  });
+  env["PATH"] = [stubs, env["PATH"] ?? ""].join(path.delimiter);
+  return env;
+}
+
+/** `npm pack` of `dir` into `into` (with `--ignore-scripts`: no prepack); the tarball's path. */
+function pack(dir: string, into: string, env: Record<string, string>, ignoreScripts = false): string {
+  const before = new Set(fs.readdirSync(into));
+  execFileSync("npm", ["pack", "--pack-destination", into, ...(ignoreScripts ? ["--ignore-scripts"] : [])], {
+    cwd: dir,
+    env,
+    stdio: "pipe",
+  });
+  const made = fs.readdirSync(into).filter((f) => f.endsWith(".tgz") && !before.has(f));
+  if (made.length !== 1) throw new Error(`npm pack in ${dir} made ${made.join(", ") || "nothing"}`);
+  return path.join(into, made[0] ?? "");
+}
+
+/** A copy of the package `tarball` at another version, packed into `into`. */
+function repackAs(tarball: string, version: string, into: string, env: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(into, "repack-"));
+  execFileSync("tar", ["-xzf", tarball, "-C", dir]);
+  const manifest = path.join(dir, "package", "package.json");
+  const pkg = JSON.parse(fs.readFileSync(manifest, "utf8")) as Record<string, unknown>;
+  fs.writeFileSync(manifest, `${JSON.stringify({ ...pkg, version }, null, 2)}\n`);
+  return pack(path.join(dir, "package"), into, env, true);
+}
+
+/**
+ * What `stackwright init` writes in an ops repository, by hand: the project whose program is the
+ * package's, the `dev` target's settings (the API's address; the token comes from the
+ * variables, which win over the file) and what git leaves out.
+ */
+function writeOpsRepository(dir: string, apiUrl: string): void {
+  fs.writeFileSync(
+    path.join(dir, "Pulumi.yaml"),
+    "name: stackwright\nruntime: nodejs\nmain: node_modules/stackwright/dist/src/program/main.js\n",
+  );
+  fs.writeFileSync(
+    path.join(dir, "Pulumi.dev.yaml"),
+    `config:\n  stackwright:apiUrl: ${apiUrl}\n  stackwright:email: ops@example.com\n`,
+  );
+  fs.writeFileSync(path.join(dir, ".gitignore"), "node_modules/\n.stackwright/\n");
+}
+
+/** The stack's closing-table row: `result | changes`. */
+function row(out: string, stack: string): string | undefined {
+  return new RegExp(`^${stack.replace(".", "\\.")}\\s+(\\S+)\\s+(.+?)\\s{2,}[\\d.]+ s(?:\\s{2,}.*)?$`, "m")
+    .exec(out)
+    ?.slice(1, 3)
+    .join(" | ");
+}
+
+describe("stackwright installed from its package into an ops repository of its own", () => {
+  let work: string;
+  let packs: string;
+  let ops: string;
+  let env: Record<string, string>;
+  let emulator: EmulatorProcess;
+  let hooks: EmulatorHooks;
+  let tarball: string;
+  let scratch: ScratchProject | undefined;
+  const figures: Record<string, string> = {};
+  const began = performance.now();
+
+  /** Runs `npx stackwright ARGS` in `cwd` (the ops repository unless said). */
+  const npx = (args: readonly string[], cwd = ops): Finished => {
+    // --no: never from the registry; `--` ends npx's own flags (`--version` is npm's too).
+    const result = runToEnd(cwd, "npx", ["--no", "--", "stackwright", ...args], env, 300_000);
+    expect(result.out).not.toContain("demo-token");
+    return result;
+  };
+  const timed = <T>(name: string, fn: () => T): T => {
+    const started = performance.now();
+    try {
+      return fn();
+    } finally {
+      figures[name] = `${((performance.now() - started) / 1000).toFixed(2)} s`;
+    }
+  };
+  const writes = async () =>
+    (await hooks.requests())
+      .filter((r) => !r.path.startsWith("/_emulator") && r.method !== "GET")
+      .map((r) => `${r.method} ${r.path}`);
+
+  beforeAll(async () => {
+    work = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-installed-"));
+    packs = path.join(work, "packs");
+    ops = path.join(work, "ops");
+    const stubs = path.join(work, "stubs");
+    for (const dir of [packs, ops, stubs]) fs.mkdirSync(dir);
+    // Its own process: the commands run to their end while this one waits.
+    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", SEED], 60_000, {
+      fromDist: true,
+    });
+    hooks = emulatorHooks(emulator.url);
+    env = { ...opsEnvironment(stubs), ...demoCredentials(emulator.url) };
+
+    tarball = timed("npm pack (prepack builds dist/)", () => pack(repoRoot, packs, env));
+    figures["tarball"] = `${(fs.statSync(tarball).size / MB).toFixed(2)} MB`;
+    execFileSync("git", ["init", "--quiet", "--initial-branch=main"], { cwd: ops });
+    fs.writeFileSync(path.join(ops, "package.json"), '{ "name": "ops", "private": true }\n');
+    timed("npm install (first)", () =>
+      execFileSync("npm", [...NPM_INSTALL, tarball], { cwd: ops, env, stdio: "pipe" }),
+    );
+    writeOpsRepository(ops, emulator.url);
+  }, 600_000);
+
+  afterAll(async () => {
+    emulator?.child.kill("SIGTERM");
+    await emulator?.exited;
+    scratch?.remove();
+    if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
+    figures["the whole file"] = `${((performance.now() - began) / 1000).toFixed(1)} s`;
+    console.info(
+      `installed package: ${Object.entries(figures)
+        .map(([name, value]) => `${name} ${value}`)
+        .join("; ")}`,
+    );
+  });
+
+  it("packs a tarball under 5 MB with the built program, the scripts and the schema, and no tests or benches", () => {
+    expect(fs.statSync(tarball).size).toBeLessThanOrEqual(5 * MB);
+    const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f !== "")
+      .map((f) => f.replace(/^package\//, ""));
+    for (const file of [
+      "package.json",
+      "LICENSE",
+      "README.md",
+      "bin/stackwright.js",
+      "dist/src/cli/main.js",
+      "dist/src/program/main.js",
+      "dist/providers/provider-host/main.js",
+      "dist/providers/provider-process/index.js",
+      "stacks-config/schema.json",
+      "scripts/ensure-toolchain.sh",
+      "scripts/lib.sh",
+      "scripts/pulumi-build/go.mod",
+      "scripts/pulumi-resource-pulumi-nodejs",
+    ]) {
+      expect(files, file).toContain(file);
+    }
+    expect(
+      files.filter((f) => /^(test|bench|src\/(?!emulator\/seeds\/)|dist\/(bench|test)\/)/.test(f)),
+    ).toEqual([]);
+    expect(
+      files.filter((f) => f.includes("fixtures") || f.endsWith(".ts") || f.endsWith(".tsbuildinfo")),
+    ).toEqual([]);
+  });
+
+  it("prints its version from the ops repository", () => {
+    const ours = (
+      JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }
+    ).version;
+    const version = timed("npx stackwright --version", () => npx(["--version"]));
+    expect(version.status, version.out).toBe(0);
+    expect(version.out.trim()).toBe(ours);
+    const bin = path.join(ops, "node_modules", ".bin", "stackwright");
+    const direct = timed("node_modules/.bin/stackwright -V", () => runToEnd(ops, bin, ["-V"], env));
+    expect(direct.out.trim()).toBe(ours);
+  });
+
+  it("imports every stack into the ops repository and validates them from any directory inside it", () => {
+    const imported = npx(["import", "--all"]);
+    expect(imported.status, imported.out).toBe(0);
+    expect(fs.readdirSync(path.join(ops, "stacks-config")).sort()).toEqual([
+      "blog.yaml",
+      "schema.json",
+      "shop.yaml",
+    ]);
+    // The project is the first directory up with a Pulumi.yaml, as git and pulumi find theirs.
+    const validated = npx(["validate"], path.join(ops, "stacks-config"));
+    expect(validated.status, validated.out).toBe(0);
+  }, 300_000);
+
+  it("previews adoptions only, providing the Pulumi CLI from the package's own script on first use", async () => {
+    await hooks.clearRequests();
+    const preview = npx(["preview"]);
+    expect(preview.status, preview.out).toBe(0);
+    const toolRoot = path.join(ops, "node_modules", "stackwright");
+    expect(preview.out).toContain(
+      `stackwright: no Pulumi CLI in ${path.join(toolRoot, ".tools", "bin")} yet; providing it with ${path.join(toolRoot, "scripts", "ensure-toolchain.sh")}`,
+    );
+    expect(preview.out).toMatch(/toolchain: using .*pulumi v3\.\d+\.\d+/);
+    expect(fs.existsSync(path.join(toolRoot, ".tools", "bin", "pulumi"))).toBe(true);
+    expect(fs.existsSync(path.join(ops, ".tools"))).toBe(false);
+    expect(await writes()).toEqual([]);
+  }, 300_000);
+
+  it("adopts everything on the first up with zero write requests", async () => {
+    await hooks.clearRequests();
+    const up = npx(["up"]);
+    expect(up.status, up.out).toBe(0);
+    for (const stack of STACKS) expect(row(up.out, stack), up.out).toMatch(/^ok \| \d+ create$/);
+    expect(await writes()).toEqual([]);
+    // The serialized provider names the provider module relative to the program directory: the
+    // same text as from a checkout of this repository (dist/src/program → dist/providers).
+    const checkpoint = fs.readFileSync(
+      path.join(ops, ".stackwright", "state", ".pulumi", "stacks", "stackwright", "dev.shop.json"),
+      "utf8",
+    );
+    expect(checkpoint).toContain('entry: \\"../../providers/provider-process/index.js\\"');
+    expect(checkpoint).not.toContain(work);
+  }, 300_000);
+
+  it("reads the state an installed package wrote from a checkout of this repository, planning no change", async () => {
+    const config = path.join(ops, "stacks-config");
+    scratch = createScratchProject({
+      stacksConfig: Object.fromEntries(
+        fs.readdirSync(config).map((name) => [name, fs.readFileSync(path.join(config, name), "utf8")]),
+      ),
+    });
+    fs.rmSync(scratch.stateDir, { recursive: true });
+    fs.cpSync(path.join(ops, ".stackwright", "state"), scratch.stateDir, { recursive: true });
+    await hooks.clearRequests();
+    const preview = runStackwright(scratch.dir, ["preview"], {
+      ...scratch.env,
+      ...demoCredentials(emulator.url),
+    });
+    expect(preview.status, preview.out).toBe(0);
+    for (const stack of STACKS) expect(row(preview.out, stack), preview.out).toBe("ok | none");
+    expect(await writes()).toEqual([]);
+  }, 300_000);
+
+  it("reads that state from a package linked into an ops repository (a file: dependency), planning no change", async () => {
+    const linked = path.join(work, "linked");
+    fs.mkdirSync(path.join(linked, "node_modules"), { recursive: true });
+    for (const entry of [
+      "Pulumi.yaml",
+      "Pulumi.dev.yaml",
+      "stacks-config",
+      path.join(".stackwright", "state"),
+    ]) {
+      fs.cpSync(path.join(ops, entry), path.join(linked, entry), { recursive: true });
+    }
+    fs.symlinkSync(repoRoot, path.join(linked, "node_modules", "stackwright"));
+    await hooks.clearRequests();
+    const bin = path.join(linked, "node_modules", "stackwright", "bin", "stackwright.js");
+    const preview = runToEnd(linked, process.execPath, [bin, "preview"], env);
+    expect(preview.status, preview.out).toBe(0);
+    for (const stack of STACKS) expect(row(preview.out, stack), preview.out).toBe("ok | none");
+    expect(await writes()).toEqual([]);
+  }, 300_000);
+
+  it("after an upgrade to a higher version, up runs the new tool once with no write, and then confirms", async () => {
+    const next = repackAs(tarball, "0.99.0", packs, env);
+    timed("npm install (upgrade)", () =>
+      execFileSync("npm", [...NPM_INSTALL, next], { cwd: ops, env, stdio: "pipe" }),
+    );
+    expect(npx(["--version"]).out.trim()).toBe("0.99.0");
+
+    await hooks.clearRequests();
+    // The tool is an input of every stack: the first up of a new version runs its engine.
+    const first = npx(["up"]);
+    expect(first.status, first.out).toBe(0);
+    for (const stack of STACKS) expect(row(first.out, stack), first.out).toMatch(/^ok \| none$/);
+    expect(first.out).toContain("inputs changed: tool");
+    const again = npx(["up"]);
+    expect(again.status, again.out).toBe(0);
+    for (const stack of STACKS) expect(row(again.out, stack), again.out).toBe("ok | no change (confirmed)");
+    expect(await writes()).toEqual([]);
+  }, 600_000);
+
+  it("holds none of the tool's files in the ops repository's git", () => {
+    execFileSync("git", ["add", "--all"], { cwd: ops });
+    const tracked = execFileSync("git", ["ls-files"], { cwd: ops, encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
+    expect(tracked).toEqual([
+      ".gitignore",
+      "Pulumi.dev.yaml",
+      "Pulumi.yaml",
+      "package-lock.json",
+      "package.json",
+      "stacks-config/blog.yaml",
+      "stacks-config/schema.json",
+      "stacks-config/shop.yaml",
+    ]);
+  });
+});
