@@ -229,7 +229,12 @@ export async function readTargetSettings(target: Target): Promise<Record<string,
     if (!(await target.stacks.has(target.name))) return {};
     return valuesOf(await target.workspace.getAllConfig(target.name));
   }
-  return readSettingsFile({ projectDir: target.projectDir, target: target.name });
+  // The target's engine environment counts as given: a passphrase it carries opens the file.
+  return readSettingsFile({
+    projectDir: target.projectDir,
+    target: target.name,
+    env: { ...process.env, ...target.env },
+  });
 }
 
 function valuesOf(listing: Readonly<Record<string, { value?: unknown }>>): Record<string, string> {
