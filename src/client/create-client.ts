@@ -16,6 +16,7 @@ import { jsonPath } from "./decode";
 import { HttpCore } from "./http";
 import { Info } from "./info";
 import { Locks } from "./locks";
+import { ReadBudget } from "./read-budget";
 import { Records } from "./records";
 import { Snapshots } from "./snapshots";
 import { Transfers } from "./transfers";
@@ -83,6 +84,7 @@ export const ClientOptionsSchema = z.strictObject({
   connectTimeoutMs: positiveInt.optional(),
   headersTimeoutMs: positiveInt.optional(),
   bodyTimeoutMs: positiveInt.optional(),
+  bodyDeadlineMs: positiveInt.optional(),
   keepAliveTimeoutMs: positiveInt.optional(),
   /**
    * Requests in flight to the API at once, shared by every client of the process with the same
@@ -91,6 +93,14 @@ export const ClientOptionsSchema = z.strictObject({
   maxConnections: positiveInt.optional(),
   maxResponseBytes: positiveInt.optional(),
   maxPages: positiveInt.optional(),
+  maxListBytes: positiveInt.optional(),
+  /**
+   * A byte budget the lists of several clients share (a command's: `processReadBudget()`); see
+   * `read-budget.ts`. Without it each list is bounded by `maxListBytes` alone.
+   */
+  readBudget: z
+    .custom<ReadBudget>((v) => v instanceof ReadBudget, { message: "expected a ReadBudget" })
+    .optional(),
   maxMarkerProbes: positiveInt.optional(),
   retry: RetryOptions.optional(),
   poll: PollOptions.optional(),
@@ -206,10 +216,12 @@ export function createClient(options: ClientOptions): StackwrightClient {
     connectTimeoutMs: o.connectTimeoutMs ?? clientDefaults.connectTimeoutMs,
     headersTimeoutMs: o.headersTimeoutMs ?? clientDefaults.headersTimeoutMs,
     bodyTimeoutMs: o.bodyTimeoutMs ?? clientDefaults.bodyTimeoutMs,
+    bodyDeadlineMs: o.bodyDeadlineMs ?? clientDefaults.bodyDeadlineMs,
     keepAliveTimeoutMs: o.keepAliveTimeoutMs ?? clientDefaults.keepAliveTimeoutMs,
     maxConnections: o.maxConnections ?? apiConcurrencyOf(env) ?? clientDefaults.maxConnections,
     maxResponseBytes: o.maxResponseBytes ?? clientDefaults.maxResponseBytes,
     maxPages: o.maxPages ?? clientDefaults.maxPages,
+    maxListBytes: o.maxListBytes ?? clientDefaults.maxListBytes,
     maxMarkerProbes: o.maxMarkerProbes ?? clientDefaults.maxMarkerProbes,
     retry: mergeDefined<RetryPolicy>(clientDefaults.retry, o.retry),
     poll: mergeDefined<PollPolicy>(clientDefaults.poll, o.poll),
@@ -226,6 +238,7 @@ export function createClient(options: ClientOptions): StackwrightClient {
     dispatcher: transport.api,
     elsewhere: transport.other,
     settings,
+    readBudget: o.readBudget,
     logger: safeLogger(o.logger),
     userAgent: o.userAgent ?? "stackwright-client/0.1",
     random: Math.random,

@@ -10,6 +10,7 @@ import type { CallOptions } from "./call-options";
 import type { ClientDefaults } from "./defaults";
 import { noContent, type Decoder, type Page } from "./decode";
 import { queryString, type QueryValue } from "./paths";
+import { mib } from "./read-budget";
 import { decideRetry, outcomeAmbiguous, type CallSafety } from "./retry";
 
 /** Description of one API call. */
@@ -60,6 +61,11 @@ export class HttpCore {
 
   /** Performs a call with the retry policy; see `retry.ts` for what is repeated when. */
   async call<T>(spec: CallSpec<T>): Promise<T> {
+    return (await this.#measuredCall(spec)).value;
+  }
+
+  /** {@link call}, with the size of the body the result came from (lists count their pages). */
+  async #measuredCall<T>(spec: CallSpec<T>): Promise<{ value: T; bytes: number }> {
     const { settings, now, logger } = this.#ctx;
     const fullPath = `${this.#ctx.basePath}${spec.path}${queryString(spec.query)}`;
     const started = now();
@@ -68,7 +74,7 @@ export class HttpCore {
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(spec.signal, spec.method, fullPath);
       const result = await attemptOnce(this.#ctx, spec, fullPath, attempt);
-      if (result.ok) return spec.decode(result.body, result.ctx);
+      if (result.ok) return { value: spec.decode(result.body, result.ctx), bytes: result.bytes };
       const { outcome, error } = result;
       if (
         mayHaveActed &&
@@ -76,7 +82,7 @@ export class HttpCore {
         outcome.kind === "status" &&
         outcome.status === 404
       ) {
-        return spec.goneAfterRetry();
+        return { value: spec.goneAfterRetry(), bytes: 0 };
       }
       const decision = decideRetry({
         outcome,
@@ -124,24 +130,37 @@ export class HttpCore {
           );
         }
         logger({ event: "lookup", method: spec.method, path: fullPath, attempt, found: found !== undefined });
-        if (found !== undefined) return found;
+        if (found !== undefined) return { value: found, bytes: 0 };
       }
     }
   }
 
   /**
-   * Follows `links.next` of a list, up to `maxPages`, accepting only links on the same origin and
-   * base path (credentials must never travel to a host a response names).
+   * Follows `links.next` of a list, up to `maxPages` and `maxListBytes` (and the process's read
+   * budget, when the client has one), accepting only links on the same origin and base path
+   * (credentials must never travel to a host a response names).
    */
   async list<T>(spec: CallSpec<Page<T>>): Promise<T[]> {
+    const { settings, readBudget } = this.#ctx;
     const items: T[] = [];
     const seen = new Set<string>();
     let current: CallSpec<Page<T>> = spec;
+    let bytes = 0;
     for (let page = 1; ; page++) {
-      const result = await this.call(current);
-      items.push(...result.items);
-      if (result.next === undefined) return items;
-      const nextPath = this.#sameOriginPath(result.next, spec.method, spec.path);
+      const result = await this.#measuredCall(current);
+      bytes += result.bytes;
+      readBudget?.take(result.bytes, spec.method, spec.path, page);
+      if (bytes > settings.maxListBytes) {
+        throw new ResponseTooLargeError(
+          `${spec.method} ${spec.path}: stopped after ${page} page${page === 1 ? "" : "s"} and ${mib(bytes)}, ` +
+            `over the ${mib(settings.maxListBytes)} one list may read (maxListBytes); narrow the query ` +
+            `(fewer items, a filter) or find out why the platform's list is this large`,
+          { method: spec.method, path: spec.path, limitBytes: settings.maxListBytes, pages: page },
+        );
+      }
+      items.push(...result.value.items);
+      if (result.value.next === undefined) return items;
+      const nextPath = this.#sameOriginPath(result.value.next, spec.method, spec.path);
       if (seen.has(nextPath)) {
         throw new UnexpectedResponseError(`${spec.method} ${spec.path}: links.next repeats ${nextPath}`, {
           method: spec.method,
@@ -151,11 +170,11 @@ export class HttpCore {
         });
       }
       seen.add(nextPath);
-      if (page >= this.#ctx.settings.maxPages) {
+      if (page >= settings.maxPages) {
         throw new ResponseTooLargeError(
-          `${spec.method} ${spec.path} has more than ${this.#ctx.settings.maxPages} pages (maxPages); ` +
+          `${spec.method} ${spec.path}: stopped after ${page} pages, the most one list may follow (maxPages); ` +
             `narrow the query or raise maxPages`,
-          { method: spec.method, path: spec.path, limitBytes: this.#ctx.settings.maxResponseBytes },
+          { method: spec.method, path: spec.path, limitBytes: settings.maxListBytes, pages: page },
         );
       }
       // The next link carries its own query; paths here are relative to the base path.
