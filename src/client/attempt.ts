@@ -61,11 +61,16 @@ export interface RequestSpec {
   /** JSON body; omitted for GET and DELETE. */
   body?: unknown;
   signal?: AbortSignal | undefined;
+  /**
+   * Sees the size of a 2xx body before it is parsed and may refuse it by throwing: a list's byte
+   * budget, so the page that passes it is never parsed (parsing multiplies its size in memory).
+   */
+  admit?: ((bytes: number) => void) | undefined;
 }
 
 /** The outcome of one attempt: a 2xx body, or why it failed and the error to report. */
 export type AttemptResult =
-  | { ok: true; body: unknown; ctx: ResponseContext; bytes: number }
+  | { ok: true; body: unknown; ctx: ResponseContext }
   | { ok: false; outcome: AttemptOutcome; error: ApiError };
 
 /** Headers of every request: media type, API version, user agent and the credentials. */
@@ -105,12 +110,8 @@ export async function attemptOnce(
   });
   const response: ResponseContext = { method, path: fullPath, status: raw.status, requestId };
   if (raw.status >= 200 && raw.status < 300) {
-    return {
-      ok: true,
-      body: parseJson(raw.text, response, raw.status === 204),
-      ctx: response,
-      bytes: raw.bytes,
-    };
+    spec.admit?.(raw.bytes);
+    return { ok: true, body: parseJson(raw.text, response, raw.status === 204), ctx: response };
   }
   const retryAfterMs = parseRetryAfter(headerValue(raw.headers, "retry-after"), Date.now());
   return {

@@ -73,7 +73,7 @@ export const clientDefaults = Object.freeze({
   maxConnections: 8,
   maxResponseBytes: 8 * 1024 * 1024,
   maxPages: 50,
-  maxListBytes: 32 * 1024 * 1024,
+  maxListBytes: 8 * 1024 * 1024,
   maxMarkerProbes: 25,
   retry: Object.freeze({
     maxAttempts: 4,

@@ -36,6 +36,8 @@ export interface CallSpec<T> {
    */
   goneAfterRetry?: (() => T) | undefined;
   signal?: AbortSignal | undefined;
+  /** See {@link RequestSpec.admit}: a list's byte budget. */
+  admit?: ((bytes: number) => void) | undefined;
 }
 
 /** The query of a call. */
@@ -61,11 +63,6 @@ export class HttpCore {
 
   /** Performs a call with the retry policy; see `retry.ts` for what is repeated when. */
   async call<T>(spec: CallSpec<T>): Promise<T> {
-    return (await this.#measuredCall(spec)).value;
-  }
-
-  /** {@link call}, with the size of the body the result came from (lists count their pages). */
-  async #measuredCall<T>(spec: CallSpec<T>): Promise<{ value: T; bytes: number }> {
     const { settings, now, logger } = this.#ctx;
     const fullPath = `${this.#ctx.basePath}${spec.path}${queryString(spec.query)}`;
     const started = now();
@@ -74,7 +71,7 @@ export class HttpCore {
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(spec.signal, spec.method, fullPath);
       const result = await attemptOnce(this.#ctx, spec, fullPath, attempt);
-      if (result.ok) return { value: spec.decode(result.body, result.ctx), bytes: result.bytes };
+      if (result.ok) return spec.decode(result.body, result.ctx);
       const { outcome, error } = result;
       if (
         mayHaveActed &&
@@ -82,7 +79,7 @@ export class HttpCore {
         outcome.kind === "status" &&
         outcome.status === 404
       ) {
-        return { value: spec.goneAfterRetry(), bytes: 0 };
+        return spec.goneAfterRetry();
       }
       const decision = decideRetry({
         outcome,
@@ -130,7 +127,7 @@ export class HttpCore {
           );
         }
         logger({ event: "lookup", method: spec.method, path: fullPath, attempt, found: found !== undefined });
-        if (found !== undefined) return { value: found, bytes: 0 };
+        if (found !== undefined) return found;
       }
     }
   }
@@ -147,20 +144,22 @@ export class HttpCore {
     let current: CallSpec<Page<T>> = spec;
     let bytes = 0;
     for (let page = 1; ; page++) {
-      const result = await this.#measuredCall(current);
-      bytes += result.bytes;
-      readBudget?.take(result.bytes, spec.method, spec.path, page);
-      if (bytes > settings.maxListBytes) {
+      const admit = (size: number) => {
+        bytes += size;
+        readBudget?.take(size, spec.method, spec.path, page);
+        if (bytes <= settings.maxListBytes) return;
         throw new ResponseTooLargeError(
           `${spec.method} ${spec.path}: stopped after ${page} page${page === 1 ? "" : "s"} and ${mib(bytes)}, ` +
             `over the ${mib(settings.maxListBytes)} one list may read (maxListBytes); narrow the query ` +
             `(fewer items, a filter) or find out why the platform's list is this large`,
           { method: spec.method, path: spec.path, limitBytes: settings.maxListBytes, pages: page },
         );
-      }
-      items.push(...result.value.items);
-      if (result.value.next === undefined) return items;
-      const nextPath = this.#sameOriginPath(result.value.next, spec.method, spec.path);
+      };
+      const result = await this.call({ ...current, admit });
+      // Not `push(...items)`: a page of a few hundred thousand items would overflow the stack.
+      for (const item of result.items) items.push(item);
+      if (result.next === undefined) return items;
+      const nextPath = this.#sameOriginPath(result.next, spec.method, spec.path);
       if (seen.has(nextPath)) {
         throw new UnexpectedResponseError(`${spec.method} ${spec.path}: links.next repeats ${nextPath}`, {
           method: spec.method,

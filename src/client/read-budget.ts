@@ -8,7 +8,7 @@
 import { ResponseTooLargeError } from "./errors";
 
 /** Bytes of list pages one process may read (a command's share of memory for answers). */
-export const PROCESS_LIST_BYTES = 256 * 1024 * 1024;
+export const PROCESS_LIST_BYTES = 64 * 1024 * 1024;
 
 /** A byte budget shared by the clients that are given it; see the module comment. */
 export class ReadBudget {

@@ -1,9 +1,9 @@
 /**
  * A proxy on 127.0.0.1 in front of the emulator that makes its lists as large as a hostile or
- * broken platform could: every list answer (a JSON body whose `data` is an array) gets a padding
- * member of `pageBytes` and a `links.next` to one more page, up to `pages` pages, and a path may be
- * made to trickle (headers at once, then one byte per `trickleEveryMs`, never ending). Everything
- * else passes through unchanged. The client ignores the unknown member, as it ignores any.
+ * broken platform could: every list answer (a JSON body whose `data` is an array) gets about
+ * `pageBytes` of small items more (the costliest shape to parse and keep: one object per 40 bytes)
+ * and a `links.next` to one more page, up to `pages` pages; a path may be made to trickle (headers
+ * at once, then one byte per `trickleEveryMs`, never ending). Everything else passes through.
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,7 +35,17 @@ export async function startSwellingProxy(
   const served = new Map<string, number>();
   let trickles = 0;
   const timers = new Set<NodeJS.Timeout>();
-  const padding = "x".repeat(options.pageBytes);
+  const padding = (type: string): string => {
+    const items: string[] = [];
+    let size = 0;
+    for (let i = 0; size < options.pageBytes; i++) {
+      const item = JSON.stringify({ type, id: `pad-${i}`, attributes: {} });
+      items.push(item);
+      size += item.length + 1;
+    }
+    return items.join(",");
+  };
+  const paddings = new Map<string, string>();
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://proxy.invalid");
@@ -82,13 +92,14 @@ export async function startSwellingProxy(
       served.set(url.pathname, (served.get(url.pathname) ?? 0) + 1);
       const next = new URL(url.toString());
       next.searchParams.set("swell-page", String(page + 1));
-      const swollen = {
-        data: (body as { data: unknown[] }).data,
-        meta: { padding },
-        links: { next: page < options.pages ? `${next.pathname}${next.search}` : null },
-      };
+      const data = (body as { data: { type?: unknown }[] }).data;
+      const type = typeof data[0]?.type === "string" ? data[0].type : "padding";
+      let pad = paddings.get(type);
+      if (pad === undefined) paddings.set(type, (pad = padding(type)));
+      const own = JSON.stringify(data).slice(1, -1);
+      const link = page < options.pages ? JSON.stringify(`${next.pathname}${next.search}`) : "null";
       res.writeHead(200, { "content-type": "application/vnd.api+json" });
-      res.end(JSON.stringify(swollen));
+      res.end(`{"data":[${own}${own === "" ? "" : ","}${pad}],"links":{"next":${link}}}`);
     })().catch((error: unknown) => {
       res.writeHead(502).end(String(error));
     });
