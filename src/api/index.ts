@@ -7,6 +7,7 @@
 export * from "./common";
 export * from "./read-view";
 export * from "./names";
+export * from "./commit-sha";
 export * from "./ids";
 export * from "./duration";
 export * from "./errors";
