@@ -65,13 +65,13 @@ async function startRenamingProxy(upstream: string): Promise<{ url: string; clos
 function stack(name: string, sha: string) {
   return {
     name,
-    members: [{ email: OPS.email, role: "Stack Manager" }],
+    members: [{ email: OPS.email, role: "Stack Manager" as const }],
     environments: [
       {
         name: "uat",
-        usage: "UAT",
+        usage: "UAT" as const,
         build_sha: sha,
-        deployments: [{ sha, ref_type: "sha", ref: sha, deployer: OPS.email }],
+        deployments: [{ sha, ref_type: "sha" as const, ref: sha, deployer: OPS.email }],
       },
     ],
   };
