@@ -8,6 +8,7 @@ export * from "./common";
 export * from "./read-view";
 export * from "./names";
 export * from "./commit-sha";
+export * from "./url-rule";
 export * from "./ids";
 export * from "./duration";
 export * from "./errors";

@@ -4,7 +4,14 @@
  */
 import type { Dispatcher } from "undici";
 import { z } from "zod";
-import type { Deployment, GitFetch, Snapshot, Transfer } from "../api";
+import {
+  cleartextProblem,
+  isLoopbackHost,
+  type Deployment,
+  type GitFetch,
+  type Snapshot,
+  type Transfer,
+} from "../api";
 import { Credentials } from "./auth";
 import { clientDefaults, type ClientDefaults, type PollPolicy, type RetryPolicy } from "./defaults";
 import { Deployments } from "./deployments";
@@ -141,11 +148,7 @@ export interface StackwrightClient {
 
 const ALLOWED = Object.keys(ClientOptionsSchema.shape);
 
-/** True for `localhost`, `127.0.0.0/8` and `::1`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
+export { isLoopbackHost };
 
 /** Explains option problems without echoing values (one of them may be the token). */
 function optionsError(error: z.ZodError): InvalidOptionsError {
@@ -181,14 +184,7 @@ export function baseUrlProblem(text: string, allowInsecureHttp = false): string 
     return "must not contain credentials (user:password@); the e-mail and token are separate settings";
   }
   if (url.search !== "" || url.hash !== "") return "must not have a query or fragment";
-  if (url.protocol === "http:") {
-    if (!isLoopbackHost(url.hostname) && !allowInsecureHttp) {
-      return `uses http to ${url.hostname}, which would send the API token in clear text; use https`;
-    }
-  } else if (url.protocol !== "https:") {
-    return `must be https (or http on loopback), not ${url.protocol}`;
-  }
-  return undefined;
+  return cleartextProblem(url, "the API token", { allowInsecureHttp });
 }
 
 function parseBaseUrl(text: string, allowInsecureHttp: boolean): URL {
