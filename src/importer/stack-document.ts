@@ -6,7 +6,7 @@
  * comments sit next to the keys they explain.
  */
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from "yaml";
-import type { Deployment, SnapshotListItem } from "../api";
+import { isCommitSha, shownValue, type Deployment, type SnapshotListItem } from "../api";
 import {
   branchHeads,
   branchesAt,
@@ -41,9 +41,23 @@ export interface ImportedFile {
   readonly notes: readonly string[];
 }
 
+/**
+ * A stack import refuses to write: a value the file would carry that is not what it claims to be
+ * (a sha that is not a commit sha). The command skips the stack with this one line and goes on.
+ */
+export class ImportRefusal extends Error {
+  override readonly name = "ImportRefusal";
+}
+
+/** The deployment's sha when it is a commit sha (the only kind written, even in a comment). */
+function commitShaOf(d: Deployment): string | undefined {
+  const sha = shaOf(d);
+  return sha !== undefined && isCommitSha(sha) ? sha : undefined;
+}
+
 /** `sha 1a2b3c4`, or what a deployment without one is. */
 function shaText(d: Deployment): string {
-  const sha = shaOf(d);
+  const sha = commitShaOf(d);
   return sha === undefined ? "not built yet" : `sha ${sha.slice(0, 7)}`;
 }
 
@@ -75,7 +89,7 @@ function deploymentComment(
   tracked: string | undefined,
   packaged: string | null,
 ): string[] {
-  const sha = shaOf(live);
+  const sha = commitShaOf(live);
   const lines = [
     ` The live build of ${env}: ${describeDeployment(live)},`,
     sha === undefined ? "   not built from a commit the platform names." : `   sha ${sha}.`,
@@ -196,7 +210,8 @@ function planEnvironment(
   const after = snapshotsComment(name, stack.snapshots);
   const live = liveDeployment(env);
   if (live === undefined) {
-    const sha = a.build_sha ?? "";
+    const built = a.build_sha ?? "";
+    const sha = isCommitSha(built) ? built : "";
     before.push(
       " Never deployed through the platform's deployments (or its history is gone): there is no",
       " deployment to adopt, so none is declared and Stackwright leaves its deployments alone.",
@@ -226,6 +241,13 @@ function planEnvironment(
     options.track !== undefined && heads.get(options.track)?.sha === sha && packaged === null
       ? options.track
       : undefined;
+  if (tracked === undefined && packaged === null && !isCommitSha(sha)) {
+    // Pinned as it stands, it would reach the file and every later commit and pull request.
+    throw new ImportRefusal(
+      `${where}: deployment ${live.id} has the sha ${shownValue(sha)} on the platform, which is not a commit ` +
+        "sha (7 to 40 lowercase hex digits); nothing is pinned to it",
+    );
+  }
   const deployment: Record<string, unknown> =
     tracked !== undefined
       ? { ref_type: "branch", ref: tracked }

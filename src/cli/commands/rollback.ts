@@ -123,6 +123,7 @@ export const rollbackCommand = defineCommand({
       file,
       flags,
       sha,
+      shaFrom: `${where}'s deployment ${target.id}`,
       title: `Roll back to ${shortSha(sha)} (was ${shortSha(was)})`,
       overrides,
       refusals,
