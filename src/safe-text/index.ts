@@ -71,7 +71,7 @@ function commonMarkEscaped(line: string): string {
       // What makes a line a heading, list item or thematic break when it starts it (`>` and `*`
       // are escaped above).
       .replace(/^([#+=-])/, "\\$1")
-      .replace(/^(\d{1,9})([.)])/, "$1\\$2")
+      .replace(/^(\d{1,9})([.)])(?=\s|$)/, "$1\\$2")
   );
 }
 
@@ -88,6 +88,16 @@ export function markdownText(text: string): string {
     .replace(/@/g, "\\@\u2060")
     .replace(/:(?=\/\/)/g, "\\:\u2060")
     .replace(/(www)(?=\.)/gi, "$1\u2060");
+}
+
+/**
+ * A platform URL in our Markdown: an autolink (`<https://…>`, the URL its own text, so the text
+ * cannot claim another place) when it is http(s), with `|` percent-encoded so it cannot end a
+ * table cell; otherwise the URL as text (`markdownText`).
+ */
+export function markdownUrl(url: string): string {
+  const href = httpUrl(url);
+  return href === null ? markdownText(url) : `<${href.replace(/\|/g, "%7C")}>`;
 }
 
 /**
@@ -137,7 +147,8 @@ export function slackLink(url: string, label: string): string {
  */
 export function teamsText(text: string, options: { multiLine?: boolean } = {}): string {
   const lines = options.multiLine === true ? text.split(/\r?\n/) : [text];
-  return lines.map((l) => commonMarkEscaped(oneLineText(l))).join("\n");
+  // Each line trimmed: an indented line would be a code block.
+  return lines.map((l) => commonMarkEscaped(oneLineText(l).trim())).join("\n");
 }
 
 /** Platform text in HTML, as element content or a quoted attribute value. */

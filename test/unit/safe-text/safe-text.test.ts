@@ -7,6 +7,7 @@ import {
   httpUrl,
   markdownCode,
   markdownText,
+  markdownUrl,
   mrkdwnText,
   oneLineText,
   slackLink,
@@ -209,5 +210,19 @@ describe("platform text made safe per medium", () => {
     expect(httpUrl("data:text/html,x")).toBeNull();
     expect(httpUrl("/relative/path")).toBeNull();
     expect(httpUrl("https://dash.example/deployments/5")).toBe("https://dash.example/deployments/5");
+  });
+});
+
+describe("platform URLs in Markdown", () => {
+  it("are autolinks only when http(s), and otherwise text with no link", () => {
+    fc.assert(
+      fc.property(fc.oneof(hostile, fc.webUrl()), (url) => {
+        const inside = paragraphInside(markdownUrl(url));
+        const links = [...inside.matchAll(/<a href="([^"]*)"/g)].map((m) => m[1] ?? "");
+        expect(links.length).toBeLessThanOrEqual(1);
+        for (const href of links) expect(href).toMatch(/^https?:\/\//);
+        expect(inside.replace(/<a href="[^"]*">[^<]*<\/a>/, "")).not.toMatch(/</);
+      }),
+    );
   });
 });
