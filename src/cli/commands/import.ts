@@ -7,6 +7,7 @@
  * src/importer; this command reads, validates each file with the loader's own rules, and writes
  * it atomically, never over an existing file without --force.
  */
+import { terminalLines, terminalText } from "../../safe-text";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { nameProblem } from "../../api";
@@ -101,11 +102,18 @@ export const importCommand = defineCommand({
         }
         return { target, file };
       });
-      for (const { file } of files) for (const note of file.notes) warn(`note: ${note}`);
+      // Notes and the files' text name the platform's titles, branches and deployers: shown, never
+      // interpreted, by the terminal.
+      for (const { file } of files) for (const note of file.notes) warn(terminalText(`note: ${note}`));
       if (dryRun) {
         for (const { target, file } of files) {
           const exists = fs.existsSync(target) ? ", exists: only --force would overwrite it" : "";
-          say(`--- # ${shown(target)} (not written: --dry-run${exists})\n${file.text.trimEnd()}`);
+          say(
+            [
+              terminalText(`--- # ${shown(target)} (not written: --dry-run${exists})`),
+              ...terminalLines(file.text.trimEnd()),
+            ].join("\n"),
+          );
         }
         return EXIT_CODES.ok;
       }
@@ -114,7 +122,7 @@ export const importCommand = defineCommand({
       if (!fs.existsSync(schema)) writeAtomically(schema, stackFileJsonSchemaText(), false);
       for (const { target, file } of files) {
         writeAtomically(target, file.text, flags.force === true);
-        say(`wrote ${shown(target)}: ${outcomeText(file)}`);
+        say(terminalText(`wrote ${shown(target)}: ${outcomeText(file)}`));
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       say(

@@ -2,6 +2,7 @@
  * What the commands print, in one place: results on stdout, problems on stderr, the engine's
  * stream passed through (prefixed by its stack when several run at once), and plain-text tables.
  */
+import { terminalText } from "../../safe-text";
 
 /** Where text goes: stdout for results, stderr for problems. Tests pass their own. */
 export interface Sink {
@@ -44,8 +45,12 @@ export function prefixedLines(prefix: string, sink: Sink): { write(chunk: string
   };
 }
 
-/** A left-aligned plain-text table with a header rule, for terminals and CI logs. */
-export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+/**
+ * A left-aligned plain-text table with a header rule, for terminals and CI logs. Cells hold the
+ * platform's words (titles, deployers): each is one line with every control character shown.
+ */
+export function renderTable(headers: readonly string[], cellRows: readonly (readonly string[])[]): string {
+  const rows = cellRows.map((r) => r.map(terminalText));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]) =>
     cells
