@@ -15,6 +15,7 @@ import {
   terminalLines,
   terminalText,
 } from "../../../src/safe-text";
+import { prefixedLines, renderTable } from "../../../src/cli/kit/output";
 
 /** What an attacker who names a branch or titles a deployment would write. */
 const FRAGMENTS = [
@@ -64,6 +65,8 @@ const hostile = fc
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what no output may hold
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what no output may hold
+const CONTROL_BUT_LINE_FEED = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 const markdown = new MarkdownIt({ html: true, linkify: true });
 
 /** The HTML markdown-it makes of one paragraph, without the paragraph itself. */
@@ -224,5 +227,20 @@ describe("platform URLs in Markdown", () => {
         expect(inside.replace(/<a href="[^"]*">[^<]*<\/a>/, "")).not.toMatch(/</);
       }),
     );
+  });
+});
+
+describe("the CLI's terminal writers", () => {
+  it("show the control characters of the engine's stream and of table cells, keeping lines and tabs", () => {
+    const written: string[] = [];
+    const out = prefixedLines("[acme-web] ", { write: (text) => written.push(text) });
+    out.write("warning: Drift \u001b]0;owned\u0007\tby mallory\r\nsecond\u001b[2J");
+    out.flush();
+    expect(written.join("")).toBe(
+      "[acme-web] warning: Drift ^[]0;owned^G\tby mallory\n[acme-web] second^[[2J\n",
+    );
+    const table = renderTable(["TITLE", "BY"], [["Release\u001b[2J\n1.4", "ops"]]);
+    expect(table).not.toMatch(CONTROL_BUT_LINE_FEED);
+    expect(table.split("\n")[2]).toBe("Release^[[2J^J1.4  ops");
   });
 });
