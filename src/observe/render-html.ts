@@ -90,6 +90,7 @@ function details(
   lastUp: FleetStatus["stacks"][number]["last_up"],
 ): (string | null | string[])[] {
   const live = env.live;
+  const link = env.newest?.link ?? null;
   return [
     `${env.stack} / ${env.environment}: ${env.sync}`,
     env.reason ?? "-",
@@ -106,7 +107,7 @@ function details(
         : `closed${env.window.next_open === null ? "" : ` until ${when(env.window.next_open)}`}`,
     deploymentText(env.newest),
     // A link only when the platform's is http(s): a `javascript:` one would run in the page.
-    env.newest?.link === null || env.newest?.link === undefined ? null : httpUrl(env.newest.link),
+    link === null ? null : httpUrl(link),
     lastUp === null ? "-" : `${when(lastUp.at)} ${lastUp.result}`,
     env.failure_log,
   ];
