@@ -16,52 +16,9 @@ import {
   terminalText,
 } from "../../../src/safe-text";
 import { prefixedLines, renderTable } from "../../../src/cli/kit/output";
+import { hostileText } from "../../helpers/hostile-text";
 
-/** What an attacker who names a branch or titles a deployment would write. */
-const FRAGMENTS = [
-  "\u001b[2J",
-  "\u001b]0;owned\u0007",
-  "\u001b]8;;https://evil.example/\u001b\\click\u001b]8;;\u001b\\",
-  "\u001b]52;c;cm0gLXJmIC8=\u0007",
-  "\u009b31m",
-  "\r",
-  "\n",
-  "\t",
-  "\u0000",
-  "\u202e",
-  "\u2028",
-  "<script>alert(1)</script>",
-  '<img src="https://evil.example/x.png">',
-  "<a href=javascript:alert(1)>x</a>",
-  "&lt;b&gt;",
-  "![x](https://evil.example/x.png)",
-  "[click](javascript:alert(1))",
-  "**bold** _it_ ~~s~~ `code` ```",
-  "# heading",
-  "- item",
-  "1. item",
-  "    indented",
-  "| a | b |",
-  "<!channel>",
-  "<!here|here>",
-  "<@U123ABC>",
-  "<https://evil.example/x|*URGENT* approve here>",
-  "@channel @admin x@evil.example",
-  "https://evil.example/x|*URGENT* approve here: https://evil.example/login> <!channel",
-  "www.evil.example",
-  "javascript:alert(document.domain)//",
-  "data:text/html,<script>alert(1)</script>",
-  "$x^2$",
-  "\\",
-  "&",
-  "acme-web",
-];
-
-const hostile = fc
-  .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ unit: "binary", maxLength: 8 }), fc.string()), {
-    maxLength: 8,
-  })
-  .map((parts) => parts.join(""));
+const hostile = hostileText;
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what no output may hold
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
