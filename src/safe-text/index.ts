@@ -79,14 +79,14 @@ function commonMarkEscaped(line: string): string {
  * Platform text inside our Markdown (a summary, a pull-request comment): one line whose Markdown
  * characters are backslash-escaped, so no HTML element or entity, emphasis, link, image, heading,
  * list or table cell boundary can come of it. A word joiner (U+2060, invisible) follows each `@`
- * (no `@name` mention, no e-mail autolink) and each `:` before `//` and `www` before `.` (no URL
- * autolink: links are ours). Leading and trailing spaces are dropped (indented text would be a
+ * (no `@name` mention, no e-mail autolink), each `/` before another `/` and `www` before `.` (no
+ * URL autolink, with a scheme or protocol-relative: links are ours). Leading and trailing spaces are dropped (indented text would be a
  * code block).
  */
 export function markdownText(text: string): string {
   return commonMarkEscaped(oneLineText(text).trim())
     .replace(/@/g, "\\@\u2060")
-    .replace(/:(?=\/\/)/g, "\\:\u2060")
+    .replace(/\/(?=\/)/g, "/\u2060")
     .replace(/(www)(?=\.)/gi, "$1\u2060");
 }
 
