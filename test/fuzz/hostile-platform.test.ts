@@ -10,10 +10,13 @@
 import fc from "fast-check";
 import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
-import { NotifyEvent } from "../../src/api";
+import { Deployment, Environment, NotifyEvent } from "../../src/api";
 import { historyTable, type HistoryDocument } from "../../src/cli/commands/history";
 import { linePrinter } from "../../src/cli/commands/logs";
 import { renderComment } from "../../src/cli/report/summary";
+import { needAttributes } from "../../src/client";
+import { validateStackFile } from "../../src/config";
+import { importedStackFile, type ImportedStack } from "../../src/importer";
 import { eventContext, sampleEvents, sinkRequest } from "../../src/notify";
 import {
   driftMarkdown,
@@ -131,6 +134,56 @@ function hostileEvent(w: Words): NotifyEvent {
   });
 }
 
+const SHA = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
+
+/** A stack as import reads it: one environment whose live and running deployments the platform describes. */
+function hostileStack(w: Words): ImportedStack {
+  const deployment = (id: number, state: string) =>
+    needAttributes(
+      Deployment.parse({
+        type: "deployments",
+        id: String(id),
+        attributes: {
+          id: String(id),
+          date_created_unix: 1_700_000_000 + id,
+          title: w.title,
+          summary: w.reason,
+          short_sha: SHA.slice(0, 7),
+          sha: SHA,
+          ref_type: "branch",
+          ref_name: w.branch,
+          deployer: { id: 1, email: w.email, role: "Stack Manager", name: w.name },
+          state,
+          is_current_build: state === "Completed",
+        },
+        links: { self: w.link },
+      }),
+      ["state"],
+      "the fuzz's deployment",
+    );
+  const environment = needAttributes(
+    Environment.parse({
+      type: "environments",
+      id: "uat",
+      attributes: { name: "uat", url: w.link, build_sha: SHA, build_package: null, usage: "UAT" },
+      relationships: { stack: { data: { type: "stacks", id: "site", links: { self: "x" } } } },
+    }),
+    ["name"],
+    "the fuzz's environment",
+  );
+  return {
+    stack: {
+      type: "stacks",
+      id: "site",
+      attributes: { name: "site", title: w.title, created: "", created_unix: 0, repository_url: w.link },
+      relationships: { environments: { data: [] } },
+      links: { self: "x" },
+    },
+    environments: [{ environment, deployments: [deployment(1, "Completed"), deployment(2, "Deploying")] }],
+    snapshots: [],
+  };
+}
+
 const markdown = new MarkdownIt({ html: true, linkify: true });
 /** The elements our Markdown renders into: anything else came from the platform. */
 const MARKDOWN_TAGS = new Set([
@@ -231,7 +284,11 @@ describe("a hostile platform through every renderer", () => {
         expect(JSON.parse(sinkRequest("webhook", event, "secret").body)).toEqual(
           JSON.parse(JSON.stringify(event)),
         );
-        counts["outputs"] = (counts["outputs"] ?? 0) + 9;
+        // The stack file import writes: no control character in it, and it validates.
+        const file = importedStackFile(hostileStack(w), { schemaPath: "./schema.json" });
+        expect(file.text).not.toMatch(CONTROL);
+        expect(validateStackFile("stacks-config/site.yaml", file.text).errors).toEqual([]);
+        counts["outputs"] = (counts["outputs"] ?? 0) + 10;
       },
       { bounded: 40, file: FILE },
     );
