@@ -11,7 +11,7 @@ import fc from "fast-check";
 import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { Deployment, Environment, NotifyEvent } from "../../src/api";
-import { historyTable, type HistoryDocument } from "../../src/cli/commands/history";
+import { HistoryDocument, historyTable } from "../../src/cli/commands/history";
 import { linePrinter } from "../../src/cli/commands/logs";
 import { renderComment } from "../../src/cli/report/summary";
 import { needAttributes } from "../../src/client";
@@ -113,14 +113,16 @@ function hostileHistory(w: Words): HistoryDocument {
     finished_at: null,
     current_build: id === "2",
     stackwright_marker: null,
+    adopted: false,
   });
-  return {
+  // Parsed, so the document has whatever members its schema has now (an unknown one is dropped).
+  return HistoryDocument.parse({
     version: 1,
     stack: "acme-web",
     environment: "uat",
     total: 3,
     deployments: [entry("2"), entry("1")],
-  };
+  });
 }
 
 function hostileEvent(w: Words): NotifyEvent {
