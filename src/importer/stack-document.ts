@@ -7,6 +7,7 @@
  */
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from "yaml";
 import { isCommitSha, shownValue, type Deployment, type SnapshotListItem } from "../api";
+import { oneLineText } from "../safe-text";
 import {
   branchHeads,
   branchesAt,
@@ -282,19 +283,23 @@ export function importedStackFile(stack: ImportedStack, options: ImportOptions):
     );
   }
   const plans = stack.environments.map((env) => planEnvironment(env, stack, heads, options, notes));
+  // Titles, names, branches and deployers in the comments are the platform's: each line stays one
+  // line with no control character, so no escape sequence lands in the file (which every later
+  // `cat` or `git diff` would replay) and nothing ends the comment.
+  const comment = (lines: readonly string[]) => lines.map(oneLineText).join("\n");
   const doc = new Document({
     stack: name,
     environments: Object.fromEntries(plans.map((p) => [p.name, p.value])),
   });
   const title = stack.stack.attributes.title ?? "";
   const repo = stack.stack.attributes.repository_url ?? "";
-  doc.commentBefore = [
+  doc.commentBefore = comment([
     ` yaml-language-server: $schema=${options.schemaPath}`,
     ` ${name}${title === "" ? "" : `: ${title}`}${repo === "" ? "" : ` (${repo})`}.`,
     " Written by `stackwright import` from what the platform ran. Review it and commit it: the first",
     " up adopts each live deployment and changes nothing on the platform.",
     " Every key: docs/stacks-config.md.",
-  ].join("\n");
+  ]);
   const environments = mapAt(doc, "environments");
   const envPair = environments.items[0];
   if (envPair === undefined) {
@@ -302,13 +307,13 @@ export function importedStackFile(stack: ImportedStack, options: ImportOptions):
   }
   const environmentsKey = doc.contents !== null && isMap(doc.contents) ? doc.contents.items[1] : undefined;
   if (environmentsKey !== undefined) {
-    keyOf(environmentsKey).commentBefore = [...LOCK_COMMENT, ...OUTPUTS_COMMENT].join("\n");
+    keyOf(environmentsKey).commentBefore = comment([...LOCK_COMMENT, ...OUTPUTS_COMMENT]);
   }
   plans.forEach((plan, i) => {
     const pair = environments.items[i];
     if (pair === undefined) return;
     const key = keyOf(pair);
-    key.commentBefore = plan.before.join("\n");
+    key.commentBefore = comment(plan.before);
     if (i > 0) key.spaceBefore = true;
     const value = mapAt(doc, "environments", plan.name);
     if (value.items.length === 0) {
@@ -317,9 +322,9 @@ export function importedStackFile(stack: ImportedStack, options: ImportOptions):
     }
     const deploymentPair = value.items[0];
     if (deploymentPair !== undefined && plan.deploymentBefore.length > 0) {
-      keyOf(deploymentPair).commentBefore = plan.deploymentBefore.join("\n");
+      keyOf(deploymentPair).commentBefore = comment(plan.deploymentBefore);
     }
-    if (plan.after.length > 0) value.comment = plan.after.join("\n");
+    if (plan.after.length > 0) value.comment = comment(plan.after);
   });
   return {
     stack: name,

@@ -7,6 +7,7 @@
  * src/importer; this command reads, validates each file with the loader's own rules, and writes
  * it atomically, never over an existing file without --force.
  */
+import { terminalLines, terminalText } from "../../safe-text";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { nameProblem, shownValue } from "../../api";
@@ -134,11 +135,18 @@ export const importCommand = defineCommand({
         }
         return [{ target, file }];
       });
-      for (const { file } of files) for (const note of file.notes) warn(`note: ${note}`);
+      // Notes and the files' text name the platform's titles, branches and deployers: shown, never
+      // interpreted, by the terminal.
+      for (const { file } of files) for (const note of file.notes) warn(terminalText(`note: ${note}`));
       if (dryRun) {
         for (const { target, file } of files) {
           const exists = fs.existsSync(target) ? ", exists: only --force would overwrite it" : "";
-          say(`--- # ${shown(target)} (not written: --dry-run${exists})\n${file.text.trimEnd()}`);
+          say(
+            [
+              terminalText(`--- # ${shown(target)} (not written: --dry-run${exists})`),
+              ...terminalLines(file.text.trimEnd()),
+            ].join("\n"),
+          );
         }
         return endOfImport(skipped);
       }
@@ -158,7 +166,7 @@ export const importCommand = defineCommand({
           continue;
         }
         written++;
-        say(`wrote ${shown(target)}: ${outcomeText(file)}`);
+        say(terminalText(`wrote ${shown(target)}: ${outcomeText(file)}`));
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       say(
@@ -175,7 +183,7 @@ export const importCommand = defineCommand({
 /** Exit 0, or the skipped stacks listed (one line each) and exit 1. */
 function endOfImport(skipped: readonly string[]): number {
   if (skipped.length === 0) return EXIT_CODES.ok;
-  for (const line of skipped) warn(`stackwright ${COMMAND}: skipped ${line}`);
+  for (const line of skipped) warn(terminalText(`stackwright ${COMMAND}: skipped ${line}`));
   throw new CliError(
     "failed",
     `stackwright ${COMMAND}: ${skipped.length} stack${skipped.length === 1 ? " was" : "s were"} skipped (listed above); ` +

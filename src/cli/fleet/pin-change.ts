@@ -6,6 +6,7 @@
  * pushed. Several files change together or not at all: every refusal is found before anything
  * is written.
  */
+import { oneLineText } from "../../safe-text";
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 import type { Deployment, LiveBuildProblemKind } from "../../api";
@@ -212,7 +213,9 @@ export function displayPath(file: string): string {
 export function describeDeployment(d: Deployment | undefined, sha: string): string {
   if (d === undefined) return shortSha(sha);
   const title: string | null | undefined = d.attributes.title;
-  return `${shortSha(sha)}${title ? ` "${title}"` : ""} (deployment ${d.id})`;
+  // The platform's title goes into the summary printed, the commit message and the pull request:
+  // one line, no control character.
+  return `${shortSha(sha)}${title ? ` "${oneLineText(title)}"` : ""} (deployment ${d.id})`;
 }
 
 /**
