@@ -33,8 +33,27 @@ const layer = (files, forbidden, why, packages = []) => ({
 const layers = [
   layer(
     ["src/api/**"],
-    ["client", "emulator", "config", "program", "cli", "providers", "observe"],
+    ["client", "emulator", "config", "program", "cli", "providers", "observe", "safe-text"],
     "src/api imports none of ours",
+  ),
+  // Platform text made safe per medium (terminal, YAML comment, Markdown, chat, HTML): every
+  // layer that renders may import it; it imports nothing of ours.
+  layer(
+    ["src/safe-text/**"],
+    [
+      "api",
+      "client",
+      "emulator",
+      "config",
+      "importer",
+      "program",
+      "cli",
+      "providers",
+      "observe",
+      "notify",
+      "edit",
+    ],
+    "src/safe-text imports none of ours",
   ),
   layer(
     ["src/client/**"],

@@ -8,6 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { newestFirst, shaOf, type Deployment as ApiDeployment } from "../../src/api";
+import { terminalText } from "../../src/safe-text";
 import { fetchDeployments } from "../data/deployments";
 import { fetchEnvironment } from "../data/environment";
 import { Deployment, type DeploymentArgs } from "./resources";
@@ -58,7 +59,8 @@ export function describeHandDeployment(d: ApiDeployment): string {
     ...(email === undefined || email === null || email === "" ? [] : [`by ${email}`]),
     ...(when === undefined ? [] : [`at ${when}`]),
   ];
-  return parts.join(", ");
+  // Title, ref and deployer are the platform's: the warning reaches terminals, summaries and chat.
+  return terminalText(parts.join(", "));
 }
 
 /** The text of the drift warning (exported for tests). */

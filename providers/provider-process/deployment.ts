@@ -18,6 +18,7 @@ import {
   type StackwrightClient,
   type WithAttributes,
 } from "../../src/client";
+import { terminalText } from "../../src/safe-text";
 import { outputKeys } from "../shared/contract";
 import { deploymentContract } from "../shared/deployment";
 import {
@@ -252,7 +253,8 @@ async function settle(
             "The state records it; the next 'pulumi up' deploys again."
           : `Deployment ${last.id} "${title}" on ${where} did not finish within ${inputs.timeout_seconds ?? "the default"} s ` +
             `(state ${last.attributes.state}): ${linkOf(last)}. The next 'pulumi up' waits for it again.`;
-      throw fail(log.withTail(message), last);
+      // The title and link are the platform's: shown, never interpreted, by the terminal.
+      throw fail(log.withTail(terminalText(message)), last);
     }
     throw fail(wrapMessage(`Deployment ${current.id} on ${where}`, error), current);
   }

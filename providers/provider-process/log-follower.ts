@@ -8,6 +8,7 @@
  */
 
 import { ApiError, ErrorCode, type StackwrightClient } from "../../src/client";
+import { terminalLines } from "../../src/safe-text";
 import { progress } from "./common";
 
 /** Where the lines come from: every line so far (all of them once the object has finished). */
@@ -94,7 +95,9 @@ export class LogFollower {
     }
     // A log is only ever appended to; a shorter one (a platform that trims it) starts over.
     if (lines.length < this.#seen) this.#seen = 0;
-    const fresh = lines.slice(this.#seen);
+    // The platform's (and the build's) lines: printed as progress and carried in error messages,
+    // each shown, never interpreted, by a terminal.
+    const fresh = terminalLines(lines.slice(this.#seen));
     this.#seen = lines.length;
     if (fresh.length === 0) return;
     this.#tail = [...this.#tail, ...fresh].slice(-this.#options.tailLines);

@@ -18,6 +18,7 @@ import {
   errorFromResponse,
 } from "./errors";
 import { codeOf } from "./property";
+import type { ReadBudget } from "./read-budget";
 import { tlsError } from "./tls";
 import { classifyNetworkError, parseRetryAfter, type AttemptOutcome } from "./retry";
 
@@ -42,6 +43,8 @@ export interface HttpContext {
   /** Carries requests to any other origin (a `download_link` on a storage host). */
   elsewhere: Dispatcher;
   settings: ClientDefaults;
+  /** Bytes the lists of this client's process may still read; undefined: only `maxListBytes`. */
+  readBudget?: ReadBudget | undefined;
   logger: ClientLogger;
   userAgent: string;
   /** Injectable for unit tests of the loop. */
@@ -58,6 +61,11 @@ export interface RequestSpec {
   /** JSON body; omitted for GET and DELETE. */
   body?: unknown;
   signal?: AbortSignal | undefined;
+  /**
+   * Sees the size of a 2xx body before it is parsed and may refuse it by throwing: a list's byte
+   * budget, so the page that passes it is never parsed (parsing multiplies its size in memory).
+   */
+  admit?: ((bytes: number) => void) | undefined;
 }
 
 /** The outcome of one attempt: a 2xx body, or why it failed and the error to report. */
@@ -85,7 +93,7 @@ export async function attemptOnce(
 ): Promise<AttemptResult> {
   const { method } = spec;
   const t0 = ctx.now();
-  let raw: { status: number; headers: Dispatcher.ResponseData["headers"]; text: string };
+  let raw: { status: number; headers: Dispatcher.ResponseData["headers"]; text: string; bytes: number };
   try {
     raw = await send(ctx, spec, fullPath);
   } catch (thrown) {
@@ -102,6 +110,7 @@ export async function attemptOnce(
   });
   const response: ResponseContext = { method, path: fullPath, status: raw.status, requestId };
   if (raw.status >= 200 && raw.status < 300) {
+    spec.admit?.(raw.bytes);
     return { ok: true, body: parseJson(raw.text, response, raw.status === 204), ctx: response };
   }
   const retryAfterMs = parseRetryAfter(headerValue(raw.headers, "retry-after"), Date.now());
@@ -186,8 +195,26 @@ async function send(ctx: HttpContext, spec: RequestSpec, fullPath: string) {
     headersTimeout: settings.headersTimeoutMs,
     bodyTimeout: settings.bodyTimeoutMs,
   });
-  const text = await readCapped(response, settings.maxResponseBytes, spec.method, fullPath);
-  return { status: response.statusCode, headers: response.headers, text };
+  // The idle bound (bodyTimeout) cannot stop a body that sends a byte just often enough; this
+  // overall bound does. A body cut here is not repeated: the next one would trickle as well.
+  let expired = false;
+  const deadline = setTimeout(() => {
+    expired = true;
+    discardBody(response);
+  }, settings.bodyDeadlineMs);
+  try {
+    const { text, bytes } = await readCapped(response, settings.maxResponseBytes, spec.method, fullPath);
+    return { status: response.statusCode, headers: response.headers, text, bytes };
+  } catch (error) {
+    if (!expired) throw error;
+    throw new TimeoutError(
+      `${spec.method} ${fullPath}: the response body took longer than ${settings.bodyDeadlineMs} ms in all ` +
+        `(bodyDeadlineMs); not repeated`,
+      { method: spec.method, path: fullPath, timeoutMs: settings.bodyDeadlineMs, cause: error },
+    );
+  } finally {
+    clearTimeout(deadline);
+  }
 }
 
 /**
@@ -199,7 +226,7 @@ async function readCapped(
   limit: number,
   method: string,
   path: string,
-): Promise<string> {
+): Promise<{ text: string; bytes: number }> {
   const tooLarge = () =>
     new ResponseTooLargeError(
       `${method} ${path}: response body exceeds ${limit} bytes (maxResponseBytes); not buffered`,
@@ -213,7 +240,7 @@ async function readCapped(
   // A declared length within the limit bounds the body already (undici refuses a body longer
   // than its Content-Length), so read it whole: async iteration costs a microtask per chunk and
   // showed in the client's profile. Without a length, count bytes as they come.
-  if (Number.isFinite(declared)) return response.body.text();
+  if (Number.isFinite(declared)) return { text: await response.body.text(), bytes: declared };
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response.body) {
@@ -225,7 +252,7 @@ async function readCapped(
     }
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return { text: Buffer.concat(chunks).toString("utf8"), bytes: size };
 }
 
 /**

@@ -4,7 +4,14 @@
  */
 import type { Dispatcher } from "undici";
 import { z } from "zod";
-import type { Deployment, GitFetch, Snapshot, Transfer } from "../api";
+import {
+  cleartextProblem,
+  isLoopbackHost,
+  type Deployment,
+  type GitFetch,
+  type Snapshot,
+  type Transfer,
+} from "../api";
 import { Credentials } from "./auth";
 import { clientDefaults, type ClientDefaults, type PollPolicy, type RetryPolicy } from "./defaults";
 import { Deployments } from "./deployments";
@@ -16,6 +23,7 @@ import { jsonPath } from "./decode";
 import { HttpCore } from "./http";
 import { Info } from "./info";
 import { Locks } from "./locks";
+import { ReadBudget } from "./read-budget";
 import { Records } from "./records";
 import { Snapshots } from "./snapshots";
 import { Transfers } from "./transfers";
@@ -83,6 +91,7 @@ export const ClientOptionsSchema = z.strictObject({
   connectTimeoutMs: positiveInt.optional(),
   headersTimeoutMs: positiveInt.optional(),
   bodyTimeoutMs: positiveInt.optional(),
+  bodyDeadlineMs: positiveInt.optional(),
   keepAliveTimeoutMs: positiveInt.optional(),
   /**
    * Requests in flight to the API at once, shared by every client of the process with the same
@@ -91,6 +100,14 @@ export const ClientOptionsSchema = z.strictObject({
   maxConnections: positiveInt.optional(),
   maxResponseBytes: positiveInt.optional(),
   maxPages: positiveInt.optional(),
+  maxListBytes: positiveInt.optional(),
+  /**
+   * A byte budget the lists of several clients share (a command's: `processReadBudget()`); see
+   * `read-budget.ts`. Without it each list is bounded by `maxListBytes` alone.
+   */
+  readBudget: z
+    .custom<ReadBudget>((v) => v instanceof ReadBudget, { message: "expected a ReadBudget" })
+    .optional(),
   maxMarkerProbes: positiveInt.optional(),
   retry: RetryOptions.optional(),
   poll: PollOptions.optional(),
@@ -131,11 +148,7 @@ export interface StackwrightClient {
 
 const ALLOWED = Object.keys(ClientOptionsSchema.shape);
 
-/** True for `localhost`, `127.0.0.0/8` and `::1`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
+export { isLoopbackHost };
 
 /** Explains option problems without echoing values (one of them may be the token). */
 function optionsError(error: z.ZodError): InvalidOptionsError {
@@ -171,14 +184,7 @@ export function baseUrlProblem(text: string, allowInsecureHttp = false): string 
     return "must not contain credentials (user:password@); the e-mail and token are separate settings";
   }
   if (url.search !== "" || url.hash !== "") return "must not have a query or fragment";
-  if (url.protocol === "http:") {
-    if (!isLoopbackHost(url.hostname) && !allowInsecureHttp) {
-      return `uses http to ${url.hostname}, which would send the API token in clear text; use https`;
-    }
-  } else if (url.protocol !== "https:") {
-    return `must be https (or http on loopback), not ${url.protocol}`;
-  }
-  return undefined;
+  return cleartextProblem(url, "the API token", { allowInsecureHttp });
 }
 
 function parseBaseUrl(text: string, allowInsecureHttp: boolean): URL {
@@ -206,10 +212,12 @@ export function createClient(options: ClientOptions): StackwrightClient {
     connectTimeoutMs: o.connectTimeoutMs ?? clientDefaults.connectTimeoutMs,
     headersTimeoutMs: o.headersTimeoutMs ?? clientDefaults.headersTimeoutMs,
     bodyTimeoutMs: o.bodyTimeoutMs ?? clientDefaults.bodyTimeoutMs,
+    bodyDeadlineMs: o.bodyDeadlineMs ?? clientDefaults.bodyDeadlineMs,
     keepAliveTimeoutMs: o.keepAliveTimeoutMs ?? clientDefaults.keepAliveTimeoutMs,
     maxConnections: o.maxConnections ?? apiConcurrencyOf(env) ?? clientDefaults.maxConnections,
     maxResponseBytes: o.maxResponseBytes ?? clientDefaults.maxResponseBytes,
     maxPages: o.maxPages ?? clientDefaults.maxPages,
+    maxListBytes: o.maxListBytes ?? clientDefaults.maxListBytes,
     maxMarkerProbes: o.maxMarkerProbes ?? clientDefaults.maxMarkerProbes,
     retry: mergeDefined<RetryPolicy>(clientDefaults.retry, o.retry),
     poll: mergeDefined<PollPolicy>(clientDefaults.poll, o.poll),
@@ -226,6 +234,7 @@ export function createClient(options: ClientOptions): StackwrightClient {
     dispatcher: transport.api,
     elsewhere: transport.other,
     settings,
+    readBudget: o.readBudget,
     logger: safeLogger(o.logger),
     userAgent: o.userAgent ?? "stackwright-client/0.1",
     random: Math.random,

@@ -37,8 +37,13 @@ export interface ClientDefaults {
   connectTimeoutMs: number;
   /** Time from sending the request until the response headers arrive. */
   headersTimeoutMs: number;
-  /** Longest pause while receiving the body. */
+  /** Longest pause while receiving the body (the idle bound). */
   bodyTimeoutMs: number;
+  /**
+   * Longest time one response body may take from its headers to its last byte, however steadily
+   * it trickles (the overall bound beside the idle one, as curl's `--max-time`). Not repeated.
+   */
+  bodyDeadlineMs: number;
   /** Idle keep-alive sockets are closed after this. */
   keepAliveTimeoutMs: number;
   /** Connections per origin (bounded so a burst of parallel resources cannot open hundreds). */
@@ -47,6 +52,11 @@ export interface ClientDefaults {
   maxResponseBytes: number;
   /** Most pages followed through `links.next` on one list call. */
   maxPages: number;
+  /**
+   * Bytes one list call may read across all its pages: `maxPages` full pages would be held in
+   * memory at once, parsed, so the pages stop here long before that.
+   */
+  maxListBytes: number;
   /** Most single-snapshot reads one marker search makes (the list form lacks `notes`). */
   maxMarkerProbes: number;
   retry: RetryPolicy;
@@ -58,10 +68,12 @@ export const clientDefaults = Object.freeze({
   connectTimeoutMs: 10_000,
   headersTimeoutMs: 30_000,
   bodyTimeoutMs: 30_000,
+  bodyDeadlineMs: 120_000,
   keepAliveTimeoutMs: 4_000,
   maxConnections: 8,
   maxResponseBytes: 8 * 1024 * 1024,
   maxPages: 50,
+  maxListBytes: 8 * 1024 * 1024,
   maxMarkerProbes: 25,
   retry: Object.freeze({
     maxAttempts: 4,

@@ -221,9 +221,12 @@ export class UnexpectedResponseError extends category(ErrorCode.UnexpectedRespon
 /** The body was larger than the client's byte cap; reading stopped at `limitBytes`. */
 export class ResponseTooLargeError extends category(ErrorCode.ResponseTooLarge) {
   readonly limitBytes: number;
-  constructor(message: string, fields: ApiErrorFields & { limitBytes: number }) {
+  /** For a list: the pages read before it stopped. */
+  readonly pages: number | undefined;
+  constructor(message: string, fields: ApiErrorFields & { limitBytes: number; pages?: number | undefined }) {
     super(message, fields);
     this.limitBytes = fields.limitBytes;
+    this.pages = fields.pages;
   }
 }
 

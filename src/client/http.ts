@@ -10,6 +10,7 @@ import type { CallOptions } from "./call-options";
 import type { ClientDefaults } from "./defaults";
 import { noContent, type Decoder, type Page } from "./decode";
 import { queryString, type QueryValue } from "./paths";
+import { mib } from "./read-budget";
 import { decideRetry, outcomeAmbiguous, type CallSafety } from "./retry";
 
 /** Description of one API call. */
@@ -35,6 +36,8 @@ export interface CallSpec<T> {
    */
   goneAfterRetry?: (() => T) | undefined;
   signal?: AbortSignal | undefined;
+  /** See {@link RequestSpec.admit}: a list's byte budget. */
+  admit?: ((bytes: number) => void) | undefined;
 }
 
 /** The query of a call. */
@@ -130,16 +133,31 @@ export class HttpCore {
   }
 
   /**
-   * Follows `links.next` of a list, up to `maxPages`, accepting only links on the same origin and
-   * base path (credentials must never travel to a host a response names).
+   * Follows `links.next` of a list, up to `maxPages` and `maxListBytes` (and the process's read
+   * budget, when the client has one), accepting only links on the same origin and base path
+   * (credentials must never travel to a host a response names).
    */
   async list<T>(spec: CallSpec<Page<T>>): Promise<T[]> {
+    const { settings, readBudget } = this.#ctx;
     const items: T[] = [];
     const seen = new Set<string>();
     let current: CallSpec<Page<T>> = spec;
+    let bytes = 0;
     for (let page = 1; ; page++) {
-      const result = await this.call(current);
-      items.push(...result.items);
+      const admit = (size: number) => {
+        bytes += size;
+        readBudget?.take(size, spec.method, spec.path, page);
+        if (bytes <= settings.maxListBytes) return;
+        throw new ResponseTooLargeError(
+          `${spec.method} ${spec.path}: stopped after ${page} page${page === 1 ? "" : "s"} and ${mib(bytes)}, ` +
+            `over the ${mib(settings.maxListBytes)} one list may read (maxListBytes); narrow the query ` +
+            `(fewer items, a filter) or find out why the platform's list is this large`,
+          { method: spec.method, path: spec.path, limitBytes: settings.maxListBytes, pages: page },
+        );
+      };
+      const result = await this.call({ ...current, admit });
+      // Not `push(...items)`: a page of a few hundred thousand items would overflow the stack.
+      for (const item of result.items) items.push(item);
       if (result.next === undefined) return items;
       const nextPath = this.#sameOriginPath(result.next, spec.method, spec.path);
       if (seen.has(nextPath)) {
@@ -151,11 +169,11 @@ export class HttpCore {
         });
       }
       seen.add(nextPath);
-      if (page >= this.#ctx.settings.maxPages) {
+      if (page >= settings.maxPages) {
         throw new ResponseTooLargeError(
-          `${spec.method} ${spec.path} has more than ${this.#ctx.settings.maxPages} pages (maxPages); ` +
+          `${spec.method} ${spec.path}: stopped after ${page} pages, the most one list may follow (maxPages); ` +
             `narrow the query or raise maxPages`,
-          { method: spec.method, path: spec.path, limitBytes: this.#ctx.settings.maxResponseBytes },
+          { method: spec.method, path: spec.path, limitBytes: settings.maxListBytes, pages: page },
         );
       }
       // The next link carries its own query; paths here are relative to the base path.

@@ -29,6 +29,7 @@ export {
   type ResolvedSetting,
 } from "./env";
 export { clientDefaults } from "./defaults";
+export { PROCESS_LIST_BYTES, ReadBudget, processReadBudget } from "./read-budget";
 export type { ClientDefaults, PollPolicy, RetryPolicy } from "./defaults";
 export * from "./errors";
 export { needAttributes, missingValue, type WithAttributes } from "./needs";

@@ -37,10 +37,34 @@ export function compareErrors(a: ConfigError, b: ConfigError): number {
   return a.line - b.line || a.column - b.column;
 }
 
-/** The one-line form: `file:line:col: path: message` (the path part is left out when empty). */
+/** Longest path or message an error shows; a file's text can make either as long as itself. */
+const MAX_SHOWN = 300;
+/** Characters of the source line shown on each side of the column. */
+const LINE_CONTEXT = 60;
+
+/** `text` cut to `max` characters, with `…` where it was cut. */
+function cut(text: string, max = MAX_SHOWN): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * The one-line form: `file:line:col: path: message` (the path part is left out when empty). A
+ * path or message longer than 300 characters is cut, so a 200 KB key is not echoed whole.
+ */
 export function formatErrorLine(error: ConfigError): string {
   const where = `${error.file}:${error.line}:${error.column}`;
-  return error.path === "" ? `${where}: ${error.message}` : `${where}: ${error.path}: ${error.message}`;
+  const message = cut(error.message);
+  return error.path === "" ? `${where}: ${message}` : `${where}: ${cut(error.path)}: ${message}`;
+}
+
+/** The part of a long source line around `column` (60 characters each side), and the column in it. */
+function lineWindow(lineText: string, column: number): { text: string; column: number } {
+  if (lineText.length <= 2 * LINE_CONTEXT + 20) return { text: lineText, column };
+  const start = Math.max(0, column - 1 - LINE_CONTEXT);
+  const end = Math.min(lineText.length, column - 1 + LINE_CONTEXT);
+  const before = start > 0 ? "…" : "";
+  const after = end < lineText.length ? "…" : "";
+  return { text: `${before}${lineText.slice(start, end)}${after}`, column: column - start + before.length };
 }
 
 /**
@@ -52,8 +76,9 @@ export function formatConfigErrors(errors: readonly ConfigError[], what = "in st
     const lines = [formatErrorLine(error)];
     if (error.lineText !== "") {
       const gutter = `${error.line} | `;
-      const prefix = error.lineText.slice(0, Math.max(0, error.column - 1)).replace(/[^\t]/g, " ");
-      lines.push(`  ${gutter}${error.lineText}`);
+      const shown = lineWindow(error.lineText, error.column);
+      const prefix = shown.text.slice(0, Math.max(0, shown.column - 1)).replace(/[^\t]/g, " ");
+      lines.push(`  ${gutter}${shown.text}`);
       lines.push(`  ${" ".repeat(gutter.length - 2)}| ${prefix}^`);
     }
     return lines.join("\n");

@@ -38,6 +38,8 @@ export { validateSources, validateStackFile } from "./validate";
 export type { DesiredState, FileResult, LoadResult, StackSource } from "./validate";
 export {
   isStackFileName,
+  STACK_FILE_NAME_MAX_BYTES,
+  stackFileNameFor,
   loadDesiredState,
   loadDesiredStateOrThrow,
   loadDesiredStateSync,

@@ -9,6 +9,32 @@ export function isStackFileName(name: string): boolean {
   return !name.startsWith(".") && /\.ya?ml$/i.test(name);
 }
 
+/** Longest API stack name `stackFileNameFor` maps to a file, in bytes (file systems allow 255). */
+export const STACK_FILE_NAME_MAX_BYTES = 100;
+
+/**
+ * The one rule from an API stack's name to its file's name in a config directory: the name and
+ * `.yaml`, or the name itself when it already ends in `.yaml`/`.yml` (never `x.yaml.yaml`). Refused
+ * (with why, completing "<name> ..."): a name starting with `.` (the loader skips hidden files),
+ * holding a path separator or a control character, or longer than {@link STACK_FILE_NAME_MAX_BYTES}.
+ */
+export function stackFileNameFor(stack: string): { ok: true; name: string } | { ok: false; problem: string } {
+  if (stack.startsWith("."))
+    return { ok: false, problem: "starts with '.', and the loader skips hidden files" };
+  if (/[/\\]/.test(stack)) return { ok: false, problem: "holds a path separator ('/' or '\\')" };
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f-\u009f]/u.test(stack)) return { ok: false, problem: "holds a control character" };
+  const bytes = Buffer.byteLength(stack, "utf8");
+  if (bytes > STACK_FILE_NAME_MAX_BYTES) {
+    return {
+      ok: false,
+      problem: `is ${bytes} bytes long, over the ${STACK_FILE_NAME_MAX_BYTES} a file name may take`,
+    };
+  }
+  const name = /\.ya?ml$/i.test(stack) ? stack : `${stack}.yaml`;
+  return isStackFileName(name) ? { ok: true, name } : { ok: false, problem: "makes no stack file name" };
+}
+
 /** A file that was read, or the error that reading it gave. */
 type ReadOutcome = StackSource | ConfigError;
 

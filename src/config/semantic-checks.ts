@@ -1,4 +1,5 @@
 import type { PathSegment } from "./errors";
+import { isCommitSha, shownValue } from "../api/commit-sha";
 import { RefType, refProblem } from "../api/deployment";
 import { nameProblem, shownName } from "../api/names";
 import { SnapshotMode, snapshotModeCovers } from "../api/snapshot";
@@ -57,7 +58,12 @@ function checkDeployment(path: PathSegment[], deployment: RawMap | undefined, fi
   const refType = RefType.safeParse(deployment["ref_type"]);
   const ref = deployment["ref"];
   if (!refType.success || (ref !== undefined && typeof ref !== "string")) return;
-  const message = refProblem(refType.data, ref);
+  // A sha ref goes to the platform as it stands: anything but a commit sha is its 400 after a green preview.
+  const message =
+    refProblem(refType.data, ref) ??
+    (refType.data === "sha" && ref !== undefined && ref !== "" && !isCommitSha(ref)
+      ? `must be a commit sha (7 to 40 lowercase hex digits) when ref_type is 'sha', not ${shownValue(ref)}`
+      : undefined);
   if (message === undefined) return;
   findings.push({
     path: [...path, "ref"],

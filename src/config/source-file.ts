@@ -41,24 +41,40 @@ export interface Finding {
   readonly at?: { readonly path: readonly PathSegment[]; readonly target: Target };
 }
 
+/**
+ * Largest stack file read, in bytes: about 60,000 environments of one line each, validated in a
+ * few seconds; a larger file is refused whole before it is parsed.
+ */
+export const MAX_STACK_FILE_BYTES = 4 * 1024 * 1024;
+
 /** Parses `text` and returns the file plus the YAML-level errors (syntax, tabs, duplicate keys). */
 export function parseSourceFile(file: string, text: string): { source: SourceFile; errors: ConfigError[] } {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_STACK_FILE_BYTES) {
+    const lineCounter = new LineCounter();
+    const document = parseDocument("", { lineCounter });
+    const source = { file, text: "", document, value: undefined, broken: true, lineCounter, lines: [] };
+    const message =
+      `the file is ${bytes} bytes, over the ${MAX_STACK_FILE_BYTES} (4 MiB) a stack file may be; ` +
+      "real ones are far smaller: find what made it this large";
+    return { source, errors: [{ file, line: 1, column: 1, path: "", message, lineText: "" }] };
+  }
   const lineCounter = new LineCounter();
   // Core schema (YAML 1.2): `2026-11-22`, `on`, `yes` stay text; merge keys are not special.
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // Duplicate keys are found below in one pass: the library's own check compares each key with
+  // every earlier one of its map, which made a map of 40,000 environments take most of a minute.
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const lines = text.split(/\r?\n/);
   const errors: ConfigError[] = [];
   let broken = false;
   const syntaxLines = new Set<number>();
   for (const error of document.errors) {
     let { line, col } = lineCounter.linePos(error.pos[0]);
-    let message = yamlErrorMessage(error.code, error.message, document, error.pos[0], lineCounter);
-    if (error.code !== "DUPLICATE_KEY") {
-      broken = true;
-      // One syntax fault often yields several messages on the same spot; the first says most.
-      if (syntaxLines.has(line)) continue;
-      syntaxLines.add(line);
-    }
+    let message = yamlErrorMessage(error.code, error.message);
+    broken = true;
+    // One syntax fault often yields several messages on the same spot; the first says most.
+    if (syntaxLines.has(line)) continue;
+    syntaxLines.add(line);
     if ((lines[line - 1] ?? "").trim() === "" && line >= lines.length) {
       // The parser noticed at the end of the file; show the last line that has content instead.
       const last = lastContentLine(lines);
@@ -70,6 +86,7 @@ export function parseSourceFile(file: string, text: string): { source: SourceFil
     }
     errors.push({ file, line, column: col, path: "", message, lineText: lines[line - 1] ?? "" });
   }
+  errors.push(...duplicateKeyErrors(file, document, lineCounter, lines));
   errors.push(...prototypeKeyErrors(file, document, lineCounter, lines));
   let value: unknown;
   if (!broken) {
@@ -91,6 +108,44 @@ export function parseSourceFile(file: string, text: string): { source: SourceFil
     }
   }
   return { source: { file, text, document, value, broken, lineCounter, lines }, errors };
+}
+
+/**
+ * Every later occurrence of a scalar key in the same map, where it is, with the line of the
+ * first: linear in the size of the document (one set of keys per map).
+ */
+function duplicateKeyErrors(
+  file: string,
+  document: Document.Parsed,
+  lineCounter: LineCounter,
+  lines: readonly string[],
+): ConfigError[] {
+  const errors: ConfigError[] = [];
+  visit(document, {
+    Map(_, map) {
+      const seen = new Map<unknown, number>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key) || pair.key.range === undefined || pair.key.range === null) continue;
+        const offset = pair.key.range[0];
+        const first = seen.get(pair.key.value);
+        if (first === undefined) {
+          seen.set(pair.key.value, offset);
+          continue;
+        }
+        const { line, col } = lineCounter.linePos(offset);
+        errors.push({
+          file,
+          line,
+          column: col,
+          path: "",
+          message: `duplicate key '${String(pair.key.value)}' (first at line ${lineCounter.linePos(first).line}); each key may appear once per map`,
+          lineText: lines[line - 1] ?? "",
+        });
+      }
+      return undefined;
+    },
+  });
+  return errors;
 }
 
 /**
@@ -129,53 +184,16 @@ function lastContentLine(lines: readonly string[]): number {
   return 0;
 }
 
-function yamlErrorMessage(
-  code: string,
-  message: string,
-  document: Document.Parsed,
-  offset: number,
-  lineCounter: LineCounter,
-): string {
+function yamlErrorMessage(code: string, message: string): string {
   switch (code) {
     case "TAB_AS_INDENT":
       return "tab character used for indentation; YAML allows only spaces there";
-    case "DUPLICATE_KEY": {
-      const duplicate = findDuplicate(document, offset);
-      if (duplicate === undefined) return "duplicate key; each key may appear once per map";
-      const first = lineCounter.linePos(duplicate.firstOffset);
-      return `duplicate key '${duplicate.key}' (first at line ${first.line}); each key may appear once per map`;
-    }
     case "MULTIPLE_DOCS":
       return "more than one YAML document (---) in the file; a stack file holds exactly one";
     default:
       // The yaml library's own text says what it expected; keep its first line.
       return `YAML syntax error: ${message.charAt(0).toLowerCase()}${message.slice(1).split("\n")[0] ?? ""}`;
   }
-}
-
-/** The key whose later occurrence starts at `offset`, and where it first occurs in the same map. */
-function findDuplicate(
-  document: Document.Parsed,
-  offset: number,
-): { key: string; firstOffset: number } | undefined {
-  let result: { key: string; firstOffset: number } | undefined;
-  visit(document, {
-    Map(_, map) {
-      const seen = new Map<string, number>();
-      for (const pair of map.items) {
-        if (!isScalar(pair.key) || pair.key.range === undefined || pair.key.range === null) continue;
-        const key = String(pair.key.value);
-        const first = seen.get(key);
-        if (first !== undefined && pair.key.range[0] === offset) {
-          result = { key, firstOffset: first };
-          return visit.BREAK;
-        }
-        if (first === undefined) seen.set(key, pair.key.range[0]);
-      }
-      return undefined;
-    },
-  });
-  return result;
 }
 
 interface Located {

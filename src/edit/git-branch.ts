@@ -56,6 +56,33 @@ function gitOk(cwd: string, args: readonly string[]): boolean {
 }
 
 /**
+ * Why `branch` cannot name the new branch in the repository at `top`, or undefined. Beyond git's
+ * own rule (`git check-ref-format --branch`): not `@` or `HEAD` (a `git push origin @` pushes
+ * HEAD), not a `refs/…` path (it would become `refs/heads/refs/…`), and not a name that starts
+ * with an existing remote's name and `/` (`origin/main` beside the remote `origin` makes every
+ * `origin/main` in that checkout ambiguous, `--changed-since origin/main` included).
+ */
+export function branchNameProblem(top: string, branch: string): string | undefined {
+  const shown = JSON.stringify(branch.length > 80 ? `${branch.slice(0, 80)}…` : branch);
+  if (branch.startsWith("-") || !gitOk(top, ["check-ref-format", "--branch", branch])) {
+    return `${shown} is not a valid git branch name (git check-ref-format --branch)`;
+  }
+  if (branch === "@" || branch === "HEAD")
+    return `${shown} names what is checked out, not a new branch; name one`;
+  if (branch.startsWith("refs/")) {
+    return `${shown} is a ref path; name the branch without refs/ (e.g. ${JSON.stringify(branch.replace(/^refs\/(heads\/)?/, ""))})`;
+  }
+  const remotes = git(top, ["remote"])
+    .split("\n")
+    .filter((r) => r !== "");
+  const remote = remotes.find((r) => branch.startsWith(`${r}/`));
+  if (remote !== undefined) {
+    return `${shown} starts with the remote '${remote}/', so it would be ambiguous with ${remote}'s branches; name it without it`;
+  }
+  return undefined;
+}
+
+/**
  * Commits `files` on top of HEAD as the new branch `branch` of the repository that holds `dir`.
  * Refuses (EditRefusal "git") when the branch exists, its name is not a valid branch name, or a
  * file has uncommitted changes (the commit would silently include them).
@@ -70,9 +97,8 @@ export function commitOnNewBranch(
   const refuse = (text: string): never => {
     throw new EditRefusal("git", top, "", text);
   };
-  if (branch.startsWith("-") || !gitOk(top, ["check-ref-format", "--branch", branch])) {
-    refuse(`'${branch}' is not a valid git branch name`);
-  }
+  const problem = branchNameProblem(top, branch);
+  if (problem !== undefined) refuse(problem);
   if (gitOk(top, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])) {
     refuse(`branch '${branch}' already exists; name a new one`);
   }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
-import { API_VERSIONS, type ApiVersion, MEDIA_TYPE } from "../api";
+import { API_VERSIONS, type ApiVersion, MEDIA_TYPE, isLoopbackHost } from "../api";
 import { type Deps, type RequestState, stateOf } from "./context";
 import { HttpError, errorDocument } from "./errors";
 import type { Fault } from "./faults";
@@ -72,6 +72,28 @@ function isHookPath(path: string): boolean {
   return path === "/_emulator" || path.startsWith("/_emulator/");
 }
 
+/**
+ * Why a request to the hooks is refused although it came from this machine: a web page the
+ * tester has open can make the browser send one (a DNS-rebound name in `Host`, or a cross-origin
+ * `Origin` on a form post), and a hook can wipe a `--state-file`. Tests and scripts send a
+ * loopback `Host` and no `Origin`.
+ */
+export function hookRequestProblem(host: string | undefined, origin: string | undefined): string | undefined {
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host ?? ""}`).hostname;
+  } catch {
+    hostname = "";
+  }
+  if (host === undefined || !isLoopbackHost(hostname)) {
+    return "The emulator's hooks answer only requests addressed to a loopback host (Host: 127.0.0.1, localhost or [::1])";
+  }
+  if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
+    return "The emulator's hooks refuse cross-origin requests (an Origin header of another site)";
+  }
+  return undefined;
+}
+
 function dropConnection(request: FastifyRequest): void {
   request.raw.socket.destroy();
 }
@@ -118,6 +140,8 @@ export function buildServer(deps: Deps): FastifyInstance {
       if (!LOOPBACK.has(request.socket.remoteAddress ?? "")) {
         return done(new HttpError(404, `No endpoint ${request.method} ${path}`));
       }
+      const refusal = hookRequestProblem(request.headers.host, request.headers.origin);
+      if (refusal !== undefined) return done(new HttpError(403, refusal));
       request.emu = { version: "2.0", caller: null, entry: null, after: null };
       return done();
     }

@@ -17,6 +17,7 @@ export {
   type NamedStack,
 } from "./live";
 export {
+  ImportRefusal,
   importedStackFile,
   type EnvironmentOutcome,
   type ImportOptions,

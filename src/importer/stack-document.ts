@@ -6,7 +6,8 @@
  * comments sit next to the keys they explain.
  */
 import { Document, isMap, isScalar, type Pair, type Scalar, type YAMLMap } from "yaml";
-import type { Deployment, SnapshotListItem } from "../api";
+import { isCommitSha, shownValue, type Deployment, type SnapshotListItem } from "../api";
+import { oneLineText } from "../safe-text";
 import {
   branchHeads,
   branchesAt,
@@ -41,9 +42,23 @@ export interface ImportedFile {
   readonly notes: readonly string[];
 }
 
+/**
+ * A stack import refuses to write: a value the file would carry that is not what it claims to be
+ * (a sha that is not a commit sha). The command skips the stack with this one line and goes on.
+ */
+export class ImportRefusal extends Error {
+  override readonly name = "ImportRefusal";
+}
+
+/** The deployment's sha when it is a commit sha (the only kind written, even in a comment). */
+function commitShaOf(d: Deployment): string | undefined {
+  const sha = shaOf(d);
+  return sha !== undefined && isCommitSha(sha) ? sha : undefined;
+}
+
 /** `sha 1a2b3c4`, or what a deployment without one is. */
 function shaText(d: Deployment): string {
-  const sha = shaOf(d);
+  const sha = commitShaOf(d);
   return sha === undefined ? "not built yet" : `sha ${sha.slice(0, 7)}`;
 }
 
@@ -75,7 +90,7 @@ function deploymentComment(
   tracked: string | undefined,
   packaged: string | null,
 ): string[] {
-  const sha = shaOf(live);
+  const sha = commitShaOf(live);
   const lines = [
     ` The live build of ${env}: ${describeDeployment(live)},`,
     sha === undefined ? "   not built from a commit the platform names." : `   sha ${sha}.`,
@@ -196,7 +211,8 @@ function planEnvironment(
   const after = snapshotsComment(name, stack.snapshots);
   const live = liveDeployment(env);
   if (live === undefined) {
-    const sha = a.build_sha ?? "";
+    const built = a.build_sha ?? "";
+    const sha = isCommitSha(built) ? built : "";
     before.push(
       " Never deployed through the platform's deployments (or its history is gone): there is no",
       " deployment to adopt, so none is declared and Stackwright leaves its deployments alone.",
@@ -226,6 +242,13 @@ function planEnvironment(
     options.track !== undefined && heads.get(options.track)?.sha === sha && packaged === null
       ? options.track
       : undefined;
+  if (tracked === undefined && packaged === null && !isCommitSha(sha)) {
+    // Pinned as it stands, it would reach the file and every later commit and pull request.
+    throw new ImportRefusal(
+      `${where}: deployment ${live.id} has the sha ${shownValue(sha)} on the platform, which is not a commit ` +
+        "sha (7 to 40 lowercase hex digits); nothing is pinned to it",
+    );
+  }
   const deployment: Record<string, unknown> =
     tracked !== undefined
       ? { ref_type: "branch", ref: tracked }
@@ -260,19 +283,23 @@ export function importedStackFile(stack: ImportedStack, options: ImportOptions):
     );
   }
   const plans = stack.environments.map((env) => planEnvironment(env, stack, heads, options, notes));
+  // Titles, names, branches and deployers in the comments are the platform's: each line stays one
+  // line with no control character, so no escape sequence lands in the file (which every later
+  // `cat` or `git diff` would replay) and nothing ends the comment.
+  const comment = (lines: readonly string[]) => lines.map(oneLineText).join("\n");
   const doc = new Document({
     stack: name,
     environments: Object.fromEntries(plans.map((p) => [p.name, p.value])),
   });
   const title = stack.stack.attributes.title ?? "";
   const repo = stack.stack.attributes.repository_url ?? "";
-  doc.commentBefore = [
+  doc.commentBefore = comment([
     ` yaml-language-server: $schema=${options.schemaPath}`,
     ` ${name}${title === "" ? "" : `: ${title}`}${repo === "" ? "" : ` (${repo})`}.`,
     " Written by `stackwright import` from what the platform ran. Review it and commit it: the first",
     " up adopts each live deployment and changes nothing on the platform.",
     " Every key: docs/stacks-config.md.",
-  ].join("\n");
+  ]);
   const environments = mapAt(doc, "environments");
   const envPair = environments.items[0];
   if (envPair === undefined) {
@@ -280,13 +307,13 @@ export function importedStackFile(stack: ImportedStack, options: ImportOptions):
   }
   const environmentsKey = doc.contents !== null && isMap(doc.contents) ? doc.contents.items[1] : undefined;
   if (environmentsKey !== undefined) {
-    keyOf(environmentsKey).commentBefore = [...LOCK_COMMENT, ...OUTPUTS_COMMENT].join("\n");
+    keyOf(environmentsKey).commentBefore = comment([...LOCK_COMMENT, ...OUTPUTS_COMMENT]);
   }
   plans.forEach((plan, i) => {
     const pair = environments.items[i];
     if (pair === undefined) return;
     const key = keyOf(pair);
-    key.commentBefore = plan.before.join("\n");
+    key.commentBefore = comment(plan.before);
     if (i > 0) key.spaceBefore = true;
     const value = mapAt(doc, "environments", plan.name);
     if (value.items.length === 0) {
@@ -295,9 +322,9 @@ export function importedStackFile(stack: ImportedStack, options: ImportOptions):
     }
     const deploymentPair = value.items[0];
     if (deploymentPair !== undefined && plan.deploymentBefore.length > 0) {
-      keyOf(deploymentPair).commentBefore = plan.deploymentBefore.join("\n");
+      keyOf(deploymentPair).commentBefore = comment(plan.deploymentBefore);
     }
-    if (plan.after.length > 0) value.comment = plan.after.join("\n");
+    if (plan.after.length > 0) value.comment = comment(plan.after);
   });
   return {
     stack: name,

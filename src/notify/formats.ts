@@ -5,6 +5,7 @@
  */
 import { createHmac } from "node:crypto";
 import type { NotifyEvent, SinkKind } from "../api";
+import { httpUrl, mrkdwnText, oneLineText, slackLink, teamsText } from "../safe-text";
 
 /** The request a sink gets, except the per-attempt timestamp header. */
 export interface SinkRequest {
@@ -126,10 +127,12 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** Slack's mrkdwn escapes: &, < and > (docs.slack.dev, "Formatting text"). */
-function esc(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
+/**
+ * Slack's mrkdwn escapes (`&`, `<`, `>`: docs.slack.dev, "Formatting text") for every value:
+ * names, summaries, reasons and log lines may hold the platform's words, which must not link or
+ * mention.
+ */
+const esc = (text: string) => mrkdwnText(text);
 
 /**
  * A Slack incoming-webhook message: `text` is the plain-text fallback (notifications, clients
@@ -140,8 +143,14 @@ export function slackMessage(event: NotifyEvent): Record<string, unknown> {
   const tail = logTail(event);
   const facts = factsOf(event);
   const blocks: Record<string, unknown>[] = [
-    { type: "header", text: { type: "plain_text", text: cut(titleOf(event), 150), emoji: false } },
-    { type: "section", text: { type: "mrkdwn", text: cut(esc(event.summary), 3000) } },
+    {
+      type: "header",
+      text: { type: "plain_text", text: cut(oneLineText(titleOf(event)), 150), emoji: false },
+    },
+    {
+      type: "section",
+      text: { type: "mrkdwn", text: cut(mrkdwnText(event.summary, { multiLine: true }), 3000) },
+    },
   ];
   for (let i = 0; i < facts.length; i += 10) {
     blocks.push({
@@ -156,7 +165,10 @@ export function slackMessage(event: NotifyEvent): Record<string, unknown> {
       type: "section",
       text: {
         type: "mrkdwn",
-        text: cut(`*Last lines of the log*\n\`\`\`${esc(tail.join("\n"))}\`\`\``, 3000),
+        text: cut(
+          `*Last lines of the log*\n\`\`\`${mrkdwnText(tail.join("\n"), { multiLine: true })}\`\`\``,
+          3000,
+        ),
       },
     });
   }
@@ -164,10 +176,12 @@ export function slackMessage(event: NotifyEvent): Record<string, unknown> {
   if (linkList.length > 0) {
     blocks.push({
       type: "context",
-      elements: linkList.map((l) => ({ type: "mrkdwn", text: `<${l.url}|${esc(l.label)}>` })),
+      // A link only to an http(s) URL, with our label; any other is shown as text.
+      elements: linkList.map((l) => ({ type: "mrkdwn", text: slackLink(l.url, l.label) })),
     });
   }
-  return { text: cut(`${titleOf(event)}. ${event.summary}`, 3000), blocks };
+  // The fallback `text` is mrkdwn too.
+  return { text: cut(esc(`${titleOf(event)}. ${event.summary}`), 3000), blocks };
 }
 
 /**
@@ -178,21 +192,31 @@ export function teamsMessage(event: NotifyEvent): Record<string, unknown> {
   const tail = logTail(event);
   const failed = /failed|unknown/.test(event.event);
   const body: Record<string, unknown>[] = [
+    // Text blocks and facts render a Markdown subset: every value is escaped (src/safe-text).
     {
       type: "TextBlock",
-      text: titleOf(event),
+      text: teamsText(titleOf(event)),
       weight: "Bolder",
       size: "Medium",
       wrap: true,
       ...(failed ? { color: "Attention" } : {}),
     },
-    { type: "TextBlock", text: event.summary, wrap: true },
-    { type: "FactSet", facts: factsOf(event).map(([title, value]) => ({ title, value })) },
+    { type: "TextBlock", text: teamsText(event.summary, { multiLine: true }), wrap: true },
+    {
+      type: "FactSet",
+      facts: [
+        ...factsOf(event),
+        // A link that is not http(s) is no button: its URL is shown as text.
+        ...links(event)
+          .filter((l) => httpUrl(l.url) === null)
+          .map((l): [string, string] => [`${l.label} link`, l.url]),
+      ].map(([title, value]) => ({ title: teamsText(title), value: teamsText(value) })),
+    },
   ];
   if (tail.length > 0) {
     body.push({
       type: "TextBlock",
-      text: tail.join("\n"),
+      text: teamsText(tail.join("\n"), { multiLine: true }),
       fontType: "Monospace",
       wrap: true,
       isSubtle: true,
@@ -200,7 +224,7 @@ export function teamsMessage(event: NotifyEvent): Record<string, unknown> {
   }
   return {
     type: "message",
-    summary: titleOf(event),
+    summary: oneLineText(titleOf(event)),
     attachments: [
       {
         contentType: "application/vnd.microsoft.card.adaptive",
@@ -210,7 +234,10 @@ export function teamsMessage(event: NotifyEvent): Record<string, unknown> {
           type: "AdaptiveCard",
           version: "1.4",
           body,
-          actions: links(event).map((l) => ({ type: "Action.OpenUrl", title: l.label, url: l.url })),
+          actions: links(event).flatMap((l) => {
+            const url = httpUrl(l.url);
+            return url === null ? [] : [{ type: "Action.OpenUrl", title: l.label, url }];
+          }),
         },
       },
     ],

@@ -3,7 +3,7 @@
  * `environments:`), their URL and secret from the environment, and a report of how each went for
  * the closing table and the summary. Nothing here prints a URL or a secret.
  */
-import type { NotifyEvent } from "../api";
+import { cleartextProblem, type NotifyEvent } from "../api";
 import type { SinkConfig } from "../config";
 import { deliverAll, type DeliveryJob, type DeliveryOptions, type DeliveryResult } from "./deliver";
 import { sinkRequest } from "./formats";
@@ -70,7 +70,9 @@ export async function sendEvents(
       const url = env[sink.url_env] ?? "";
       const secret = sink.secret_env === undefined ? undefined : (env[sink.secret_env] ?? "");
       const unset = url === "" ? sink.url_env : secret === "" ? sink.secret_env : undefined;
-      if (unset !== undefined) {
+      const problem =
+        unset !== undefined ? `the variable ${unset} is not set` : sinkUrlProblem(sink.url_env, url);
+      if (problem !== undefined) {
         refused.push({
           sink: sink.name,
           kind: sink.kind,
@@ -78,7 +80,7 @@ export async function sendEvents(
           eventId: event.id,
           delivered: false,
           attempts: 0,
-          detail: `not sent: the variable ${unset} is not set`,
+          detail: `not sent: ${problem}`,
         });
         continue;
       }
@@ -93,6 +95,22 @@ export async function sendEvents(
     }
   }
   return [...refused, ...(await deliverAll(jobs, options))];
+}
+
+/**
+ * Why a sink's URL may not carry a notification, by the API URL's rule (https, or http on
+ * loopback: a notification and its signature must not cross a network in clear text), or
+ * undefined. Names the variable, never the URL (a webhook's URL is its secret).
+ */
+export function sinkUrlProblem(variable: string, url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `the variable ${variable} does not hold an absolute URL`;
+  }
+  const problem = cleartextProblem(parsed, "the notification", { host: "a host that is not loopback" });
+  return problem === undefined ? undefined : `the URL in ${variable} ${problem}`;
 }
 
 /** The lines printed after the closing table: a count, then one line per failed delivery. */

@@ -6,6 +6,8 @@
  * details in a dialog; per environment a timeline of its last deployments. The table is rendered
  * here, so the page paints before its script runs; the script only filters and opens details.
  */
+import { createHash } from "node:crypto";
+import { htmlText, httpUrl } from "../safe-text";
 import type { EnvironmentStatus, FleetStatus, ObservedDeployment, SyncState } from "./model";
 import { SYNC_STATES } from "./model";
 import { countsLine, whenText } from "./render-text";
@@ -24,14 +26,8 @@ const LOOK: Readonly<Record<SyncState, { symbol: string; bg: string; fg: string 
 
 const slug = (s: SyncState) => s.replace(/ /g, "-");
 
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
+/** Platform text in the page (src/safe-text's HTML escape). */
+export const escapeHtml = htmlText;
 
 /** JSON inside a <script> element: nothing in it can end the element or open a comment. */
 function scriptJson(value: unknown): string {
@@ -94,6 +90,7 @@ function details(
   lastUp: FleetStatus["stacks"][number]["last_up"],
 ): (string | null | string[])[] {
   const live = env.live;
+  const link = env.newest?.link ?? null;
   return [
     `${env.stack} / ${env.environment}: ${env.sync}`,
     env.reason ?? "-",
@@ -109,7 +106,8 @@ function details(
         ? "open"
         : `closed${env.window.next_open === null ? "" : ` until ${when(env.window.next_open)}`}`,
     deploymentText(env.newest),
-    env.newest?.link ?? null,
+    // A link only when the platform's is http(s): a `javascript:` one would run in the page.
+    link === null ? null : httpUrl(link),
     lastUp === null ? "-" : `${when(lastUp.at)} ${lastUp.result}`,
     env.failure_log,
   ];
@@ -195,7 +193,7 @@ export function statusHtml(status: FleetStatus): string {
       if (LABELS[i] === null) continue;
       dl.appendChild(text("dt", LABELS[i]));
       var dd = document.createElement("dd");
-      if (i === 7 && c[8]) { var a = text("a", c[7]); a.href = c[8]; dd.appendChild(a); } else dd.textContent = c[i];
+      if (i === 7 && c[8] && /^https?:\\/\\//i.test(c[8])) { var a = text("a", c[7]); a.href = c[8]; dd.appendChild(a); } else dd.textContent = c[i];
       dl.appendChild(dd);
     }
     body.appendChild(dl);
@@ -209,13 +207,17 @@ export function statusHtml(status: FleetStatus): string {
     show(data[tr.sectionRowIndex][td.cellIndex - 1]);
   });
   document.getElementById("details-close").addEventListener("click", function () { dialog.close(); });
+  document.querySelector("form.filters").addEventListener("submit", function (ev) { ev.preventDefault(); });
   apply();
 })();`;
+  // Only our one script runs: allowed by its hash, so no inline event handler and no `javascript:`
+  // URL can run, whatever a page's text holds.
+  const scriptHash = `sha256-${createHash("sha256").update(script, "utf8").digest("base64")}`;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src '${scriptHash}'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Stackwright fleet: ${escapeHtml(status.target)}</title>
 <style>
@@ -230,7 +232,7 @@ ${css}
 <main>
 <h2 id="legend-title">Legend</h2>
 <ul class="legend" aria-labelledby="legend-title">${legend}</ul>
-<form class="filters" role="search" aria-label="Filter the sites" onsubmit="return false">
+<form class="filters" role="search" aria-label="Filter the sites">
 <label for="f-state">State<select id="f-state"><option value="">any state</option>${SYNC_STATES.map((s) => `<option value="${slug(s)}">${escapeHtml(s)}</option>`).join("")}</select></label>
 <label for="f-env">Environment<select id="f-env"><option value="">every environment</option>${environments.map((e) => `<option value="${escapeHtml(e)}">${escapeHtml(e)}</option>`).join("")}</select></label>
 <label for="f-name">Site name<input id="f-name" type="search" autocomplete="off"></label>

@@ -3,6 +3,7 @@
  * report as Markdown. Colour is an option of the caller (a TTY without NO_COLOR), never required:
  * every state is also spelled out.
  */
+import { markdownCode, markdownText, terminalText } from "../safe-text";
 import { FULL_CHECK_REASON } from "./drift";
 import {
   SYNC_STATES,
@@ -79,6 +80,8 @@ export function statusTable(status: FleetStatus, options: { colour: boolean }): 
     for (const env of stack.environments) {
       rows.push({
         sync: env.sync,
+        // Names, refs, deployers and lock messages may come from the platform: each cell is one
+        // line with every control character shown (src/safe-text).
         cells: [
           stack.stack,
           env.environment,
@@ -89,7 +92,7 @@ export function statusTable(status: FleetStatus, options: { colour: boolean }): 
           env.lock === null ? "-" : `locked${env.lock.message === "" ? "" : `: ${env.lock.message}`}`,
           windowText(env),
           lastUp,
-        ],
+        ].map(terminalText),
       });
     }
   }
@@ -107,10 +110,10 @@ export function statusTable(status: FleetStatus, options: { colour: boolean }): 
   const reasons = status.stacks.flatMap((s) =>
     s.environments
       .filter((e) => e.sync !== "in sync" && e.sync !== "not managed" && e.reason !== null)
-      .map((e) => `  ${s.stack}/${e.environment}: ${e.reason ?? ""}`),
+      .map((e) => terminalText(`  ${s.stack}/${e.environment}: ${e.reason ?? ""}`)),
   );
   return [
-    `${status.target}: ${countsLine(status.counts)}`,
+    terminalText(`${status.target}: ${countsLine(status.counts)}`),
     "",
     line(headers),
     line(widths.map((w) => "-".repeat(w))),
@@ -119,7 +122,15 @@ export function statusTable(status: FleetStatus, options: { colour: boolean }): 
   ].join("\n");
 }
 
-const sha7 = (sha: string | null) => (sha === null || sha === "" ? "-" : `\`${sha.slice(0, 7)}\``);
+/** A sha in monospace; one that is not hex (the platform's word) as escaped text, as a cell allows. */
+const sha7 = (sha: string | null) =>
+  sha === null || sha === ""
+    ? "-"
+    : /^[0-9a-f]+$/.test(sha)
+      ? markdownCode(sha.slice(0, 7))
+      : markdownText(sha.slice(0, 7));
+/** A value of the Markdown report: platform text (names, refs, deployers, reasons) as text. */
+const md = (text: string | null) => (text === null ? "-" : markdownText(text));
 
 /** The drift report as Markdown (`stackwright drift --summary FILE`). */
 /**
@@ -147,11 +158,11 @@ export function driftMarkdown(report: DriftReport): string {
     error: `${report.counts.errors} check(s) could not be made`,
   }[report.result];
   const lines = [
-    `## Stackwright drift: ${report.target}: ${heading}`,
+    `## Stackwright drift: ${md(report.target)}: ${heading}`,
     "",
     `${report.counts.new} new · ${report.counts.still} still · ${report.counts.resolved} resolved · ${report.counts.errors} not checked (${report.generated_at})`,
     "",
-    driftChecksLine(report),
+    markdownText(driftChecksLine(report)),
   ];
   if (report.drift.length > 0) {
     lines.push(
@@ -160,7 +171,7 @@ export function driftMarkdown(report: DriftReport): string {
       "|---|---|---|---|---|---|---|",
       ...report.drift.map(
         (d) =>
-          `| ${d.status} | ${d.stack}/${d.environment} | ${d.kind} | ${d.desired ?? "-"} | ${sha7(d.live_sha)} | ${d.since ?? "-"} | ${d.by ?? "-"} |`,
+          `| ${d.status} | ${md(`${d.stack}/${d.environment}`)} | ${d.kind} | ${md(d.desired)} | ${sha7(d.live_sha)} | ${md(d.since)} | ${md(d.by)} |`,
       ),
     );
   }
@@ -170,7 +181,7 @@ export function driftMarkdown(report: DriftReport): string {
       "Not checked:",
       "",
       ...report.errors.map(
-        (e) => `- ${e.stack}${e.environment === null ? "" : `/${e.environment}`}: ${e.reason}`,
+        (e) => `- ${md(`${e.stack}${e.environment === null ? "" : `/${e.environment}`}`)}: ${md(e.reason)}`,
       ),
     );
   }

@@ -9,6 +9,7 @@ import {
   TEST_SEED_PATH,
   type TestEmulator,
 } from "../helpers/emulator";
+import { markdownText } from "../../src/safe-text";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
@@ -190,12 +191,13 @@ describe("facts, checks and change windows through the stackwright command", () 
       "stacks-config/acme-web.yaml:22:20: environments.prod.checks[4].framework: expected framework >=6; the platform answered '5.2.1'";
     expect(up.out).toContain(warning);
     const md = fs.readFileSync(summary, "utf8");
-    expect(md).toContain(`### Warnings and errors\n\n- **warning**: check ${warning}`);
+    // The summary shows the diagnostic as text: its Markdown characters escaped.
+    expect(md).toContain(`### Warnings and errors\n\n- **warning**: ${markdownText(`check ${warning}`)}`);
     expect(md).toMatch(/\| prod \| (re)?deploy \|/);
     expect(md).toContain(
       "### Facts\n\n| where | fact | value |\n|---|---|---|\n| acme-web | manifest release | `2026.11.2`, 2025-11-19T00:00:00Z |",
     );
-    expect(md).toContain("| acme-web/prod | configuration | APP_ENV, SS_LOG_LEVEL |");
+    expect(md).toContain("| acme-web/prod | configuration | APP\\_ENV, SS\\_LOG\\_LEVEL |");
 
     const state = fs.readFileSync(project.stateFile("dev.acme-web"), "utf8");
     for (const text of [up.out, md, state]) expect(text).not.toContain(SECRET);
@@ -233,9 +235,11 @@ describe("facts, checks and change windows through the stackwright command", () 
     expect(up.out).toMatch(/^dev\.acme-web\s+failed/m);
     expect(up.out).toMatch(/^dev\.acme-intranet\s+failed/m);
     const md = fs.readFileSync(summary, "utf8");
-    expect(md).toContain(`- **dev.acme-web** failed: ${refusal}`);
+    expect(md).toContain(`- **dev.acme-web** failed: ${markdownText(refusal)}`);
     expect(md).toContain(
-      "checks[0].manifest_release.at_least: expected the newest manifest release at least '2027.1'",
+      markdownText(
+        "checks[0].manifest_release.at_least: expected the newest manifest release at least '2027.1'",
+      ),
     );
     expect(`${up.out}${md}`).not.toContain(SECRET);
   }, 240_000);

@@ -72,23 +72,6 @@ function repackAs(tarball: string, version: string, into: string, env: Record<st
   return pack(path.join(dir, "package"), into, env, true);
 }
 
-/**
- * What `stackwright init` writes in an ops repository, by hand: the project whose program is the
- * package's, the `dev` target's settings (the API's address; the token comes from the
- * variables, which win over the file) and what git leaves out.
- */
-function writeOpsRepository(dir: string, apiUrl: string): void {
-  fs.writeFileSync(
-    path.join(dir, "Pulumi.yaml"),
-    "name: stackwright\nruntime: nodejs\nmain: node_modules/stackwright/dist/src/program/main.js\n",
-  );
-  fs.writeFileSync(
-    path.join(dir, "Pulumi.dev.yaml"),
-    `config:\n  stackwright:apiUrl: ${apiUrl}\n  stackwright:email: ops@example.com\n`,
-  );
-  fs.writeFileSync(path.join(dir, ".gitignore"), "node_modules/\n.stackwright/\n");
-}
-
 /** The stack's closing-table row: `result | changes`. */
 function row(out: string, stack: string): string | undefined {
   return new RegExp(`^${stack.replace(".", "\\.")}\\s+(\\S+)\\s+(.+?)\\s{2,}[\\d.]+ s(?:\\s{2,}.*)?$`, "m")
@@ -106,6 +89,8 @@ describe("stackwright installed from its package into an ops repository of its o
   let hooks: EmulatorHooks;
   let tarball: string;
   let scratch: ScratchProject | undefined;
+  /** What the first command that needed the Pulumi CLI (init, which seals the token) printed. */
+  let firstUse = "";
   const figures: Record<string, string> = {};
   const began = performance.now();
 
@@ -149,7 +134,12 @@ describe("stackwright installed from its package into an ops repository of its o
     timed("npm install (first)", () =>
       execFileSync("npm", [...NPM_INSTALL, tarball], { cwd: ops, env, stdio: "pipe" }),
     );
-    writeOpsRepository(ops, emulator.url);
+    // The ops repository's own files, as a team makes them: init from the installed package.
+    const init = timed("npx stackwright init", () =>
+      npx(["init", "--target", "dev", "--api-url", emulator.url, "--email", "ops@example.com"]),
+    );
+    expect(init.status, init.out).toBe(0);
+    firstUse = init.out;
   }, 600_000);
 
   afterAll(async () => {
@@ -221,15 +211,16 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(validated.status, validated.out).toBe(0);
   }, 300_000);
 
-  it("previews adoptions only, providing the Pulumi CLI from the package's own script on first use", async () => {
+  it("previews adoptions only, with the Pulumi CLI the package's own script provided on first use", async () => {
+    const toolRoot = path.join(ops, "node_modules", "stackwright");
+    expect(firstUse).toContain(
+      `stackwright: no Pulumi CLI in ${path.join(toolRoot, ".tools", "bin")} yet; providing it with ${path.join(toolRoot, "scripts", "ensure-toolchain.sh")}`,
+    );
+    expect(firstUse).toMatch(/toolchain: using .*pulumi v3\.\d+\.\d+/);
     await hooks.clearRequests();
     const preview = npx(["preview"]);
     expect(preview.status, preview.out).toBe(0);
-    const toolRoot = path.join(ops, "node_modules", "stackwright");
-    expect(preview.out).toContain(
-      `stackwright: no Pulumi CLI in ${path.join(toolRoot, ".tools", "bin")} yet; providing it with ${path.join(toolRoot, "scripts", "ensure-toolchain.sh")}`,
-    );
-    expect(preview.out).toMatch(/toolchain: using .*pulumi v3\.\d+\.\d+/);
+    expect(preview.out).not.toContain("no Pulumi CLI in");
     expect(fs.existsSync(path.join(toolRoot, ".tools", "bin", "pulumi"))).toBe(true);
     expect(fs.existsSync(path.join(ops, ".tools"))).toBe(false);
     expect(await writes()).toEqual([]);
@@ -307,6 +298,13 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(again.status, again.out).toBe(0);
     for (const stack of STACKS) expect(row(again.out, stack), again.out).toBe("ok | no change (confirmed)");
     expect(await writes()).toEqual([]);
+
+    // The workflows init wrote name the version they were made for: doctor brings them to the new one.
+    const behind = npx(["doctor"]);
+    expect(behind.status, behind.out).toBe(1);
+    expect(npx(["doctor", "--write"]).status).toBe(0);
+    const clean = npx(["doctor"]);
+    expect(clean.status, clean.out).toBe(0);
   }, 600_000);
 
   it("holds none of the tool's files in the ops repository's git", () => {
@@ -315,9 +313,14 @@ describe("stackwright installed from its package into an ops repository of its o
       .split("\n")
       .filter(Boolean);
     expect(tracked).toEqual([
+      ".github/workflows/stackwright-drift.yml",
+      ".github/workflows/stackwright-preview.yml",
+      ".github/workflows/stackwright-promote.yml",
+      ".github/workflows/stackwright-up.yml",
       ".gitignore",
       "Pulumi.dev.yaml",
       "Pulumi.yaml",
+      "README.md",
       "package-lock.json",
       "package.json",
       "stacks-config/blog.yaml",

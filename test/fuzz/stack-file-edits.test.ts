@@ -33,8 +33,10 @@ interface Environment {
 
 const refArb = fc.oneof(
   fc.record({ ref_type: fc.constantFrom("promote_from_uat", "redeploy") }),
+  // A sha ref is a commit sha (validate refuses anything else); other refs are names.
+  fc.record({ ref_type: fc.constant("sha"), ref: fc.constantFrom(SHA, NUMERIC_LOOKING_SHA) }),
   fc.record({
-    ref_type: fc.constantFrom("branch", "tag", "sha", "package"),
+    ref_type: fc.constantFrom("branch", "tag", "package"),
     ref: fc.constantFrom(
       "main",
       "release/2026-11",

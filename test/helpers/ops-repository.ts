@@ -27,15 +27,17 @@ export function packageVersion(): string {
   return version;
 }
 
-/** A template of templates/ with its placeholders replaced (templates/README.md). */
-export function renderTemplate(text: string, version: string, target: string): string {
-  return text.replaceAll("__STACKWRIGHT_VERSION__", version).replaceAll("__TARGET__", target);
+/** This process's environment without Stackwright's or Pulumi's settings: init reads them. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(STACKWRIGHT_|PULUMI_)/.test(name)),
+  );
 }
 
 /**
  * Makes the ops repository for `target` with `stacksConfig` (file name → YAML) and one commit on
- * main, pushed to origin. The target's settings are this checkout's Pulumi.dev.yaml (the API URL
- * and credentials then come from the variables, as in CI).
+ * main, pushed to origin, its files written by this checkout's `stackwright init` (the API URL and
+ * credentials then come from the variables, as in CI).
  */
 export function createOpsRepository(
   stacksConfig: Readonly<Record<string, string>>,
@@ -44,45 +46,55 @@ export function createOpsRepository(
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-ops-"));
   const dir = path.join(base, "sites");
   const origin = path.join(base, "origin.git");
-  const version = packageVersion();
   const write = (relative: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(dir, relative)), { recursive: true });
     fs.writeFileSync(path.join(dir, relative), text);
   };
-  write(
-    "package.json",
-    `${JSON.stringify({ name: "acme-sites", private: true, devDependencies: { stackwright: version } }, null, 2)}\n`,
+  // What a team's repository holds comes from init itself: package.json, Pulumi.yaml, the target's
+  // settings (API URL and e-mail; the token and the rest come from the variables, as in CI),
+  // .gitignore and the rendered workflows.
+  execFileSync(
+    process.execPath,
+    [
+      path.join(repoRoot, "bin", "stackwright.js"),
+      "init",
+      dir,
+      "--target",
+      target,
+      "--api-url",
+      "http://127.0.0.1:9",
+      "--email",
+      "release@example.com",
+      "--ci",
+      "github",
+    ],
+    // A sealed token gives the file its salt, so no later run adds one (a change of the target's
+    // file would make every stack "changed" for --changed-since).
+    { env: { ...cleanEnv(), STACKWRIGHT_API_TOKEN: "release-token" }, stdio: ["ignore", "pipe", "pipe"] },
   );
+  // The lock `npm ci` would want, for the linked package below (the test's npm ci stand-in checks it).
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
+    name: string;
+    dependencies: Record<string, string>;
+  };
+  const version = manifest.dependencies["stackwright"] ?? "";
   write(
     "package-lock.json",
     `${JSON.stringify(
       {
-        name: "acme-sites",
+        name: manifest.name,
         lockfileVersion: 3,
         requires: true,
         packages: {
-          "": { name: "acme-sites", devDependencies: { stackwright: version } },
-          "node_modules/stackwright": { version, dev: true },
+          "": { name: manifest.name, dependencies: manifest.dependencies },
+          "node_modules/stackwright": { version },
         },
       },
       null,
       2,
     )}\n`,
   );
-  write(
-    "Pulumi.yaml",
-    "name: stackwright\nruntime: nodejs\nmain: node_modules/stackwright/dist/src/program/main.js\n",
-  );
-  write(`Pulumi.${target}.yaml`, fs.readFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), "utf8"));
   for (const [name, text] of Object.entries(stacksConfig)) write(path.join("stacks-config", name), text);
-  write(".gitignore", "node_modules/\n.stackwright/\n");
-  const templates = path.join(repoRoot, "templates", "workflows");
-  for (const name of fs.readdirSync(templates)) {
-    write(
-      path.join(".github", "workflows", name),
-      renderTemplate(fs.readFileSync(path.join(templates, name), "utf8"), version, target),
-    );
-  }
   fs.mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
   fs.symlinkSync(repoRoot, path.join(dir, "node_modules", "stackwright"));
   fs.symlinkSync("../stackwright/bin/stackwright.js", path.join(dir, "node_modules", ".bin", "stackwright"));

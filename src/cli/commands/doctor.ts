@@ -13,7 +13,7 @@ import { parseDocument } from "yaml";
 import { z } from "zod";
 import { stackFileJsonSchemaText, targetProblem } from "../../config";
 import { unifiedDiff } from "../../edit";
-import { defaultProjectDir } from "../engine/env";
+import { defaultProjectDir, toolRoot } from "../engine/env";
 import { BUILT_IN_PASSPHRASE, encryptedWithBuiltInPassphrase, secretsEnv } from "../engine/passphrase";
 import { defineCommand } from "../kit/command";
 import { commandLine } from "../kit/invocation";
@@ -23,7 +23,6 @@ import { WORKFLOWS_DIR, mergePackageJson, readWorkflowMarker, renderWorkflow } f
 import { dependencyFinding, pulumiCliFinding, workflowFinding, type Finding } from "../ops/findings";
 import {
   PROGRAM_MAIN,
-  packageRoot,
   packageVersion,
   pinnedPulumiRelease,
   pulumiCli,
@@ -51,7 +50,7 @@ export const doctorCommand = defineCommand({
   async run({ flags }) {
     const dir = projectDir(flags.project);
     requireOpsRepository(dir);
-    const root = packageRoot();
+    const root = toolRoot();
     const version = packageVersion(root);
     const findings = [
       ...pulumiYamlFindings(dir),

@@ -18,6 +18,7 @@
  * checked as `up` checks them, before anything is read (an unset variable: exit 2); delivery
  * comes after the memory is kept and never changes the exit code.
  */
+import { terminalText } from "../../safe-text";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
@@ -143,7 +144,8 @@ function reportLines(report: DriftReport): string {
     ),
     ...checkLines(report),
   ];
-  return lines.join("\n");
+  // Names, deployers and reasons may be the platform's: each line shown, never interpreted.
+  return lines.map(terminalText).join("\n");
 }
 
 /** How the stacks were checked: the count the proof settled, and why the engine ran where it did. */

@@ -7,17 +7,25 @@
  * src/importer; this command reads, validates each file with the loader's own rules, and writes
  * it atomically, never over an existing file without --force.
  */
+import { terminalLines, terminalText } from "../../safe-text";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { nameProblem } from "../../api";
-import { missingValue, needAttributes, type StackwrightClient } from "../../client";
+import { nameProblem, shownValue } from "../../api";
+import { InvalidArgumentError, missingValue, needAttributes, type StackwrightClient } from "../../client";
 import {
-  formatConfigErrors,
+  formatErrorLine,
   isStackFileName,
+  stackFileNameFor,
   stackFileJsonSchemaText,
   validateStackFile,
 } from "../../config";
-import { importedStackFile, type ImportedFile, type ImportedStack, type NamedStack } from "../../importer";
+import {
+  ImportRefusal,
+  importedStackFile,
+  type ImportedFile,
+  type ImportedStack,
+  type NamedStack,
+} from "../../importer";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { say, warn } from "../kit/output";
@@ -91,51 +99,106 @@ export const importCommand = defineCommand({
       if (stacks.length === 0) {
         throw new CliError("usage", `stackwright ${COMMAND}: ${whoami} sees no stack to import`);
       }
-      const targets = stacks.map((s) => ({ stack: s, file: path.join(into, `${s.attributes.name}.yaml`) }));
+      // A stack that cannot be written is skipped with one line; the others are imported.
+      const skipped: string[] = [];
+      const skip = (name: string, why: string) => skipped.push(`${shownValue(name)}: ${why}`);
+      const targets = stacks.flatMap((s) => {
+        const fileName = stackFileNameFor(s.attributes.name);
+        if (fileName.ok) return [{ stack: s, file: path.join(into, fileName.name) }];
+        skip(s.attributes.name, `the name ${fileName.problem}; not written`);
+        return [];
+      });
       const dryRun = flags["dry-run"] === true;
       // A dry run shows what a real one would write, also over existing files (it writes nothing).
       refuseExisting(targets, into, flags.force === true || dryRun);
       const started = Date.now();
-      const read = await mapLimit(targets, READ_CONCURRENCY, (t) => readStack(client, t.stack));
-      const files = read.map((imported, i) => {
-        const file = importedStackFile(imported, { schemaPath: `./${SCHEMA_NAME}`, track });
-        const target = targets[i]?.file ?? "";
-        const { errors } = validateStackFile(target, file.text);
-        if (errors.length > 0) {
-          throw new CliError(
-            "failed",
-            `stackwright ${COMMAND}: the file written for ${file.stack} does not validate (a bug of import; ` +
-              `nothing was written):\n${formatConfigErrors(errors)}`,
-          );
+      const read = await mapLimit(targets, READ_CONCURRENCY, async (t) => {
+        try {
+          return await readStack(client, t.stack);
+        } catch (error) {
+          // A name the API paths cannot carry: no request was sent for it.
+          if (!InvalidArgumentError.isInstance(error)) throw error;
+          skip(t.stack.attributes.name, `the name cannot be read through the API: ${error.message}`);
+          return undefined;
         }
-        return { target, file };
       });
-      for (const { file } of files) for (const note of file.notes) warn(`note: ${note}`);
+      const files = read.flatMap((imported, i) => {
+        const target = targets[i]?.file ?? "";
+        if (imported === undefined) return [];
+        let file: ImportedFile;
+        try {
+          file = importedStackFile(imported, { schemaPath: `./${SCHEMA_NAME}`, track });
+        } catch (error) {
+          if (!(error instanceof ImportRefusal)) throw error;
+          skip(imported.stack.attributes.name, error.message);
+          return [];
+        }
+        const { errors } = validateStackFile(target, file.text);
+        const first = errors[0];
+        if (first !== undefined) {
+          skip(
+            file.stack,
+            `the file does not validate (a bug of import; not written): ${formatErrorLine(first)}`,
+          );
+          return [];
+        }
+        return [{ target, file }];
+      });
+      // Notes and the files' text name the platform's titles, branches and deployers: shown, never
+      // interpreted, by the terminal.
+      for (const { file } of files) for (const note of file.notes) warn(terminalText(`note: ${note}`));
       if (dryRun) {
         for (const { target, file } of files) {
           const exists = fs.existsSync(target) ? ", exists: only --force would overwrite it" : "";
-          say(`--- # ${shown(target)} (not written: --dry-run${exists})\n${file.text.trimEnd()}`);
+          say(
+            [
+              terminalText(`--- # ${shown(target)} (not written: --dry-run${exists})`),
+              ...terminalLines(file.text.trimEnd()),
+            ].join("\n"),
+          );
         }
-        return EXIT_CODES.ok;
+        return endOfImport(skipped);
       }
       fs.mkdirSync(into, { recursive: true });
       const schema = path.join(into, SCHEMA_NAME);
       if (!fs.existsSync(schema)) writeAtomically(schema, stackFileJsonSchemaText(), false);
+      let written = 0;
       for (const { target, file } of files) {
-        writeAtomically(target, file.text, flags.force === true);
-        say(`wrote ${shown(target)}: ${outcomeText(file)}`);
+        try {
+          writeAtomically(target, file.text, flags.force === true);
+        } catch (error) {
+          if (error instanceof CliError || !(error instanceof Error)) throw error;
+          skip(
+            file.stack,
+            `writing ${shown(target)} failed: ${"code" in error ? String(error.code) : error.message}`,
+          );
+          continue;
+        }
+        written++;
+        say(terminalText(`wrote ${shown(target)}: ${outcomeText(file)}`));
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       say(
-        `${files.length} file${files.length === 1 ? "" : "s"} written in ${seconds} s. Review them, commit them, ` +
+        `${written} file${written === 1 ? "" : "s"} written in ${seconds} s. Review them, commit them, ` +
           `then run ${commandLine("preview")}: it should show no change on the platform.`,
       );
-      return EXIT_CODES.ok;
+      return endOfImport(skipped);
     } finally {
       await client.close();
     }
   },
 });
+
+/** Exit 0, or the skipped stacks listed (one line each) and exit 1. */
+function endOfImport(skipped: readonly string[]): number {
+  if (skipped.length === 0) return EXIT_CODES.ok;
+  for (const line of skipped) warn(terminalText(`stackwright ${COMMAND}: skipped ${line}`));
+  throw new CliError(
+    "failed",
+    `stackwright ${COMMAND}: ${skipped.length} stack${skipped.length === 1 ? " was" : "s were"} skipped (listed above); ` +
+      "the others were imported",
+  );
+}
 
 function missing(name: string): never {
   // The preflight has already refused a stack the user cannot see; the list changed since.

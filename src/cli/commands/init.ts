@@ -17,7 +17,7 @@ import { z } from "zod";
 import { baseUrlProblem, clientDefaults } from "../../client";
 import { stackFileJsonSchemaText, targetProblem } from "../../config";
 import { unifiedDiff } from "../../edit";
-import { pulumiCommand } from "../engine/env";
+import { pulumiCommand, toolRoot } from "../engine/env";
 import { secretsEnv } from "../engine/passphrase";
 import { preflight } from "../gates/preflight";
 import { defineCommand } from "../kit/command";
@@ -33,7 +33,7 @@ import {
   renderWorkflow,
   targetFileText,
 } from "../ops/files";
-import { packageRoot, packageVersion, pulumiCli, workflowTemplates } from "../ops/package";
+import { packageVersion, pulumiCli, workflowTemplates } from "../ops/package";
 import { createStackIfAbsent } from "../state/new-stack";
 import { openStateStore } from "../state/store";
 
@@ -108,7 +108,7 @@ export const initCommand = defineCommand({
     }
     const backend = backendOf(flags.backend);
     const dryRun = flags["dry-run"] === true;
-    const root = packageRoot();
+    const root = toolRoot();
     const version = packageVersion(root);
     const templates = ci === "github" ? workflowTemplates(root) : [];
     if (ci === "github" && templates.length === 0) {

@@ -4,6 +4,7 @@
  * keeps printing new lines until the deployment finishes, then exits 0 when it completed and 1
  * when it did not. Log lines go to stdout; what the command says about them goes to stderr.
  */
+import { terminalLines, terminalText } from "../../safe-text";
 import { isDeploymentFinished, type Deployment } from "../../api";
 import { deploymentPhase, needAttributes, waitUntil, type StackwrightClient } from "../../client";
 import { apiClient, idArgument, nameArgument, timeoutArgument } from "../gates/api-command";
@@ -37,7 +38,7 @@ export const logsCommand = defineCommand({
       const id = chosen ?? (await newestDeployment(client, stack, environment));
       const printer = linePrinter();
       const first = await client.deployments.log(stack, environment, id);
-      warn(heading(first.deployment));
+      warn(terminalText(heading(first.deployment)));
       printer.print(first.lines);
       const following = `cannot tell whether deployment ${id} on ${stack}/${environment} has finished`;
       if (
@@ -99,7 +100,8 @@ export function linePrinter(write: (line: string) => void = say): { print(lines:
   let printed = 0;
   return {
     print(lines) {
-      for (const line of lines.slice(printed)) write(line);
+      // Log lines are the platform's (and the build's): each is shown, never interpreted, by the terminal.
+      for (const line of terminalLines(lines.slice(printed))) write(line);
       printed = Math.max(printed, lines.length);
     },
   };

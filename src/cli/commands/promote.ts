@@ -184,6 +184,8 @@ async function planPromotion(
     file: selected.file ?? "",
     flags,
     sha: live.sha,
+    shaFrom:
+      live.deployment === undefined ? `${where}'s live build` : `${where}'s deployment ${live.deployment.id}`,
     title: `Promote ${short} from ${from}`,
     overrides,
     refusals,

@@ -120,6 +120,7 @@ export const rollbackCommand = defineCommand({
       file,
       flags,
       sha,
+      shaFrom: `${where}'s deployment ${target.id}`,
       title: `Roll back to ${shortSha(sha)} (was ${shortSha(was)})`,
       overrides,
       refusals,

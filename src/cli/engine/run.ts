@@ -167,6 +167,10 @@ export class EngineStack {
         log,
         "--stack",
         this.name,
+        // Plain text: any control character in the stream is then the platform's, which the CLI
+        // shows visibly (src/cli/kit/output.ts).
+        "--color",
+        "never",
       ];
       await ws.pulumiCommand.run(args, ws.workDir, env, options.onOutput, options.onError, options.signal);
     } finally {

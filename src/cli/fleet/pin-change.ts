@@ -6,10 +6,11 @@
  * pushed. Several files change together or not at all: every refusal is found before anything
  * is written.
  */
+import { oneLineText } from "../../safe-text";
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 import type { Deployment, LiveBuildProblemKind } from "../../api";
-import { shortSha } from "../../api";
+import { isCommitSha, shortSha, shownValue } from "../../api";
 import {
   ConfigValidationError,
   type StackConfig,
@@ -162,6 +163,8 @@ export async function planPin(input: {
   readonly file: string;
   readonly flags: { "allow-locked"?: boolean | undefined; "override-window"?: string | undefined };
   readonly sha: string;
+  /** Where the platform reported the sha, e.g. `deployment 123` (named when it is refused). */
+  readonly shaFrom?: string | undefined;
   /** The title without overrides, e.g. `Promote 8f3c2a1 from uat`. */
   readonly title: string;
   /** Overrides already used for the source of the sha. */
@@ -182,7 +185,13 @@ export async function planPin(input: {
       title: titleWith(input.title, [...input.overrides, ...target.overrides]),
     };
     if (input.sha === "") refusals.push(`there is no sha to pin ${input.apiStack}/${input.environment} to`);
-    else outcome = pinDeployment(display, before, input.environment, pin);
+    else if (!isCommitSha(input.sha)) {
+      // The sha would land in the file, the commit message and the pull request as it stands.
+      refusals.push(
+        `${input.shaFrom ?? "the build to pin"} has the sha ${shownValue(input.sha)} on the platform, which is not ` +
+          `a commit sha (7 to 40 lowercase hex digits); nothing was pinned to it`,
+      );
+    } else outcome = pinDeployment(display, before, input.environment, pin);
   } catch (error) {
     if (!(error instanceof EditRefusal)) throw error;
     refusals.push(error.message);
@@ -200,7 +209,9 @@ export function displayPath(file: string): string {
 export function describeDeployment(d: Deployment | undefined, sha: string): string {
   if (d === undefined) return shortSha(sha);
   const title: string | null | undefined = d.attributes.title;
-  return `${shortSha(sha)}${title ? ` "${title}"` : ""} (deployment ${d.id})`;
+  // The platform's title goes into the summary printed, the commit message and the pull request:
+  // one line, no control character.
+  return `${shortSha(sha)}${title ? ` "${oneLineText(title)}"` : ""} (deployment ${d.id})`;
 }
 
 /**

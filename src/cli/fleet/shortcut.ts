@@ -15,7 +15,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as os from "node:os";
 import { DATA_READS_DIR_ENV, DataReadsReport, dataReadsFileName } from "../../api";
-import { createClient, readRecorded, resolveCredentials, type StackwrightClient } from "../../client";
+import {
+  createClient,
+  processReadBudget,
+  readRecorded,
+  resolveCredentials,
+  type StackwrightClient,
+} from "../../client";
 import { proofVerdict, type ProofVerdict } from "../../observe";
 import {
   checkpointIdentity,
@@ -73,6 +79,7 @@ export function openShortcut(
         email: email.value,
         token: token.value,
         environment: env,
+        readBudget: processReadBudget(),
       });
     }));
   return {

@@ -29,6 +29,7 @@ import {
   baseUrlProblem,
   clientDefaults,
   createClient,
+  processReadBudget,
   proxySettings,
   shownProxy,
   tlsProblem,
@@ -114,6 +115,8 @@ export async function checkedClient(
       headersTimeoutMs: timeouts.headersMs,
       retry,
       environment: input.env,
+      // One command per process: its lists share one budget (src/client/read-budget.ts).
+      readBudget: processReadBudget(),
     });
   } catch (error) {
     // A malformed proxy or concurrency variable: the message names it (never its value).

@@ -6,6 +6,7 @@
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { stripVTControlCharacters } from "node:util";
+import { terminalText } from "../../safe-text";
 
 /** The engine's `<{%reset%}>`-style colour markup (terminal colours go with stripVTControlCharacters). */
 const MARKUP = /<\{%[a-z-]+%\}>/g;
@@ -14,11 +15,14 @@ const MARKUP = /<\{%[a-z-]+%\}>/g;
 const GENERIC = /^(update|preview|refresh|destroy) failed$|^\d+ errors? occurred/i;
 
 function oneLine(text: string): string {
-  return text
-    .replace(MARKUP, "")
-    .replace(/^error:\s*/i, "")
-    .replace(/\s+/g, " ")
-    .trim();
+  // The message may quote the platform: its control characters are shown, never interpreted.
+  return terminalText(
+    text
+      .replace(MARKUP, "")
+      .replace(/^error:\s*/i, "")
+      .replace(/\s+/g, " ")
+      .trim(),
+  );
 }
 
 /** The engine's first error diagnostic that names a cause, in one line; undefined when none. */

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { ConnectionError, tlsProblem } from "../../client";
 import { ConfigValidationError } from "../../config";
+import { terminalLines } from "../../safe-text";
 import { engineDiagnostic } from "./engine-diagnostic";
 import { commandLine } from "./invocation";
 
@@ -152,7 +153,8 @@ export function describeError(command: string, err: unknown, events?: readonly E
 /** Prints `err` in one place, the way its kind is reported, and returns the exit code. */
 export function reportError(command: string, err: unknown): number {
   const hint = err instanceof UsageError ? `\n(${commandLine(`${command} --help`)} lists its flags)` : "";
-  console.error(`${describeError(command, err)}${hint}`);
+  // An error may quote the platform (a title, an error's detail): shown, never interpreted.
+  console.error(terminalLines(`${describeError(command, err)}${hint}`).join("\n"));
   return exitCodeOf(err);
 }
 

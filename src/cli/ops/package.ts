@@ -15,27 +15,7 @@ export const PROGRAM_MAIN = "node_modules/stackwright/dist/src/program/main.js";
 /** The templates directory of the package: one workflow per file (templates/README.md). */
 export const WORKFLOW_TEMPLATES = path.join("templates", "workflows");
 
-/**
- * The package's root: from this file compiled (dist/src/cli/ops → ../../../..) or run from its
- * source (src/cli/ops → ../../..), the directory whose package.json is Stackwright's.
- */
-export function packageRoot(): string {
-  const fromDist = path.resolve(__dirname, "..", "..", "..", "..");
-  return isOurs(fromDist) ? fromDist : path.resolve(__dirname, "..", "..", "..");
-}
-
 const PackageJson = z.looseObject({ name: z.string(), version: z.string() });
-
-function isOurs(dir: string): boolean {
-  try {
-    return (
-      PackageJson.parse(JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"))).name ===
-      "stackwright"
-    );
-  } catch {
-    return false;
-  }
-}
 
 /** The version of the package at `root` (its package.json). */
 export function packageVersion(root: string): string {

@@ -6,6 +6,7 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { z } from "zod";
 import { EnvironmentFacts, StackFacts } from "../../config";
+import { markdownCode, markdownText, markdownUrl } from "../../safe-text";
 
 /** The program's `facts` output: per stack, its own facts and each environment's. */
 const FactsOutput = z.record(
@@ -37,12 +38,15 @@ export function factsOfOutcomes(
   return Object.keys(merged).length === 0 ? undefined : merged;
 }
 
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
+/**
+ * Every value of the table is the platform's: each part is escaped on its own (src/safe-text), so
+ * none can end a cell, open an element or a link, or mention someone.
+ */
+const text = markdownText;
 
-function code(text: string): string {
-  return "`" + text.replace(/`/g, "'") + "`";
+/** A code span in a table cell: GFM splits cells at a `|` even inside one unless escaped. */
+function code(value: string): string {
+  return markdownCode(value).replace(/\|/g, "\\|");
 }
 
 /** One row per fact: `| where | fact | value |`. */
@@ -51,30 +55,30 @@ function environmentRows(where: string, facts: EnvironmentFacts): string[] {
   const d = facts.deployment;
   if (d !== undefined) {
     const by = [
-      d.title === null || d.title === "" ? "" : `"${d.title}"`,
-      d.deployer === null ? "" : `by ${d.deployer}`,
+      d.title === null || d.title === "" ? "" : `"${text(d.title)}"`,
+      d.deployer === null ? "" : `by ${text(d.deployer)}`,
     ]
       .filter((part) => part !== "")
       .join(" ");
     rows.push([
       "live build",
-      `${d.sha === null ? "not given by the platform" : code(d.sha.slice(0, 7))}${d.ref === null ? "" : ` (${d.ref})`}${by === "" ? "" : ` ${by}`}${d.deployed_at === null ? "" : `, ${d.deployed_at}`}`,
+      `${d.sha === null ? "not given by the platform" : code(d.sha.slice(0, 7))}${d.ref === null ? "" : ` (${text(d.ref)})`}${by === "" ? "" : ` ${by}`}${d.deployed_at === null ? "" : `, ${text(d.deployed_at)}`}`,
     ]);
   }
-  if (facts.url !== undefined) rows.push(["url", facts.url]);
+  if (facts.url !== undefined) rows.push(["url", markdownUrl(facts.url)]);
   if (facts.domains !== undefined) {
     const flags = (x: { primary: boolean; ssl: boolean; www: boolean }) =>
       [x.primary ? "primary" : "", x.ssl ? "ssl" : "no ssl", x.www ? "www" : ""]
         .filter((f) => f !== "")
         .join(", ");
-    rows.push(["domains", facts.domains.map((x) => `${x.name} (${flags(x)})`).join("; ") || "none"]);
+    rows.push(["domains", facts.domains.map((x) => `${text(x.name)} (${flags(x)})`).join("; ") || "none"]);
   }
-  if (facts.framework !== undefined) rows.push(["framework", facts.framework]);
+  if (facts.framework !== undefined) rows.push(["framework", text(facts.framework)]);
   if (facts.modules !== undefined) {
     rows.push([
       "modules",
       Object.entries(facts.modules)
-        .map(([name, version]) => `${name} ${version}`)
+        .map(([name, version]) => `${text(name)} ${text(version)}`)
         .join(", ") || "none",
     ]);
   }
@@ -82,7 +86,7 @@ function environmentRows(where: string, facts: EnvironmentFacts): string[] {
     const { names, pending_changes } = facts.configuration;
     rows.push([
       "configuration",
-      `${names.join(", ") || "no variables"}${pending_changes ? " (changes wait for a deployment)" : ""}`,
+      `${names.map(text).join(", ") || "no variables"}${pending_changes ? " (changes wait for a deployment)" : ""}`,
     ]);
   }
   if (facts.whitelist !== undefined) {
@@ -92,7 +96,7 @@ function environmentRows(where: string, facts: EnvironmentFacts): string[] {
       `${w.enabled ? "on" : "off"}, ${w.entries} ${w.entries === 1 ? "entry" : "entries"}${w.pending_changes ? " (changes pending)" : ""}`,
     ]);
   }
-  return rows.map(([fact, value]) => `| ${cell(where)} | ${fact} | ${cell(value)} |`);
+  return rows.map(([fact, value]) => `| ${text(where)} | ${fact} | ${value} |`);
 }
 
 /** The Markdown section; empty when no file asks for a fact. */
@@ -103,7 +107,7 @@ export function factsSummary(facts: FactsOutput | undefined): string {
     const release = stackFacts.manifest_release;
     if (release !== undefined) {
       rows.push(
-        `| ${cell(stack)} | manifest release | ${release === null ? "none" : `${code(release.label)}, ${release.released}`} |`,
+        `| ${text(stack)} | manifest release | ${release === null ? "none" : `${code(release.label)}, ${text(release.released)}`} |`,
       );
     }
     for (const [environment, environmentFacts] of Object.entries(stackFacts.environments)) {

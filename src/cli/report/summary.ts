@@ -3,6 +3,7 @@
  * request: per stack and environment, what will deploy from which sha to which ref, locks and
  * unlocks, snapshots and restores, record actions, with counts and the preview's warnings.
  */
+import { markdownCode, markdownText } from "../../safe-text";
 import type { PreviewJson, PreviewStep } from "../engine/preview-json";
 
 /**
@@ -112,8 +113,9 @@ function shortSha(value: unknown): string | undefined {
   return s === undefined ? undefined : /^[0-9a-f]{12,}$/i.test(s) ? s.slice(0, 7) : s;
 }
 
+/** A value in a code span (refs, shas, names: some are the platform's); `cell` makes it table-safe. */
 function code(value: string): string {
-  return "`" + value.replace(/`/g, "'") + "`";
+  return markdownCode(value);
 }
 
 /** The resource's type name (`Deployment`) from its token (`pulumi-nodejs:dynamic/stackwright:Deployment`). */
@@ -172,7 +174,7 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
     case "EnvironmentLock": {
       // One per environment; `locked: false` keeps it unlocked (see providers/environment-lock).
       const message = str(inputs["message"]) ?? str(inputs["lock_message"]);
-      const text = message === undefined ? "lock the environment" : `"${message}"`;
+      const text = message === undefined ? "lock the environment" : `"${markdownText(message)}"`;
       // A lock that only records the environment's work (its `holds`) changes nothing.
       if (op === "update" && changedInputs(step).every((k) => k === "holds")) return undefined;
       const wasLocked = step.oldState !== undefined && step.oldState.outputs?.["locked"] !== false;
@@ -325,8 +327,12 @@ function countLine(changes: readonly PlannedChange[], unchanged: number, failure
   return `**${parts.length === 0 ? "No changes" : parts.join(" · ")}** (${unchanged} unchanged)`;
 }
 
+/**
+ * A row's details in a table cell: GFM ends a cell at any `|` not escaped, even in a code span
+ * (one escaped as text already stays as it is).
+ */
 function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
+  return text.replace(/(?<!\\)\|/g, "\\|").replace(/\s*\n\s*/g, " ");
 }
 
 /** One stack's table. */
@@ -355,7 +361,11 @@ export function renderComment(input: SummaryInput, limit: SummaryLimit = {}): Re
     "",
   ];
   const attention = [
-    ...failures.map((f) => `- **${f.stack}** ${f.result}${f.line === undefined ? "" : `: ${cell(f.line)}`}`),
+    // The engine's and the platform's words (a failure's line, a diagnostic) are text, never Markdown.
+    ...failures.map(
+      (f) =>
+        `- **${markdownText(f.stack)}** ${f.result}${f.line === undefined ? "" : `: ${markdownText(f.line)}`}`,
+    ),
     ...(input.attention ?? []).map((a) => `- ${a}`),
   ];
   if (attention.length > 0) head.push("### Needs attention", "", ...attention, "");
@@ -367,7 +377,7 @@ export function renderComment(input: SummaryInput, limit: SummaryLimit = {}): Re
   ];
   if (ordered.length > 0) {
     head.push("### Warnings and errors", "");
-    for (const d of ordered) head.push(`- **${d.severity}**: ${cell(d.message.trim())}`);
+    for (const d of ordered) head.push(`- **${d.severity}**: ${markdownText(d.message)}`);
     head.push("");
   }
   if ((input.confirmed ?? []).length > 0) {

@@ -43,16 +43,26 @@ describe("notification delivery behind a forward proxy", () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("delivers a webhook through the proxy of HTTP_PROXY, to a host only the proxy can resolve", async () => {
+  it("sends nothing over http to a host that is not loopback, even through the proxy, naming the variable and not the URL", async () => {
     const before = hook.received.length;
     const lines = await deliver({
       AUDIT_URL: `http://hooks.stackwright.test:${hookPort}/hook`,
       AUDIT_SECRET: "s",
       HTTP_PROXY: proxy.url,
     });
-    expect(lines[0]).toBe("notifications: 1 delivered, 0 failed (the exit code does not depend on them)");
-    expect(hook.received.length).toBe(before + 1);
-    expect(proxy.connections(`hooks.stackwright.test:${hookPort}`)).toBe(1);
+    expect(lines).toEqual([
+      "notifications: 0 delivered, 1 failed (the exit code does not depend on them)",
+      "  audit (webhook) drift.detected: not sent: the URL in AUDIT_URL uses http to a host that is not loopback, which would send the notification in clear text; use https",
+    ]);
+    expect(hook.received.length).toBe(before);
+    expect(proxy.connections(`hooks.stackwright.test:${hookPort}`)).toBe(0);
+  });
+
+  it("sends nothing to a URL of another scheme", async () => {
+    const lines = await deliver({ AUDIT_URL: "file:///etc/passwd", AUDIT_SECRET: "s" });
+    expect(lines[1]).toBe(
+      "  audit (webhook) drift.detected: not sent: the URL in AUDIT_URL must be https (or http on loopback), not file:",
+    );
   });
 
   it("goes through the proxy to 127.0.0.1 too, unless NO_PROXY names it", async () => {
