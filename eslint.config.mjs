@@ -157,20 +157,22 @@ const layers = [
   // Inside src/cli, from the bottom up: the command kit (flags, output, exit codes), the engine run,
   // reports (summaries, facts), gates (preflight, change windows), the state backend, a target's
   // settings (--target, --project, its file and secrets, read one way by every command), the fleet
-  // run; commands sit on top and nothing imports them. Each folder may import only those below it.
+  // run, an ops repository's files (what init writes and doctor compares); commands sit on top and
+  // nothing imports them. Each folder may import only those below it.
   ...[
-    ["kit", ["engine", "report", "gates", "state", "settings", "fleet", "commands"]],
-    ["engine", ["report", "gates", "state", "settings", "fleet", "commands"]],
-    ["report", ["gates", "state", "settings", "fleet", "commands"]],
-    ["gates", ["state", "settings", "fleet", "commands"]],
-    ["state", ["settings", "fleet", "commands"]],
-    ["settings", ["fleet", "commands"]],
-    ["fleet", ["commands"]],
+    ["kit", ["engine", "report", "gates", "state", "settings", "fleet", "ops", "commands"]],
+    ["engine", ["report", "gates", "state", "settings", "fleet", "ops", "commands"]],
+    ["report", ["gates", "state", "settings", "fleet", "ops", "commands"]],
+    ["gates", ["state", "settings", "fleet", "ops", "commands"]],
+    ["state", ["settings", "fleet", "ops", "commands"]],
+    ["settings", ["fleet", "ops", "commands"]],
+    ["fleet", ["ops", "commands"]],
+    ["ops", ["commands"]],
   ].map(([folder, above]) =>
     layer(
       [`src/cli/${folder}/**`],
       ["program/.+", "providers", ...above],
-      `src/cli/${folder} imports only the folders of src/cli below it (kit < engine < report < gates < state < settings < fleet < commands), and the program only through its entry point`,
+      `src/cli/${folder} imports only the folders of src/cli below it (kit < engine < report < gates < state < settings < fleet < ops < commands), and the program only through its entry point`,
     ),
   ),
 ];
