@@ -437,6 +437,9 @@ describe("stackwright rollback", () => {
     expect(three.out).toContain(
       "acme-web/prod has 2 earlier completed build(s) with another sha than its current build, not 3",
     );
+    expect(three.out).toContain("see npm run stackwright -- history acme-web prod");
+    const elsewhere = await stackwright(["rollback", "acme-web", "prod", "--steps", "3", "--target", "dev"]);
+    expect(elsewhere.out).toContain("see npm run stackwright -- history acme-web prod\n");
   });
 
   it("pins the deployment --to names, and refuses one that did not complete", async () => {

@@ -30,7 +30,13 @@ import {
 import { checkedClient } from "../gates/preflight";
 import { say } from "../kit/output";
 import { commandLine } from "../kit/invocation";
-import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf, targetNameOf } from "../settings/target-settings";
+import {
+  API_SETTINGS_HELP,
+  DEFAULT_TARGET,
+  apiSettingsOf,
+  projectDirOf,
+  targetNameOf,
+} from "../settings/target-settings";
 import { selectByNames } from "../fleet/selection";
 
 const COMMAND = "rollback";
@@ -99,8 +105,16 @@ export const rollbackCommand = defineCommand({
         `stackwright ${COMMAND}: ${where} has no completed deployment to roll back from`,
       );
     }
+    // Where to look when the build asked for is not there: the same environment's history, read
+    // with the same target's settings.
+    const targetName = targetNameOf(flags.target);
+    const historyHint = commandLine(
+      `history ${apiStack} ${environment}${targetName === DEFAULT_TARGET ? "" : ` --target ${targetName}`}`,
+    );
     const target =
-      chosen === undefined ? earlierBuild(stated, current, steps, where) : named(stated, chosen, where);
+      chosen === undefined
+        ? earlierBuild(stated, current, steps, where, historyHint)
+        : named(stated, chosen, where, historyHint);
     const refusals: string[] = [];
     const overrides: string[] = [];
     const running = stated.find((d) => isDeploymentInProgress(d.attributes.state));
@@ -138,7 +152,7 @@ export const rollbackCommand = defineCommand({
     const code = await runFleetCommand(
       "up",
       {
-        target: targetNameOf(flags.target),
+        target: targetName,
         project: projectDir,
         ...(flags["override-window"] === undefined ? {} : { "override-window": flags["override-window"] }),
       },
@@ -173,6 +187,7 @@ function earlierBuild(
   current: StatedDeployment,
   steps: number,
   where: string,
+  historyHint: string,
 ): StatedDeployment {
   const currentIndex = newestFirst(deployments).findIndex((d) => d.id === current.id);
   const seen = new Set<string>([shaOf(current)]);
@@ -186,19 +201,24 @@ function earlierBuild(
   if (found === undefined) {
     throw new CliError(
       "failed",
-      `stackwright ${COMMAND}: ${where} has ${earlier.length} earlier completed build(s) with another sha than its current build, not ${steps}; see ${commandLine(`history ${where.replace("/", " ")}`)}`,
+      `stackwright ${COMMAND}: ${where} has ${earlier.length} earlier completed build(s) with another sha than its current build, not ${steps}; see ${historyHint}`,
     );
   }
   return found;
 }
 
 /** The deployment `--to` names, which must be one of the environment's and must have completed. */
-function named(deployments: readonly StatedDeployment[], id: string, where: string): StatedDeployment {
+function named(
+  deployments: readonly StatedDeployment[],
+  id: string,
+  where: string,
+  historyHint: string,
+): StatedDeployment {
   const found = deployments.find((d) => d.id === id);
   if (found === undefined) {
     throw new CliError(
       "usage",
-      `stackwright ${COMMAND}: deployment ${id} is not a deployment of ${where} (see ${commandLine(`history ${where.replace("/", " ")}`)})`,
+      `stackwright ${COMMAND}: deployment ${id} is not a deployment of ${where} (see ${historyHint})`,
     );
   }
   if (found.attributes.state !== "Completed" || shaOf(found) === "") {
