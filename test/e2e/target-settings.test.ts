@@ -164,6 +164,25 @@ describe("a production target", { timeout: 180_000 }, () => {
     expect(missing.out).not.toContain("--help");
     expect(missing.status).toBe(2);
   });
+
+  it("names the settings file and the key when the file leaves a setting out", async () => {
+    const partial = path.join(project.dir, "Pulumi.partial.yaml");
+    fs.writeFileSync(
+      partial,
+      "config:\n  stackwright:apiUrl: https://api.example.com\n  stackwright:email: ops@example.com\n",
+    );
+    try {
+      const run1 = await run(["history", "acme-web", "uat", "--target", "partial"], {
+        PULUMI_CONFIG_PASSPHRASE: passphrase,
+      });
+      expect(run1.out.trim()).toBe(
+        `no API settings for target 'partial': set STACKWRIGHT_API_TOKEN, or add stackwright:apiToken to ${partial}`,
+      );
+      expect(run1.status).toBe(2);
+    } finally {
+      fs.rmSync(partial, { force: true });
+    }
+  });
 });
 
 describe("the command a message names, from an installed package", { timeout: 60_000 }, () => {

@@ -172,6 +172,15 @@ export async function targetApiSettings(
     );
   }
   const settings = await readTargetSettings(request);
+  // Said here, naming the file, rather than by the preflight, which knows no file.
+  const missing = unset.filter((source) => (settings[source.config] ?? "") === "");
+  if (missing.length > 0) {
+    throw new CliError(
+      "usage",
+      `no API settings for target '${request.target}': set ${missing.map((s) => s.env).join(", ")}, or add ` +
+        `${missing.map((s) => s.config).join(", ")} to ${configFile}`,
+    );
+  }
   return (key) => settings[key];
 }
 
