@@ -10,7 +10,7 @@
  */
 
 /**
- * Control characters as any medium sees them: C0, DEL, C1, the Unicode line and paragraph
+ * Control characters as every medium sees them: C0, DEL, C1, the Unicode line and paragraph
  * separators (YAML 1.1 and some terminals break lines on them) and the bidirectional overrides and
  * isolates (which make a line read differently from what it holds).
  */

@@ -26,7 +26,7 @@ import {
   type FleetStatus,
 } from "../../src/observe";
 import { EVERY_STATE_SITES, demoFleet } from "../helpers/demo-fleet";
-import { hostileText, hostileUrl } from "../helpers/hostile-text";
+import { hostileText, hostileUrl, mrkdwnTexts } from "../helpers/hostile-text";
 import { fuzz } from "./harness";
 
 const FILE = "test/fuzz/hostile-platform.test.ts";
@@ -213,17 +213,6 @@ const PAGE_TAGS = new Set(
 );
 const tagsOf = (html: string) =>
   [...html.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9-]*)/g)].map((m) => (m[1] ?? "").toLowerCase());
-
-/** Every mrkdwn text of a Slack message (the fallback and each mrkdwn element). */
-function mrkdwnTexts(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) for (const v of value) mrkdwnTexts(v, out);
-  else if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    if (typeof record["text"] === "string" && record["type"] !== "plain_text") out.push(record["text"]);
-    for (const v of Object.values(record)) mrkdwnTexts(v, out);
-  }
-  return out;
-}
 
 describe("a hostile platform through every renderer", () => {
   it("leaves no control character, element, foreign link or mention of the platform's in any output", async () => {

@@ -69,3 +69,14 @@ export const hostileUrl: fc.Arbitrary<string> = fc.oneof(
   ),
   hostileText,
 );
+
+/** Every string a Slack message shows as mrkdwn (the fallback text and each mrkdwn element). */
+export function mrkdwnTexts(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) mrkdwnTexts(v, out);
+  else if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    if (typeof record["text"] === "string" && record["type"] !== "plain_text") out.push(record["text"]);
+    for (const v of Object.values(record)) mrkdwnTexts(v, out);
+  }
+  return out;
+}

@@ -167,7 +167,7 @@ export class EngineStack {
         log,
         "--stack",
         this.name,
-        // Plain text: any control character in the stream is then the platform's, which the CLI
+        // Plain text: every control character left in the stream is then the platform's, which the CLI
         // shows visibly (src/cli/kit/output.ts).
         "--color",
         "never",

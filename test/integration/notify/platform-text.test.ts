@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { NOTIFY_EVENT_NAMES, NotifyEvent } from "../../../src/api";
 import type { SinkConfig } from "../../../src/config";
 import { eventContext, sampleEvents, sendEvents, type PlacedSink } from "../../../src/notify";
+import { mrkdwnTexts } from "../../helpers/hostile-text";
 import { slackProblem, startReceiver, teamsProblem, type Receiver } from "../../helpers/receivers";
 
 /** The link of the probe: a real https URL whose tail, unescaped, spoofs Slack's link text and pings everyone. */
@@ -39,17 +40,6 @@ function hostileFailure(link: string): NotifyEvent {
     links: { ...event.links, deployment: link },
     details: { ...event.details, ref: "main <!channel>", message: HOSTILE_LINES[0], log_tail: HOSTILE_LINES },
   });
-}
-
-/** Every string a Slack message shows as mrkdwn (the fallback text and each mrkdwn element). */
-function mrkdwnTexts(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) for (const v of value) mrkdwnTexts(v, out);
-  else if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    if (typeof record["text"] === "string" && record["type"] !== "plain_text") out.push(record["text"]);
-    for (const v of Object.values(record)) mrkdwnTexts(v, out);
-  }
-  return out;
 }
 
 /** Every TextBlock text and fact of a Teams card. */
