@@ -36,10 +36,13 @@ import {
 import { packageVersion, pulumiCli, workflowTemplates } from "../ops/package";
 import { createStackIfAbsent } from "../state/new-stack";
 import { openStateStore } from "../state/store";
+import { errorLine } from "../settings/target-settings";
 
 const COMMAND = "init";
 const TOKEN_VARIABLE = "STACKWRIGHT_API_TOKEN";
 const TOKEN_KEY = "stackwright:apiToken";
+/** How long the Pulumi CLI may take to encrypt the token (about a second in practice). */
+const SEAL_TIMEOUT_MS = 60_000;
 
 /** One file of the ops repository and what init does with it. */
 type Step =
@@ -417,20 +420,41 @@ async function setSecret(configFile: string, token: string, sealing: Sealing): P
     "--config-file",
     configFile,
   ];
-  const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+  // Bounded as every process we wait for: the CLI answers in about a second.
+  const { code, stderr, timedOut } = await new Promise<{
+    code: number | null;
+    stderr: string;
+    timedOut: boolean;
+  }>((resolve, reject) => {
     const child = spawn(sealing.binary, args, { cwd: project, env, stdio: ["pipe", "ignore", "pipe"] });
     let err = "";
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ code: status, stderr: err }));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, SEAL_TIMEOUT_MS);
+    child.stderr.on("data", (chunk: Buffer) => {
+      // Its error line is all we show; a runaway stream is not kept.
+      if (err.length < 64 * 1024) err += chunk.toString();
+    });
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (status) => {
+      clearTimeout(timer);
+      resolve({ code: status, stderr: err, timedOut });
+    });
     child.stdin.end(token);
   });
+  if (timedOut) {
+    throw new CliError(
+      "environment",
+      `stackwright ${COMMAND}: Pulumi did not encrypt the token within ${SEAL_TIMEOUT_MS / 1000} s (${sealing.binary} config set); nothing was written`,
+    );
+  }
   if (code !== 0) {
-    const said = stderr
-      .split("\n")
-      .map((line) => line.trim())
-      .find((line) => line.startsWith("error:"))
-      ?.replace(/^error:\s*/, "");
+    const said = errorLine(stderr);
     throw new CliError(
       "usage",
       `stackwright ${COMMAND}: Pulumi could not encrypt the token into ${path.basename(configFile)}${said === undefined ? "" : `: ${said}`}; check PULUMI_CONFIG_PASSPHRASE (or the secrets provider the file names)`,
