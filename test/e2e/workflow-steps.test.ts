@@ -15,6 +15,7 @@ import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BUILT_IN_PASSPHRASE } from "../../src/cli/engine/passphrase";
+import { pinnedPulumiRelease } from "../../src/cli/ops/package";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createOpsRepository, packageVersion, type OpsRepository } from "../helpers/ops-repository";
 import { startReceiver, type Receiver } from "../helpers/receivers";
@@ -59,9 +60,7 @@ type GhCall = z.infer<typeof GhCall>;
 
 /** What the test reads of package.json. */
 const PackageJson = z.looseObject({
-  version: z.string(),
-  dependencies: z.record(z.string(), z.string()),
-  repository: z.union([z.string(), z.looseObject({ url: z.string() })]).optional(),
+  repository: z.union([z.string(), z.looseObject({ url: z.string() })]),
 });
 const packageJson = () =>
   PackageJson.parse(JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")));
@@ -137,7 +136,7 @@ describe("the ops repository's workflows, step by step", () => {
       baseEnv,
       tempDir: temp,
       action: { repository: actionRepository(), version: packageVersion(), dir: repoRoot },
-      pulumiRelease: pinnedPulumi(),
+      pulumiRelease: pinnedPulumiRelease(repoRoot),
       runId: ++runId,
     });
     const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -465,14 +464,9 @@ describe("the ops repository's workflows, step by step", () => {
  * github:stackwright/stackwright until package.json names one.
  */
 function actionRepository(): string {
-  const repository = packageJson().repository ?? "github:stackwright/stackwright";
+  const repository = packageJson().repository;
   const url = typeof repository === "string" ? repository : repository.url;
   const match = /github(?::|\.com\/)([^/]+\/[^/.#]+)/.exec(url);
   if (match?.[1] === undefined) throw new Error(`package.json's repository '${url}' is not on GitHub`);
   return match[1];
-}
-
-/** The Pulumi CLI release Stackwright pins: its exact @pulumi/pulumi dependency. */
-function pinnedPulumi(): string {
-  return packageJson().dependencies["@pulumi/pulumi"] ?? "";
 }

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { packageVersion as versionOf } from "../../src/cli/ops/package";
 import { repoRoot } from "./scratch-project";
 
 export interface OpsRepository {
@@ -21,10 +22,7 @@ export interface OpsRepository {
 
 /** The version of this checkout's package.json, as init writes it into the templates. */
 export function packageVersion(): string {
-  const pkg: unknown = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
-  const version = typeof pkg === "object" && pkg !== null && "version" in pkg ? pkg.version : undefined;
-  if (typeof version !== "string") throw new Error("package.json has no version");
-  return version;
+  return versionOf(repoRoot);
 }
 
 /** This process's environment without Stackwright's or Pulumi's settings: init reads them. */
