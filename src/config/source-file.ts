@@ -132,15 +132,13 @@ function duplicateKeyErrors(
           seen.set(pair.key.value, offset);
           continue;
         }
-        const { line, col } = lineCounter.linePos(offset);
-        errors.push({
-          file,
-          line,
-          column: col,
-          path: "",
-          message: `duplicate key '${String(pair.key.value)}' (first at line ${lineCounter.linePos(first).line}); each key may appear once per map`,
-          lineText: lines[line - 1] ?? "",
-        });
+        errors.push(
+          keyErrorAt(
+            { file, lineCounter, lines },
+            offset,
+            `duplicate key '${String(pair.key.value)}' (first at line ${lineCounter.linePos(first).line}); each key may appear once per map`,
+          ),
+        );
       }
       return undefined;
     },
@@ -162,18 +160,26 @@ function prototypeKeyErrors(
   visit(document, {
     Pair(_, pair) {
       if (!isScalar(pair.key) || pair.key.value !== "__proto__" || !pair.key.range) return;
-      const { line, col } = lineCounter.linePos(pair.key.range[0]);
-      errors.push({
-        file,
-        line,
-        column: col,
-        path: "",
-        message: "the key '__proto__' is not allowed (it cannot be told apart from JavaScript internals)",
-        lineText: lines[line - 1] ?? "",
-      });
+      errors.push(
+        keyErrorAt(
+          { file, lineCounter, lines },
+          pair.key.range[0],
+          "the key '__proto__' is not allowed (it cannot be told apart from JavaScript internals)",
+        ),
+      );
     },
   });
   return errors;
+}
+
+/** An error at a key of the document, by the key's offset in the text. */
+function keyErrorAt(
+  where: { file: string; lineCounter: LineCounter; lines: readonly string[] },
+  offset: number,
+  message: string,
+): ConfigError {
+  const { line, col } = where.lineCounter.linePos(offset);
+  return { file: where.file, line, column: col, path: "", message, lineText: where.lines[line - 1] ?? "" };
 }
 
 /** 1-based number of the last line that is not blank, or 0. */
