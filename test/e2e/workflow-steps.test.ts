@@ -62,6 +62,12 @@ type GhCall = z.infer<typeof GhCall>;
 const PackageJson = z.looseObject({
   repository: z.union([z.string(), z.looseObject({ url: z.string() })]),
 });
+/** A GitHub App set up for the promote workflow (its token is the stand-in's). */
+const APP_TOKEN = {
+  vars: { STACKWRIGHT_APP_ID: "123456" },
+  secrets: { STACKWRIGHT_APP_PRIVATE_KEY: "stand-in key" },
+};
+
 const packageJson = () =>
   PackageJson.parse(JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")));
 
@@ -148,6 +154,21 @@ describe("the ops repository's workflows, step by step", () => {
     }
     return runs;
   };
+  /** The promote workflow started by hand on main's commit `sha` for acme-web, uat to prod. */
+  const promoteByHand = (
+    sha: string,
+    extra: { secrets?: Record<string, string>; vars?: Record<string, string> } = APP_TOKEN,
+  ) =>
+    run(
+      "stackwright-promote.yml",
+      {
+        name: "workflow_dispatch",
+        ref: "refs/heads/main",
+        sha,
+        payload: { ref: "refs/heads/main", inputs: { site: "acme-web", from: "uat", to: "prod" } },
+      },
+      extra,
+    );
   const push = (before: string, sha: string): WorkflowEvent => ({
     name: "push",
     ref: "refs/heads/main",
@@ -384,20 +405,15 @@ describe("the ops repository's workflows, step by step", () => {
   }, 120_000);
 
   it("promote by hand opens its pull request with the GitHub App's token, never GITHUB_TOKEN", async () => {
-    const runs = await run(
-      "stackwright-promote.yml",
-      {
-        name: "workflow_dispatch",
-        ref: "refs/heads/main",
-        sha: repo.git("rev-parse", "main"),
-        payload: { ref: "refs/heads/main", inputs: { site: "acme-web", from: "uat", to: "prod" } },
-      },
-      { vars: { STACKWRIGHT_APP_ID: "123456" }, secrets: { STACKWRIGHT_APP_PRIVATE_KEY: "stand-in key" } },
-    );
+    const runs = await promoteByHand(repo.git("rev-parse", "main"));
     expect(
       runs.map((r) => r.succeeded),
       output(runs),
     ).toEqual([true]);
+    // The target's state says which live builds an up adopted: without it an imported site is refused.
+    expect(
+      runs[0]?.steps.some((step) => step.name.includes("stackwright promote --target dev acme-web")),
+    ).toBe(true);
     const branch = `promote/acme-web-prod-${runId}`;
     const pushed = execFileSync(
       "git",
@@ -415,12 +431,7 @@ describe("the ops repository's workflows, step by step", () => {
   }, 300_000);
 
   it("promote refuses in one line, before anything, when no token that starts workflows is set", async () => {
-    const runs = await run("stackwright-promote.yml", {
-      name: "workflow_dispatch",
-      ref: "refs/heads/main",
-      sha: repo.git("rev-parse", "main"),
-      payload: { ref: "refs/heads/main", inputs: { site: "acme-web", from: "uat", to: "prod" } },
-    });
+    const runs = await promoteByHand(repo.git("rev-parse", "main"), {});
     expect(runs.map((r) => r.succeeded)).toEqual([false]);
     const failed = runs[0]?.steps.filter((s) => s.exitCode !== 0) ?? [];
     expect(failed.map((s) => s.name)).toEqual(["Check the token and the inputs"]);
@@ -438,16 +449,7 @@ describe("the ops repository's workflows, step by step", () => {
     repo.git("checkout", "-q", "--detach", "main");
     repo.git("rm", "-q", "package-lock.json");
     repo.git("commit", "-qm", "no lock file");
-    const runs = await run(
-      "stackwright-promote.yml",
-      {
-        name: "workflow_dispatch",
-        ref: "refs/heads/main",
-        sha: repo.git("rev-parse", "HEAD"),
-        payload: { ref: "refs/heads/main", inputs: { site: "acme-web", from: "uat", to: "prod" } },
-      },
-      { vars: { STACKWRIGHT_APP_ID: "123456" }, secrets: { STACKWRIGHT_APP_PRIVATE_KEY: "stand-in key" } },
-    );
+    const runs = await promoteByHand(repo.git("rev-parse", "HEAD"));
     expect(runs.map((r) => r.succeeded)).toEqual([false]);
     const failed = runs[0]?.steps.filter((s) => s.exitCode !== 0) ?? [];
     expect(failed.map((s) => s.name)).toEqual([
