@@ -31,3 +31,4 @@ export * from "./data-reads";
 export * from "./never-repeated";
 export * from "./live-build";
 export * from "./notify";
+export * from "./verification";
