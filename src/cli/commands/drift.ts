@@ -39,7 +39,7 @@ import { EXIT_CODES } from "../kit/exit-codes";
 import { observeFlags, observeTarget } from "../fleet/observe-target";
 import { say, stderr, stdout, warn, type Sink } from "../kit/output";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
-import { handleInterrupts } from "../state/interrupt";
+import { handleInterrupts } from "../engine/interrupt";
 import { notifyDrift, prepareNotify } from "../fleet/notify";
 import type { DriftChanges, DriftEntry as NotifyDriftEntry } from "../../notify";
 

@@ -20,7 +20,7 @@ import { say, warn } from "../kit/output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../gates/preflight";
 import { notifyOutcomes, prepareNotify } from "../fleet/notify";
-import { handleInterrupts } from "../state/interrupt";
+import { handleInterrupts } from "../engine/interrupt";
 import { lockFlags, lockPolicyOf } from "../state/target";
 import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";
 import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";

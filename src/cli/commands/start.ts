@@ -15,7 +15,7 @@ import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget, stackNameOf } from "../fleet/target";
 import { say, warn } from "../kit/output";
-import { handleInterrupts } from "../state/interrupt";
+import { handleInterrupts } from "../engine/interrupt";
 import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */

@@ -10,7 +10,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import type { EngineRunOptions } from "../engine/run";
 import { exitCodeOf, describeError, EXIT_CODES } from "../kit/exit-codes";
 import { lastUpUnfinished, markUpFinished, markUpStarted, removeConfirmation } from "../state/confirmations";
-import { engineErrorFilter } from "../state/engine-output";
+import { engineErrorFilter } from "../engine/stderr-filter";
 import { guardCreates } from "../state/in-flight";
 import { withStackLock, type LockPolicy, type LockTarget } from "../state/lock-guard";
 import {
