@@ -160,21 +160,28 @@ const layers = [
   // run, an ops repository's files (what init writes and doctor compares); commands sit on top and
   // nothing imports them. Each folder may import only those below it.
   ...[
-    ["kit", ["engine", "report", "gates", "state", "settings", "fleet", "ops", "commands"]],
-    ["engine", ["report", "gates", "state", "settings", "fleet", "ops", "commands"]],
-    ["report", ["gates", "state", "settings", "fleet", "ops", "commands"]],
-    ["gates", ["state", "settings", "fleet", "ops", "commands"]],
-    ["state", ["settings", "fleet", "ops", "commands"]],
-    ["settings", ["fleet", "ops", "commands"]],
-    ["fleet", ["ops", "commands"]],
-    ["ops", ["commands"]],
-  ].map(([folder, above]) =>
-    layer(
-      [`src/cli/${folder}/**`],
-      ["program/.+", "providers", ...above],
-      `src/cli/${folder} imports only the folders of src/cli below it (kit < engine < report < gates < state < settings < fleet < ops < commands), and the program only through its entry point`,
+    "kit",
+    "engine",
+    "report",
+    "gates",
+    "state",
+    "settings",
+    "fleet",
+    "release",
+    "observation",
+    "notifications",
+    "ops",
+    "commands",
+  ]
+    .map((folder, i, order) => [folder, order.slice(i + 1)])
+    .filter(([folder]) => folder !== "commands")
+    .map(([folder, above]) =>
+      layer(
+        [`src/cli/${folder}/**`],
+        ["program/.+", "providers", ...above],
+        `src/cli/${folder} imports only the folders of src/cli below it (kit < engine < report < gates < state < settings < fleet < release < observation < notifications < ops < commands), and the program only through its entry point`,
+      ),
     ),
-  ),
 ];
 
 // Every eslint-disable says why, after " -- " (a directive without a reason fails the lint).

@@ -13,7 +13,7 @@
  * Exit codes (combined over the stacks, error > drift > clean): 0 clean, 5 drift, 1 when a check
  * could not be made (a stack the user cannot see, a read that failed).
  *
- * Notifications (fleet/notify.ts): `drift.detected` for each new entry and `drift.resolved` for
+ * Notifications (notifications/notify.ts): `drift.detected` for each new entry and `drift.resolved` for
  * each resolved one, never for one still drifted, to the sinks of their stacks. The sinks are
  * checked as `up` checks them, before anything is read (an unset variable: exit 2); delivery
  * comes after the memory is kept and never changes the exit code.
@@ -36,11 +36,11 @@ import {
 } from "../../observe";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { observeFlags, observeTarget } from "../fleet/observe-target";
+import { observeFlags, observeTarget } from "../observation/observe-target";
 import { say, stderr, stdout, warn, type Sink } from "../kit/output";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
 import { handleInterrupts } from "../engine/interrupt";
-import { notifyDrift, prepareNotify } from "../fleet/notify";
+import { notifyDrift, prepareNotify } from "../notifications/notify";
 import type { DriftChanges, DriftEntry as NotifyDriftEntry } from "../../notify";
 
 /** The exit code of a report: error > drift > clean. */
@@ -66,7 +66,7 @@ async function engineChecks(
   const [{ defaultConcurrency, fanOut }, { openTarget }, { previewFromEvents }, { plannedChanges }] =
     await Promise.all([
       import("../fleet/fan-out.js"),
-      import("../fleet/target.js"),
+      import("../fleet/open-target.js"),
       import("../engine/preview-events.js"),
       import("../report/summary.js"),
     ]);

@@ -13,7 +13,7 @@ import { defineCommand } from "../kit/command";
 import { combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
-import { openTarget, stackNameOf } from "../fleet/target";
+import { openTarget, stackNameOf } from "../fleet/open-target";
 import { say, warn } from "../kit/output";
 import { handleInterrupts } from "../engine/interrupt";
 import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";

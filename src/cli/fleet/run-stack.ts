@@ -18,10 +18,10 @@ import {
   recordCrashedCreates,
   settlePendingCreates,
 } from "../state/pending-creates";
-import { lockTargetOf } from "../state/target";
+import { lockTargetOf } from "../state/lock-target";
 import { gatedEngineRun, quietPlan, type WindowGate } from "../gates/windows";
 import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
-import { withPerFileStack, type Target } from "./target";
+import { withPerFileStack, type Target } from "./open-target";
 
 export type Operation = "preview" | "up" | "refresh" | "destroy";
 

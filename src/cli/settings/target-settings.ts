@@ -22,7 +22,7 @@ import { CliError, UsageError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
 import { createStackIfAbsent } from "../state/new-stack";
 import { openStateStore } from "../state/store";
-import { projectNameOf } from "../state/target";
+import { projectNameOf } from "../state/lock-target";
 
 const execFileAsync = promisify(execFile);
 

@@ -17,7 +17,7 @@ import { commandLine } from "../kit/invocation";
 import { checkpointKey, createStackIfAbsent } from "../state/new-stack";
 import { BackendUrlError, openStateStore, type StateStore } from "../state/store";
 import { readCheckpoint } from "../../observe";
-import { lockTargetOf, projectNameOf } from "../state/target";
+import { lockTargetOf, projectNameOf } from "../state/lock-target";
 import {
   readTargetSettings as readSettingsFile,
   settingsFileOf,

@@ -14,7 +14,7 @@ import { readCheckpoint, recordedDeployments } from "../../observe";
 import { engineEnv } from "../engine/env";
 import { openStateStore, redactUrl } from "../state/store";
 import { projectDirOf } from "../settings/target-settings";
-import { projectNameOf } from "../state/target";
+import { projectNameOf } from "../state/lock-target";
 
 /** What the state says about an environment's deployments. */
 export interface RecordedDeployments {
