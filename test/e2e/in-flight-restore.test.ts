@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inFlightKey } from "../../src/cli/state/in-flight";
-import { openStateStore } from "../../src/cli/state/store";
+import { openStateStore } from "../../src/state-backend/store";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import {

@@ -34,8 +34,8 @@ import {
   targetFileText,
 } from "../ops/files";
 import { packageVersion, pulumiCli, workflowTemplates } from "../ops/package";
-import { createStackIfAbsent } from "../state/new-stack";
-import { openStateStore } from "../state/store";
+import { createStackIfAbsent } from "../../state-backend/new-stack";
+import { openStateStore } from "../../state-backend/store";
 import { errorLine } from "../settings/target-settings";
 
 const COMMAND = "init";

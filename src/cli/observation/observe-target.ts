@@ -20,7 +20,7 @@ import { CliError, UsageError } from "../kit/exit-codes";
 import { changesSince } from "../fleet/changes";
 import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "../fleet/selection";
 import { checkedClient } from "../gates/preflight";
-import { openStateStore, type StateStore } from "../state/store";
+import { openStateStore, type StateStore } from "../../state-backend/store";
 import { projectNameOf } from "../state/lock-target";
 import { clockNow } from "../gates/windows";
 import { apiConcurrencyFlag, useApiConcurrency } from "../kit/api-budget";

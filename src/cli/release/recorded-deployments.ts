@@ -12,7 +12,7 @@ import type { RecordedDeployment } from "../../api";
 import { perFileStackName } from "../../config";
 import { readCheckpoint, recordedDeployments } from "../../observe";
 import { engineEnv } from "../engine/env";
-import { openStateStore, redactUrl } from "../state/store";
+import { openStateStore, redactUrl } from "../../state-backend/store";
 import { projectDirOf } from "../settings/target-settings";
 import { projectNameOf } from "../state/lock-target";
 

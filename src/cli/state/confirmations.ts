@@ -6,10 +6,10 @@
  * token or answer is stored in clear. See docs/state.md, "Confirmed without the engine".
  */
 import { confirmationKey, unfinishedKey, type Confirmation } from "../../observe";
-import type { StateStore } from "./store";
+import type { StateStore } from "../../state-backend/store";
 
-// The record's schema, its place and its readers belong to the observe layer (src/observe/
-// state-backend.ts), which reads them without the engine; this file writes and removes it.
+// The record's schema, its place and its readers belong to the state backend module
+// (src/state-backend/records.ts), which observe reads without the engine; this file writes and removes it.
 export {
   Confirmation,
   InputDigests,

@@ -5,7 +5,7 @@
  * record (removed once its drift is resolved); a stack that could not be checked keeps its record.
  */
 import { DriftMemory, driftMemoryKey } from "../../observe";
-import type { StateStore } from "./store";
+import type { StateStore } from "../../state-backend/store";
 
 /** The record of `pulumiStack`, or undefined when there is none or it cannot be read. */
 export async function readDriftMemory(

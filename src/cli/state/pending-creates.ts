@@ -30,7 +30,7 @@ import {
 } from "../../api";
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
-import { checkpointKey } from "./new-stack";
+import { checkpointKey } from "../../state-backend/new-stack";
 
 /** The type token of a Stackwright resource is this prefix and its type name. */
 export const TYPE_PREFIX = "pulumi-nodejs:dynamic/stackwright:";

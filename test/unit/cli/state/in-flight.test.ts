@@ -5,8 +5,8 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { guardCreates, inFlightKey } from "../../../../src/cli/state/in-flight";
 import { lockDirectory } from "../../../../src/cli/state/locks";
-import { checkpointKey } from "../../../../src/cli/state/new-stack";
-import { openStateStore, type StateStore } from "../../../../src/cli/state/store";
+import { checkpointKey } from "../../../../src/state-backend/new-stack";
+import { openStateStore, type StateStore } from "../../../../src/state-backend/store";
 
 const PROJECT = "stackwright";
 const STACK = "dev.acme-web";

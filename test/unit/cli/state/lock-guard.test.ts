@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { engineErrorFilter } from "../../../../src/cli/engine/stderr-filter";
 import { StackLockedError, withStackLock, type LockTarget } from "../../../../src/cli/state/lock-guard";
 import { lockDirectory, type LockJudge } from "../../../../src/cli/state/locks";
-import { openStateStore, s3Settings } from "../../../../src/cli/state/store";
+import { openStateStore, s3Settings } from "../../../../src/state-backend/store";
 
 const roots: string[] = [];
 afterEach(() => {

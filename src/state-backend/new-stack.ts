@@ -9,8 +9,8 @@
  * that another runner made in the meantime, and may already be updating, is never overwritten.
  * The engine fills the checkpoint on its first run, exactly as after `pulumi stack init`.
  */
-import { checkpointKey } from "../../observe";
-import type { LockTarget } from "./lock-guard";
+import { checkpointKey } from "../observe";
+import type { LockTarget } from "../cli/state/lock-guard";
 
 export { checkpointKey };
 
