@@ -81,22 +81,23 @@ const layers = [
     "providers import only src/client and src/api",
   ),
   // Inside providers/, which process a file runs in (providers/README.md): the provider
-  // process has only the serialized provider, which loads provider-process/ by path.
+  // process has only the serialized provider, which loads behaviour/ by path (through the
+  // re-export at provider-process/index.ts that states record).
   layer(
-    ["providers/provider-process/**"],
+    ["providers/behaviour/**", "providers/provider-process/**"],
     ["emulator", "config", "program", "cli", "data", "program-process"],
-    "providers/provider-process imports src/client, src/api and providers/shared only",
+    "providers/behaviour imports src/client, src/api and providers/shared only",
     ["@pulumi/pulumi"],
   ),
   layer(
     ["providers/program-process/**", "providers/data/**"],
-    ["emulator", "config", "program", "cli", "provider-process"],
-    "the program process reaches providers/provider-process only through the serialized provider (program-process/provider.ts)",
+    ["emulator", "config", "program", "cli", "behaviour", "provider-process"],
+    "the program process reaches providers/behaviour only through the serialized provider (program-process/provider.ts)",
   ),
   // The dynamic-provider plugin's process serves any serialized provider; it knows none of ours
   // and must not load the SDK's runtime (the point of having it).
   layer(
-    ["providers/provider-host/**"],
+    ["providers/plugin-host/**"],
     [
       "api",
       "client",
@@ -106,15 +107,16 @@ const layers = [
       "cli",
       "data",
       "program-process",
+      "behaviour",
       "provider-process",
       "shared",
     ],
-    "providers/provider-host imports none of ours, and of the SDK only its generated messages",
+    "providers/plugin-host imports none of ours, and of the SDK only its generated messages",
     ["@pulumi/pulumi"],
   ),
   layer(
     ["providers/shared/**"],
-    ["emulator", "config", "program", "cli", "program-process", "provider-process", "data"],
+    ["emulator", "config", "program", "cli", "program-process", "behaviour", "provider-process", "data"],
     "providers/shared is loaded by both processes: it imports src/client and src/api only",
     ["@pulumi/pulumi"],
   ),

@@ -17,7 +17,7 @@ import { IN_PROGRESS_DEPLOYMENT_STATES, PENDING_DEPLOYMENT_STATES } from "./depl
 
 /**
  * The line Stackwright's Deployment provider appends to a deployment's summary,
- * `[stackwright sw-<20 hex>]` (providers/provider-process/common.ts, `withMarker`): the marker is
+ * `[stackwright sw-<20 hex>]` (providers/behaviour/common.ts, `withMarker`): the marker is
  * a hash of the resource's identity and of the desired inputs that made it (ref_type, ref,
  * trigger, ...), so it also names the file state the deployment came from.
  */

@@ -62,7 +62,7 @@ describe("a stack whose program the stackwright process hosts", () => {
       .filter((pid) => parentPid(pid) === run.pid)
       .map(commandLine);
     expect(
-      children.filter((c) => c.includes("provider-host/main.js --shared")),
+      children.filter((c) => c.includes("plugin-host/main.js --shared")),
       below.join("\n"),
     ).toHaveLength(1);
     expect(

@@ -71,7 +71,7 @@ describe("a restore whose provider host and CLI are killed while the engine live
     );
     const below = descendants(run.pid);
     const engine = below.find((pid) => / up --yes /.test(commandLine(pid)));
-    const host = below.find((pid) => commandLine(pid).includes("provider-host/main.js --shared"));
+    const host = below.find((pid) => commandLine(pid).includes("plugin-host/main.js --shared"));
     expect(engine, below.map(commandLine).join("\n")).toBeDefined();
     expect(host).toBeDefined();
     if (engine === undefined || host === undefined) return;

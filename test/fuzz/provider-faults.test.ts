@@ -13,7 +13,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TEST_USERS, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { v1 } from "../../providers/provider-process";
+import { v1 } from "../../providers/behaviour";
 import {
   applyChanges,
   changeArb,
@@ -254,7 +254,7 @@ const REGRESSIONS: Record<string, Case> = {
     ],
   },
   // Fixed in src/client/deployments.ts (create's retry lookup takes the caller's `accept`) and
-  // providers/provider-process/deployment.ts (accepts only what it may adopt).
+  // providers/behaviour/deployment.ts (accepts only what it may adopt).
   "going back to an earlier ref makes a new deployment even when the create was retried": {
     steps: [
       { changes: [{ kind: "trigger" }], faults: [], stall: false },

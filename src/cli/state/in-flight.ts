@@ -8,7 +8,7 @@
  * kill of both) while the engine lives on, the engine sees the create fail, drops the pending
  * operation and records nothing, and no one is left to say the request may have reached the
  * platform. So before the shared provider host calls such a create it has this process record it
- * here, and once the engine has the answer this process forgets it (providers/provider-host/
+ * here, and once the engine has the answer this process forgets it (providers/plugin-host/
  * protocol.ts). A record still here at the next `up` whose resource the checkpoint does not hold
  * is a suspect: if the program declares the same create again (same URN, same inputs), the host
  * answers it with an unknown outcome instead of running it, and says so. Changing its `trigger`

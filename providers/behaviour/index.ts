@@ -1,6 +1,6 @@
 /**
  * The provider module: what runs in the dynamic provider's process. Serialized providers load it
- * by path (`dist/providers/provider-process/index.js` under the project root, see program-process/provider.ts) and
+ * by path (`dist/providers/provider-process/index.js`, which re-exports it; program-process/provider.ts) and
  * call `v1.configure` and `v1.<kind>.<method>`. Versioned so that state written by an older
  * release keeps working: an incompatible change adds `v2` beside it.
  *
