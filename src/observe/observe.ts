@@ -34,7 +34,7 @@ import {
   readLastUpdate,
   type InputDigests,
   type StateReader,
-} from "../state-backend/records";
+} from "../state-backend/read";
 import { newestFirst, observedDeployment, syncOf, type Applied } from "./sync";
 
 /** The type token of the Deployment resource in a checkpoint. */

@@ -1,56 +1,12 @@
 /**
- * The state backend as the observe layer reads it, and the layout both it and the CLI use: where
- * Pulumi's DIY backend keeps a stack's checkpoint, lock and history, and where Stackwright keeps
- * its own records beside them (the confirmation of a no-change run, the drift memory). Reading
- * only: the CLI writes (src/cli/state), through a store that also satisfies {@link StateReader}.
+ * Stackwright's own records in the state backend, and what it reads of Pulumi's history and
+ * locks: the confirmation of a no-change run, the mark of an unfinished `up`, whether a lock is
+ * held, the last run the history records. Reading only: the CLI writes them (src/cli/state).
  */
-import { createHash } from "node:crypto";
-import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { DataRead } from "../api";
-
-/** The part of a state store this layer uses: list and read objects by key. */
-export interface StateReader {
-  /** The backend, for messages (no credentials). */
-  readonly description: string;
-  list(prefix: string): Promise<readonly { readonly key: string }[]>;
-  read(key: string): Promise<string | undefined>;
-  readBytes(key: string): Promise<Uint8Array | undefined>;
-}
-
-/** Where the backend keeps the stack's checkpoint (project mode), without compression suffix. */
-export function checkpointKey(project: string, stack: string): string {
-  return `.pulumi/stacks/${project}/${stack}.json`;
-}
-
-/** Where Pulumi keeps the locks of a project-scoped stack (DIY backend, project mode). */
-export function lockDirectory(project: string, stack: string): string {
-  return `.pulumi/locks/organization/${project}/${stack}`;
-}
-
-/** The directory of the stack's update history (one `<stack>-<ns>.history.json` per update). */
-export function historyDirectory(project: string, stack: string): string {
-  return `.pulumi/history/${project}/${stack}`;
-}
-
-/** Where the confirmation record of `stack` lives in the backend. */
-export function confirmationKey(project: string, stack: string): string {
-  return `.pulumi/stackwright/confirmations/${project}/${stack}.json`;
-}
-
-/**
- * Where an `up` of `stack` marks itself unfinished: written before its engine starts, removed
- * once it succeeded and left the state steady. Found by the next run, it says the last run was
- * killed or failed (src/cli/fleet/run-stack.ts writes and removes it).
- */
-export function unfinishedKey(project: string, stack: string): string {
-  return `.pulumi/stackwright/unfinished/${project}/${stack}.json`;
-}
-
-/** Where `stackwright drift` keeps what it last reported for `stack`, next to the confirmations. */
-export function driftMemoryKey(project: string, stack: string): string {
-  return `.pulumi/stackwright/drift/${project}/${stack}.json`;
-}
+import { confirmationKey, historyDirectory, isLockKey, lockDirectory, unfinishedKey } from "./keys";
+import type { StateReader } from "./store";
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -113,92 +69,6 @@ export async function lastUpUnfinished(store: StateReader, project: string, stac
 /** True when some run holds (or left) the stack's Pulumi lock. */
 export async function stackIsLocked(store: StateReader, project: string, stack: string): Promise<boolean> {
   return (await store.list(lockDirectory(project, stack))).some((o) => isLockKey(o.key));
-}
-
-/** True for the key of a lock file (`<id>.json`), not of its attributes (`<id>.json.attrs`). */
-export function isLockKey(key: string): boolean {
-  return key.endsWith(".json");
-}
-
-/** The checkpoint as the backend holds it: its digest and how many operations it left pending. */
-export interface CheckpointIdentity {
-  readonly digest: string;
-  readonly pendingOperations: number;
-}
-
-/** A resource of a checkpoint, as far as this layer reads it. */
-const CheckpointResource = z.looseObject({
-  urn: z.string(),
-  type: z.string(),
-  outputs: z.record(z.string(), z.unknown()).optional(),
-});
-const CheckpointDocument = z.looseObject({
-  checkpoint: z.looseObject({
-    latest: z
-      .looseObject({
-        manifest: z.looseObject({ time: z.string().optional() }).optional(),
-        resources: z.array(CheckpointResource).nullish(),
-        pending_operations: z.array(z.unknown()).nullish(),
-      })
-      .nullish(),
-  }),
-});
-
-/** A checkpoint read whole: its identity and its latest deployment, or undefined when it has none. */
-export interface Checkpoint extends CheckpointIdentity {
-  readonly resources: readonly z.infer<typeof CheckpointResource>[];
-  /** When the engine last wrote the stack's state (ISO 8601), if it says. */
-  readonly writtenAt: string | undefined;
-  /** False for a stack that was made but never updated. */
-  readonly updated: boolean;
-}
-
-/**
- * The stack's checkpoint, or undefined when it has none or it cannot be read as a checkpoint.
- * Pulumi writes `<stack>.json`, or `<stack>.json.gz` when the backend compresses.
- */
-export async function readCheckpoint(
-  store: StateReader,
-  project: string,
-  stack: string,
-): Promise<Checkpoint | undefined> {
-  const base = checkpointKey(project, stack);
-  for (const [key, gz] of [
-    [base, false],
-    [`${base}.gz`, true],
-  ] as const) {
-    const bytes = await store.readBytes(key);
-    if (bytes === undefined) continue;
-    const digest = createHash("sha256").update(bytes).digest("hex");
-    try {
-      const text = (gz ? gunzipSync(bytes) : Buffer.from(bytes)).toString("utf8");
-      const parsed = CheckpointDocument.safeParse(JSON.parse(text));
-      if (!parsed.success) return undefined;
-      const latest = parsed.data.checkpoint.latest;
-      return {
-        digest,
-        pendingOperations: latest?.pending_operations?.length ?? 0,
-        resources: latest?.resources ?? [],
-        writtenAt: latest?.manifest?.time,
-        updated: latest !== null && latest !== undefined,
-      };
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
-/** The stack's checkpoint identity (see {@link readCheckpoint}). */
-export async function checkpointIdentity(
-  store: StateReader,
-  project: string,
-  stack: string,
-): Promise<CheckpointIdentity | undefined> {
-  const checkpoint = await readCheckpoint(store, project, stack);
-  return checkpoint === undefined
-    ? undefined
-    : { digest: checkpoint.digest, pendingOperations: checkpoint.pendingOperations };
 }
 
 /** One update of the stack's history, as Pulumi's DIY backend records it. */

@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inFlightKey } from "../../src/cli/state/in-flight";
+import { inFlightKey } from "../../src/state-backend";
 import { openStateStore } from "../../src/state-backend/store";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";

@@ -13,7 +13,7 @@ import { engineEnv } from "../../src/cli/engine/env";
 import { openStack } from "../../src/cli/engine/workspace";
 import { targetSecretsEnv } from "../../src/cli/settings/target-settings";
 import { openStateStore } from "../../src/state-backend/store";
-import { readLastRun } from "../../src/observe";
+import { readLastRun } from "../../src/state-backend";
 
 export const repoRoot = path.resolve(__dirname, "..", "..");
 

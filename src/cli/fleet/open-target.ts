@@ -14,9 +14,14 @@ import { hostedProject, sharedProviderHost, startProgramHost } from "../../progr
 import { EngineStack, type EngineHosts } from "../engine/run";
 import { CliError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import { checkpointKey, createStackIfAbsent } from "../../state-backend/new-stack";
-import { BackendUrlError, openStateStore, type StateStore } from "../../state-backend/store";
-import { readCheckpoint } from "../../observe";
+import {
+  BackendUrlError,
+  createStackIfAbsent,
+  hasCheckpoint,
+  openStateStore,
+  readCheckpoint,
+  type StateStore,
+} from "../../state-backend";
 import { lockTargetOf, projectNameOf } from "../state/lock-target";
 import {
   readTargetSettings as readSettingsFile,
@@ -90,14 +95,7 @@ function backendStacks(dir: string, env: Record<string, string>, workspace: Loca
         { cause },
       );
     });
-  const has = (stackName: string) =>
-    reading(stackName, async () => {
-      const base = checkpointKey(project, stackName);
-      for (const key of [base, `${base}.gz`, `${base}.zst`]) {
-        if ((await store.readBytes(key)) !== undefined) return true;
-      }
-      return false;
-    });
+  const has = (stackName: string) => reading(stackName, () => hasCheckpoint(store, project, stackName));
   return {
     has,
     resourceCount: async (stackName) => {

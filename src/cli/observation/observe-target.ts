@@ -7,20 +7,14 @@
  */
 import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState, perFileStackName, type DesiredState } from "../../config";
-import {
-  observeFleetProving,
-  type FleetStatus,
-  type InputDigests,
-  type ProofVerdict,
-  type StackToObserve,
-} from "../../observe";
+import { observeFleetProving, type FleetStatus, type ProofVerdict, type StackToObserve } from "../../observe";
 import type { FlagSpec } from "../kit/args";
 import { engineEnv, pulumiVersionOf } from "../engine/env";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { changesSince } from "../fleet/changes";
 import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "../fleet/selection";
 import { checkedClient } from "../gates/preflight";
-import { openStateStore, type StateStore } from "../../state-backend/store";
+import { openStateStore, type InputDigests, type StateStore } from "../../state-backend";
 import { projectNameOf } from "../state/lock-target";
 import { clockNow } from "../gates/windows";
 import { apiConcurrencyFlag, useApiConcurrency } from "../kit/api-budget";

@@ -20,8 +20,7 @@ import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "../engi
 import type { FlagSpec } from "../kit/args";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import { createStackIfAbsent } from "../../state-backend/new-stack";
-import { openStateStore } from "../../state-backend/store";
+import { createStackIfAbsent, openStateStore } from "../../state-backend";
 import { projectNameOf } from "../state/lock-target";
 
 const execFileAsync = promisify(execFile);

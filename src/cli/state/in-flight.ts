@@ -19,17 +19,13 @@
 import { z } from "zod";
 import { UNKNOWN_OUTCOME_ID, UNKNOWN_OUTCOME_OUTPUTS } from "../../api";
 import { inFlightCreate, typeOfUrn, type InFlightCreate, type RunGuard } from "../../program";
+import { inFlightKey } from "../../state-backend";
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
 import { inFlightLine, latestDeployment, nameOf, parseJson, TYPE_PREFIX } from "./pending-creates";
 
 const Journal = z.strictObject({ version: z.literal(1), creates: z.array(inFlightCreate) });
 type Journal = z.infer<typeof Journal>;
-
-/** Where the creates in flight of `stack` are recorded in the backend. */
-export function inFlightKey(project: string, stack: string): string {
-  return `.pulumi/stackwright/in-flight/${project}/${stack}.json`;
-}
 
 /** The URNs the stack's checkpoint records (none when it has none, or is not one we can read). */
 async function recordedUrns(target: LockTarget): Promise<Set<string>> {

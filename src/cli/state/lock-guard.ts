@@ -17,7 +17,7 @@ import {
 } from "./locks";
 import { CliError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import type { StateStore } from "../../state-backend/store";
+import type { StateStore } from "../../state-backend";
 
 /** How a run treats other runs' locks. */
 export interface LockPolicy {

@@ -10,7 +10,7 @@ import { parseDuration } from "../../config";
 import { UsageError, type FlagSpec } from "../kit/args";
 import { engineEnv } from "../engine/env";
 import type { LockPolicy, LockTarget } from "./lock-guard";
-import { openStateStore } from "../../state-backend/store";
+import { openStateStore } from "../../state-backend";
 
 /** The lock flags of every command that updates a stack. */
 export const lockFlags = {

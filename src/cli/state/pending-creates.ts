@@ -30,7 +30,7 @@ import {
 } from "../../api";
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
-import { checkpointKey } from "../../state-backend/new-stack";
+import { readCheckpoint } from "../../state-backend";
 
 /** The type token of a Stackwright resource is this prefix and its type name. */
 export const TYPE_PREFIX = "pulumi-nodejs:dynamic/stackwright:";
@@ -46,7 +46,6 @@ const Deployment = z.looseObject({
   resources: z.array(z.looseObject({})).nullish(),
   pending_operations: z.array(PendingOperation).nullish(),
 });
-const Checkpoint = z.looseObject({ checkpoint: z.looseObject({ latest: Deployment.nullish() }) });
 
 type PendingOperation = z.infer<typeof PendingOperation>;
 
@@ -302,14 +301,13 @@ export async function clearResolvedPendingCreates(
 }
 
 /**
- * The latest deployment of the stack's checkpoint in the DIY backend (project-scoped, plain JSON:
- * a compressed one is left to the engine), or undefined when there is none we can read.
+ * The latest deployment of the stack's checkpoint (read by the state backend's one reader, plain
+ * or gzip), or undefined when there is none we can read.
  */
 export async function latestDeployment(target: LockTarget): Promise<z.infer<typeof Deployment> | undefined> {
-  const text = await target.store.read(checkpointKey(target.project, target.stack));
-  if (text === undefined) return undefined;
-  const checkpoint = Checkpoint.safeParse(parseJson(text));
-  return checkpoint.success ? (checkpoint.data.checkpoint.latest ?? undefined) : undefined;
+  const latest = (await readCheckpoint(target.store, target.project, target.stack))?.latest;
+  const parsed = Deployment.safeParse(latest);
+  return latest === null || latest === undefined || !parsed.success ? undefined : parsed.data;
 }
 
 /** The JSON value of `text`, or undefined when it is not JSON. */

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkpointKey, createStackIfAbsent } from "../../../../src/state-backend/new-stack";
+import { checkpointKey, createStackIfAbsent } from "../../../../src/state-backend";
 import { openStateStore, type StateStore } from "../../../../src/state-backend/store";
 
 const PROJECT = "stackwright";
