@@ -111,6 +111,25 @@ export function outputKeys(contract: Contract): string[] {
   return Object.keys(contract.outputs.shape);
 }
 
+/**
+ * The inputs a state or a plan records for a resource of `contract`, each key read on its own
+ * with the contract's rule: a key that does not fit (an older release's shape, a value the
+ * engine does not know yet, a secret) is left out rather than failing the whole reading, so
+ * readers of recorded inputs (the run summary) use the contract's names and types.
+ */
+export function recordedInputs<In extends z.ZodObject, Out extends z.ZodObject>(
+  contract: Contract<In, Out>,
+  inputs: Readonly<Record<string, unknown>>,
+): Partial<z.output<In>> {
+  const known: Record<string, unknown> = {};
+  for (const [key, rule] of Object.entries(contract.inputs.shape)) {
+    if (inputs[key] === undefined) continue;
+    const parsed = z.safeParse(rule as z.ZodType, inputs[key]);
+    if (parsed.success && parsed.data !== undefined) known[key] = parsed.data;
+  }
+  return known as Partial<z.output<In>>;
+}
+
 /** True when the resource carries a crash-safety marker. */
 export function hasMarker(contract: Contract): boolean {
   return "marker_seed" in contract.inputs.shape;

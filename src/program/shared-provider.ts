@@ -22,7 +22,7 @@ import {
   type InFlightCreate,
 } from "../../providers/plugin-host/protocol";
 
-export { inFlightCreate, typeOfUrn, type InFlightCreate } from "../../providers/plugin-host/protocol";
+export { inFlightCreate, type InFlightCreate } from "../../providers/plugin-host/protocol";
 
 /** A bound on the host's start and its answer to a request for a port. */
 const OPEN_TIMEOUT_MS = 60_000;

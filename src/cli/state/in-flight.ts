@@ -17,12 +17,19 @@
  * Only this stack's lock holder writes the record (the CLI that runs the engine).
  */
 import { z } from "zod";
-import { UNKNOWN_OUTCOME_ID, UNKNOWN_OUTCOME_OUTPUTS } from "../../api";
-import { inFlightCreate, typeOfUrn, type InFlightCreate, type RunGuard } from "../../program";
+import {
+  typeToken,
+  UNKNOWN_OUTCOME_ID,
+  UNKNOWN_OUTCOME_OUTPUTS,
+  urnName,
+  urnType,
+  typeNameOf,
+} from "../../api";
+import { inFlightCreate, type InFlightCreate, type RunGuard } from "../../program";
 import { inFlightKey } from "../../state-backend";
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
-import { inFlightLine, latestDeployment, nameOf, parseJson, TYPE_PREFIX } from "./pending-creates";
+import { inFlightLine, latestDeployment, parseJson } from "./pending-creates";
 
 const Journal = z.strictObject({ version: z.literal(1), creates: z.array(inFlightCreate) });
 type Journal = z.infer<typeof Journal>;
@@ -72,16 +79,19 @@ export async function guardCreates(target: LockTarget, log: (line: string) => vo
     }
   }
   const types = Object.fromEntries(
-    Object.entries(UNKNOWN_OUTCOME_OUTPUTS).map(([name, outputs]) => [`${TYPE_PREFIX}${name}`, outputs]),
+    Object.entries(UNKNOWN_OUTCOME_OUTPUTS).map(([name, outputs]) => [
+      typeToken(name as keyof typeof UNKNOWN_OUTCOME_OUTPUTS),
+      outputs,
+    ]),
   );
-  const typeName = (urn: string) => typeOfUrn(urn).slice(TYPE_PREFIX.length);
+  const typeName = (urn: string) => typeNameOf(urnType(urn));
   return {
     spec: {
       types,
       unknownId: UNKNOWN_OUTCOME_ID,
       suspects: creates.map((create) => ({
         create,
-        note: inFlightLine(target.stack, typeName(create.urn), nameOf(create.urn), "an earlier run stopped"),
+        note: inFlightLine(target.stack, typeName(create.urn), urnName(create.urn), "an earlier run stopped"),
       })),
     },
     record(create: InFlightCreate) {

@@ -24,6 +24,8 @@ import type { Deployment as ExportedState, EngineEvent } from "@pulumi/pulumi/au
 import { z } from "zod";
 import {
   isNeverRepeated,
+  stackwrightTypeOf,
+  urnName,
   UNKNOWN_OUTCOME_ID,
   UNKNOWN_OUTCOME_OUTPUTS,
   type NeverRepeatedType,
@@ -31,9 +33,6 @@ import {
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
 import { readCheckpoint } from "../../state-backend";
-
-/** The type token of a Stackwright resource is this prefix and its type name. */
-export const TYPE_PREFIX = "pulumi-nodejs:dynamic/stackwright:";
 
 const Resource = z.looseObject({
   urn: z.string(),
@@ -70,14 +69,8 @@ function neverRepeatedCreate(op: PendingOperation): NeverRepeatedType | undefine
 
 /** The type name of a never-repeated resource type token, else undefined. */
 function neverRepeatedType(token: string): NeverRepeatedType | undefined {
-  if (!token.startsWith(TYPE_PREFIX)) return undefined;
-  const name = token.slice(TYPE_PREFIX.length);
-  return isNeverRepeated(name) ? name : undefined;
-}
-
-/** The resource's name, e.g. `acme-web/uat/from-a`, from its URN. */
-export function nameOf(urn: string): string {
-  return urn.slice(urn.lastIndexOf("::") + 2);
+  const name = stackwrightTypeOf(token);
+  return name !== undefined && isNeverRepeated(name) ? name : undefined;
 }
 
 /** The state record of a never-repeated resource whose outcome is unknown. */
@@ -128,7 +121,7 @@ export function crashedCreates(events: readonly EngineEvent[]): {
         inputs,
       ),
     );
-    settled.push({ urn: failed.urn, type, name: nameOf(failed.urn) });
+    settled.push({ urn: failed.urn, type, name: urnName(failed.urn) });
   }
   return { records, settled };
 }
@@ -195,7 +188,7 @@ export function settleDeployment(deployment: unknown): {
       continue;
     }
     recorded.push(unknownOutcome(op.resource, type, op.resource.inputs ?? {}));
-    settled.push({ urn: op.resource.urn, type, name: nameOf(op.resource.urn) });
+    settled.push({ urn: op.resource.urn, type, name: urnName(op.resource.urn) });
   }
   return {
     deployment: {
@@ -267,8 +260,8 @@ export function clearResolved(deployment: unknown): {
     const token = op.resource.type;
     cleared.push({
       urn: op.resource.urn,
-      type: token.startsWith(TYPE_PREFIX) ? token.slice(TYPE_PREFIX.length) : token,
-      name: nameOf(op.resource.urn),
+      type: stackwrightTypeOf(token) ?? token,
+      name: urnName(op.resource.urn),
     });
   }
   return { deployment: { ...parsed, pending_operations: left }, cleared };
