@@ -21,7 +21,7 @@ import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../gates/preflight";
 import { notifyOutcomes, prepareNotify } from "../notifications/notify";
 import { handleInterrupts } from "../engine/interrupt";
-import { lockFlags, lockPolicyOf } from "../state/lock-target";
+import { lockFlags, lockPolicyOf } from "../kit/lock-flags";
 import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";
 import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
 

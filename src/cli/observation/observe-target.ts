@@ -16,7 +16,7 @@ import { inShard, parseShard, selectByNames, selectChanged, type Selected } from
 import { checkedClient } from "../gates/preflight";
 import { openStateStore, type InputDigests, type StateStore } from "../../state-backend";
 import { projectNameOf } from "../state/lock-target";
-import { clockNow } from "../gates/windows";
+import { clockNow } from "../kit/clock";
 import { apiConcurrencyFlag, useApiConcurrency } from "../kit/api-budget";
 import { upInputDigests } from "../fleet/fingerprint";
 import { projectDirOf, targetApiSettings, targetFlags, targetNameOf } from "../settings/target-settings";

@@ -1,43 +1,14 @@
 /**
- * What the commands need to guard a stack's lock: the flags (`--lock-wait`, `--stale-lock-after`)
- * and the stack's place in the backend the engine uses.
+ * A stack's lock target: the Pulumi project of a project directory, and the stack's place in the
+ * backend its engine uses.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
-import { parseDuration } from "../../config";
-import { UsageError, type FlagSpec } from "../kit/args";
 import { engineEnv } from "../engine/env";
-import type { LockPolicy, LockTarget } from "./lock-guard";
+import type { LockTarget } from "./lock-guard";
 import { openStateStore } from "../../state-backend";
-
-/** The lock flags of every command that updates a stack. */
-export const lockFlags = {
-  "lock-wait": {
-    type: "string",
-    help: "how long to wait for another run's lock on the stack, e.g. 10m (default: fail at once)",
-  },
-  "stale-lock-after": {
-    type: "string",
-    help: "remove another host's lock older than this, e.g. 2h (default: never; this host's locks are removed when their process is gone)",
-  },
-} satisfies FlagSpec;
-
-function durationFlag(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = parseDuration(value);
-  if (!parsed.ok) throw new UsageError(`--${name} ${parsed.message}`);
-  return parsed.seconds * 1000;
-}
-
-/** The lock policy of the parsed flags. */
-export function lockPolicyOf(flags: { "lock-wait"?: string; "stale-lock-after"?: string }): LockPolicy {
-  return {
-    lockWaitMs: durationFlag("lock-wait", flags["lock-wait"]) ?? 0,
-    staleAfterMs: durationFlag("stale-lock-after", flags["stale-lock-after"]),
-  };
-}
 
 const ProjectFile = z.object({ name: z.string().min(1) });
 
