@@ -6,6 +6,7 @@
  * validates with the same schema, `create` builds outputs of the same type).
  */
 import { z } from "zod";
+import type { ResourceTypeName } from "../../src/api";
 
 /** Property bag as the dynamic-provider host passes it. */
 export type Props = Record<string, unknown>;
@@ -87,8 +88,8 @@ export type InternalInput = keyof typeof MARKER_INPUTS;
 
 /** One resource type: its type name, inputs and outputs, and which inputs make a new object. */
 export interface Contract<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObject = z.ZodObject> {
-  /** The type token is `pulumi-nodejs:dynamic/stackwright:<type>`. */
-  readonly type: string;
+  /** The type token is `typeToken(type)` (src/api/resources.ts). */
+  readonly type: ResourceTypeName;
   /** The key of the type's methods in the provider module. */
   readonly kind: ResourceKind;
   /** What the resource is given: the API's and the YAML's names. Strict: unknown keys fail `check`. */

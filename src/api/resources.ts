@@ -71,6 +71,18 @@ export function buildUrn(parts: Omit<Urn, "type">): string {
   return `${URN_PREFIX}${parts.stack}::${parts.project}::${parts.qualifiedType}::${parts.name}`;
 }
 
+/** The stack a URN names, or undefined when the text is no URN. */
+export function urnStack(urn: string): string | undefined {
+  if (!urn.startsWith(URN_PREFIX) || !urn.includes("::")) return undefined;
+  const { stack } = parseUrn(urn);
+  return stack === "" ? undefined : stack;
+}
+
+/** What the URN of every resource of `stack` starts with. */
+export function urnStackPrefix(stack: string): string {
+  return `${URN_PREFIX}${stack}::`;
+}
+
 /** The resource's name from its URN (`acme-web/uat/from-a`). */
 export function urnName(urn: string): string {
   return parseUrn(urn).name;

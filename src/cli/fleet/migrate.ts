@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
-import { buildUrn, parseUrn, urnName } from "../../api";
+import { buildUrn, parseUrn, urnName, urnStackPrefix } from "../../api";
 import { CliError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
 import { stackNameOf, withPerFileStack, type Target } from "./open-target";
@@ -73,7 +73,7 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
   const root = resources.find((r) => r.type === "pulumi:pulumi:Stack");
   const providers = resources.filter((r) => r.type.startsWith("pulumi:providers:"));
   const components = resources.filter((r) => r.type === "stackwright:index:Stack");
-  const oldPrefix = `urn:pulumi:${target.name}::`;
+  const oldPrefix = urnStackPrefix(target.name);
   const moved: Moved[] = [];
   for (const component of components) {
     const apiStack = urnName(component.urn);
@@ -98,7 +98,7 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
       resources: [...rootCopy, ...providers, ...own],
     });
     if (root !== undefined) text = text.split(JSON.stringify(root.urn).slice(1, -1)).join(newRootUrn);
-    text = text.split(oldPrefix).join(`urn:pulumi:${stackName}::`);
+    text = text.split(oldPrefix).join(urnStackPrefix(stackName));
     const existing = await target.stacks.resourceCount(stackName);
     if (existing > 0) {
       log(`migrate: ${stackName} already has ${existing} resources; left as it is`);
