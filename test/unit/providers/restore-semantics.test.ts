@@ -5,10 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { diff as diffSnapshot, update as updateSnapshot } from "../../../providers/behaviour/snapshot";
-import {
-  diff as diffRestore,
-  update as updateRestore,
-} from "../../../providers/behaviour/snapshot-restore";
+import { diff as diffRestore, update as updateRestore } from "../../../providers/behaviour/snapshot-restore";
 import { diff as diffLock } from "../../../providers/behaviour/environment-lock";
 import { UNKNOWN } from "../../../providers/behaviour/common";
 import { holdsOf } from "../../../src/program/environment-component";
