@@ -219,7 +219,7 @@ async function runCase(c: Case, counts: Counts): Promise<void> {
 
 /** Smallest failing cases the fuzz found, each kept as a named test next to its fix. */
 const REGRESSIONS: Record<string, Case> = {
-  // Fixed in providers/runtime/deployment.ts (diff): only a start is refused under a lock.
+  // providers/behaviour/deployment.ts (diff): only a start is refused under a lock.
   "a deployment that outlived its wait bound in the change that also locks is waited for, not refused": {
     steps: [
       {
@@ -232,7 +232,7 @@ const REGRESSIONS: Record<string, Case> = {
       },
     ],
   },
-  // Fixed in providers/runtime/snapshot-restore.ts: a lost answer is recorded, never repeated.
+  // providers/behaviour/snapshot-restore.ts: a lost answer is recorded, never repeated.
   "a restore whose answer was lost is not run a second time by the next run": {
     steps: [
       { changes: [{ kind: "snapshot", name: "nightly", notes: "before release" }], faults: [], stall: false },
