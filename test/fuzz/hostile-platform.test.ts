@@ -97,6 +97,7 @@ function hostileDrift(w: Words): DriftReport {
     ],
     errors: [{ stack: "acme-web", environment: "prod", reason: w.reason }],
     stacks: [{ stack: "acme-web", checked_by: "engine", reason: w.reason }],
+    verifications: [],
   };
 }
 
