@@ -46,6 +46,7 @@ import type { RecordedDeployments } from "../fleet/recorded-deployments";
 import { checkedClient } from "../gates/preflight";
 import { clockNow } from "../gates/windows";
 import {
+  GATE_ADVICE,
   GATE_FLAGS,
   GATE_LABELS,
   declaresVerify,
@@ -311,7 +312,7 @@ async function planPromotion(
   for (const problem of gate) {
     const flag = GATE_FLAGS[problem.kind];
     if (flags[flag] === true) overrides.push(GATE_LABELS[problem.kind]);
-    else refusals.push(`${problem.text}; promote a build that passed, or pass --${flag}`);
+    else refusals.push(`${problem.text}; ${GATE_ADVICE[problem.kind]}, or pass --${flag}`);
   }
   const short = shortSha(live.sha);
   return planPin({

@@ -11,6 +11,11 @@ import { durationText, type StackConfig } from "../../config";
 /** The gates, with the flag that lifts each and how its override reads in the title. */
 export const GATE_FLAGS = { unverified: "allow-unverified", early: "allow-early" } as const;
 export const GATE_LABELS = { unverified: "unverified", early: "early" } as const;
+/** What to do instead of the override, by gate. */
+export const GATE_ADVICE = {
+  unverified: "promote a build that passed its checks",
+  early: "promote it once it has soaked",
+} as const;
 export type GateKind = keyof typeof GATE_FLAGS;
 
 export interface GateProblem {
