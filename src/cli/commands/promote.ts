@@ -24,7 +24,7 @@ import {
   type StatedDeployment,
 } from "../../api";
 import type { StackConfig } from "../../config";
-import { missingValue, needAttributes, type StackwrightClient } from "../../client";
+import { ApiError, missingValue, needAttributes, type StackwrightClient } from "../../client";
 import { nameArgument } from "../gates/api-command";
 import type { FlagSpec, ParsedFlags } from "../kit/args";
 import { defineCommand } from "../kit/command";
@@ -55,7 +55,7 @@ import {
   promotionGate,
   type GateKind,
 } from "../fleet/promotion-gate";
-import { say } from "../kit/output";
+import { say, warn } from "../kit/output";
 import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf, targetNameOf } from "../settings/target-settings";
 
 const COMMAND = "promote";
@@ -108,7 +108,7 @@ export const promoteCommand = defineCommand({
     "closed change window (each with a flag to override it, recorded in the title), and when the file would not " +
     "validate. --ready (with --all or names, without --from) promotes every environment whose file names its " +
     "source (promotion: { from }) and whose source's build passes every check, and skips the others, one line " +
-    "each with the reason (exit 0 unless something failed); with --branch NAME each promotion is committed on a " +
+    "each with the reason (exit 0; 1 when a source could not be read, the others still promoted); with --branch NAME each promotion is committed on a " +
     "branch of its own, NAME/<API stack>-<env>-<short sha>. --from's live build is " +
     "Stackwright's when its deployment carries Stackwright's marker or when --target's state records it (an up " +
     "adopted it, as the first up after import does); any other is drifted. Without --branch the " +
@@ -193,19 +193,30 @@ async function promoteReady(flags: PromoteFlags, positional: readonly string[]):
     env: process.env,
   });
   const ready: PlannedPin[] = [];
+  // A promotion whose reads failed is skipped too, and the others still go; the exit code says so.
+  let unread = 0;
   try {
     for (const { s, from, to } of pairs) {
       const source = { projectDir, target, config: configs.get(s.apiStack) };
-      const plan = await planPromotion(client, s, source, from, to, flags);
+      let plan: PlannedPin;
+      try {
+        plan = await planPromotion(client, s, source, from, to, flags);
+      } catch (error) {
+        if (!ApiError.isInstance(error)) throw error;
+        unread += 1;
+        warn(`stackwright ${COMMAND}: skip ${s.apiStack}/${to}: ${error.message}`);
+        continue;
+      }
       if (plan.refusals.length > 0) say(`skip ${s.apiStack}/${to}: ${plan.refusals.join("; ")}`);
       else ready.push(plan);
     }
   } finally {
     await client.close();
   }
+  const done = unread === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;
   if (ready.length === 0) {
     say(`stackwright ${COMMAND}: no promotion is ready`);
-    return EXIT_CODES.ok;
+    return done;
   }
   const subjectOf = (p: PlannedPin) => `Promote ${p.apiStack}/${p.environment} to ${shortSha(p.sha)} (ready)`;
   if (flags.branch === undefined) {
@@ -214,13 +225,13 @@ async function promoteReady(flags: PromoteFlags, positional: readonly string[]):
         ? subjectOf(ready[0])
         : `Promote ${ready.length} ready environments`;
     await applyPins(COMMAND, ready, { branch: undefined, projectDir, subject });
-    return EXIT_CODES.ok;
+    return done;
   }
   for (const p of ready) {
     const branch = `${flags.branch}/${p.apiStack}-${p.environment}-${shortSha(p.sha)}`;
     await applyPins(COMMAND, [p], { branch, projectDir, subject: subjectOf(p) });
   }
-  return EXIT_CODES.ok;
+  return done;
 }
 
 /** The API stacks asked for: by name, --all, or --changed-since; then --shard. */
