@@ -1,5 +1,6 @@
 /**
- * `stackwright promote` gated by verification and soak time, as an operator runs it: the built
+ * `stackwright promote` gated by verification and soak time, and `history` showing what the checks
+ * found, as an operator runs them: the built
  * command in its own process, against an emulator on 127.0.0.1, on stack files in a scratch git
  * repository whose state backend holds what the last `up` recorded (the Deployment resources'
  * outputs, verification included, written as the engine writes its checkpoint).
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SeedInput } from "../../src/emulator";
 import { EnvironmentSchema } from "../../src/config";
+import { HistoryDocument } from "../../src/cli/commands/history";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { repoRoot } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
@@ -172,6 +174,28 @@ describe("promote --all --ready", () => {
     expect(run.out).toContain(
       "stackwright promote: no selected environment declares promotion.from: nothing to do",
     );
+  });
+});
+
+describe("history of a verified environment", () => {
+  it("shows where Stackwright checked a deployment what the checks found, as a column and in --json", async () => {
+    const before = HistoryDocument.parse(
+      JSON.parse((await stackwright(["history", "shop", "uat", "--json"], after(1))).out),
+    );
+    const id = before.deployments[0]?.id ?? "";
+    expect(before.deployments[0]?.verification).toBeNull();
+    writeCheckpoint(dir, "dev.shop", [
+      deploymentResource("shop", "uat", { sha: UAT, id, verification: failedVerification(UAT, id) }),
+    ]);
+    const json = await stackwright(["history", "shop", "uat", "--json"], after(1));
+    expect(json.status).toBe(0);
+    expect(HistoryDocument.parse(JSON.parse(json.out)).deployments[0]?.verification).toMatchObject({
+      result: "failed",
+      text: 'failed after 30 attempts: check 1 (/health): expected status 200; got 503 "Down for maintenance" in 12 ms',
+    });
+    const table = await stackwright(["history", "shop", "uat"], after(1));
+    expect(table.out).toMatch(new RegExp(`^\\* ${id} +Completed +aaaaaaa .* failed$`, "m"));
+    expect(table.out).toContain(`deployment ${id}: failed after 30 attempts: check 1 (/health)`);
   });
 });
 
