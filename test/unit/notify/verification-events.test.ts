@@ -15,7 +15,7 @@ const FAILED = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const BEFORE = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
 const LINK = "https://deploy.example.com/naut/project/acme-web/environment/prod/deploy/12";
 
-function deployed(outputs: Record<string, unknown>): EngineEvent {
+function deployed(outputs: Record<string, unknown>): EngineEvent[] {
   const urn = `urn:pulumi:production.acme-web::stackwright::${TYPE}::acme-web/prod`;
   const state = {
     type: TYPE,
@@ -26,16 +26,18 @@ function deployed(outputs: Record<string, unknown>): EngineEvent {
     inputs: { environment: "prod" },
     outputs,
   };
-  return {
-    sequence: 1,
-    timestamp: 0,
-    resOutputsEvent: { metadata: { op: "update", urn, type: TYPE, provider: "", new: state } },
-  } as EngineEvent;
+  return [
+    {
+      sequence: 1,
+      timestamp: 0,
+      resOutputsEvent: { metadata: { op: "update", urn, type: TYPE, provider: "", new: state } },
+    } as EngineEvent,
+  ];
 }
 
 const run = (outputs: Record<string, unknown>) =>
   stackRunEvents(
-    { apiStack: "acme-web", pulumiStack: "production.acme-web", exitCode: 1, events: [deployed(outputs)] },
+    { apiStack: "acme-web", pulumiStack: "production.acme-web", exitCode: 1, events: deployed(outputs) },
     ctx,
   ).filter((e) => e.event.startsWith("verification."));
 
@@ -83,6 +85,28 @@ describe("the verification events of a run", () => {
       rollback_command: command,
     });
     expect(event?.summary).toContain(`rolled back to 2b7e151; make the file match: ${command}`);
+  });
+
+  it("sends verification.failed when the failed check fails the deployment's step, its outputs kept with the failure", () => {
+    const [ok] = deployed({ ...base, verification: failedVerification(FAILED, "12") }) as unknown as {
+      resOutputsEvent: { metadata: unknown };
+    }[];
+    const failedStep = {
+      sequence: 2,
+      timestamp: 0,
+      resOpFailedEvent: { metadata: ok?.resOutputsEvent.metadata, status: 1, steps: 1 },
+    } as unknown as EngineEvent;
+    const events = stackRunEvents(
+      {
+        apiStack: "acme-web",
+        pulumiStack: "production.acme-web",
+        exitCode: 1,
+        failure: "the check failed",
+        events: [failedStep],
+      },
+      ctx,
+    );
+    expect(events.map((e) => e.event)).toEqual(["deployment.failed", "verification.failed", "run.failed"]);
   });
 
   it("sends nothing about a verification that passed, or a deployment without one", () => {
