@@ -33,3 +33,4 @@ export * from "./live-build";
 export * from "./resources";
 export * from "./notify";
 export * from "./verification";
+export * from "./verification-words";

@@ -315,6 +315,7 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(tracked).toEqual([
       ".github/workflows/stackwright-drift.yml",
       ".github/workflows/stackwright-preview.yml",
+      ".github/workflows/stackwright-promote-ready.yml",
       ".github/workflows/stackwright-promote.yml",
       ".github/workflows/stackwright-up.yml",
       ".gitignore",

@@ -4,7 +4,7 @@
  * unlocks, snapshots and restores, record actions, with counts and the preview's warnings.
  */
 import { markdownCode, markdownText } from "../../safe-text";
-import { shortSha, typeNameOf, urnName, urnType } from "../../api";
+import { shortSha, typeNameOf, urnName, urnType, verificationText, type Verification } from "../../api";
 import { recordedInputs } from "../../../providers/shared/contract";
 import { deploymentContract } from "../../../providers/shared/deployment";
 import { environmentLockContract } from "../../../providers/shared/environment-lock";
@@ -290,6 +290,13 @@ export interface SummaryFailure {
   readonly line?: string;
 }
 
+/** What the checks of `verify:` found after a deployment of the run. */
+export interface VerifiedDeployment {
+  readonly stack: string;
+  readonly environment: string;
+  readonly verification: Verification;
+}
+
 /** Everything one comment says: the plan (steps, diagnostics) and how each stack's run ended. */
 export interface SummaryInput {
   readonly title?: string;
@@ -300,6 +307,8 @@ export interface SummaryInput {
   readonly attention?: readonly string[];
   /** Stacks confirmed unchanged without the engine. */
   readonly confirmed?: readonly string[];
+  /** The verifications of the run's deployments: a `verify` row each, after the deployment's. */
+  readonly verifications?: readonly VerifiedDeployment[];
   /** Sections after the stacks' tables (change windows overridden, the Facts table). */
   readonly trailer?: string;
 }
@@ -345,12 +354,31 @@ function cell(text: string): string {
   return text.replace(/(?<!\\)\|/g, "\\|").replace(/\s*\n\s*/g, " ");
 }
 
+/** The `verify` row of a deployment: the verdict, and the check and the site's answer as text. */
+function verifyRow(v: VerifiedDeployment): string {
+  const sign = v.verification.result === "passed" ? "✅" : "❌";
+  return `| ${markdownText(v.environment)} | verify | ${sign} ${cell(markdownText(verificationText(v.verification)))} |`;
+}
+
 /** One stack's table. */
-function stackSection(stack: string, changes: readonly PlannedChange[]): string {
-  const rows = changes
-    .filter((c) => c.stack === stack)
-    .sort((a, b) => a.environment.localeCompare(b.environment))
-    .map((row) => `| ${row.environment} | ${KIND_LABELS[row.kind]} | ${cell(row.text)} |`);
+function stackSection(
+  stack: string,
+  changes: readonly PlannedChange[],
+  verifications: readonly VerifiedDeployment[] = [],
+): string {
+  const byEnvironment = (a: { environment: string }, b: { environment: string }) =>
+    a.environment.localeCompare(b.environment);
+  const verified = verifications.filter((v) => v.stack === stack);
+  const environments = [
+    ...new Set([...changes.filter((c) => c.stack === stack), ...verified].map((r) => r.environment)),
+  ];
+  const rows = environments.sort().flatMap((environment) => [
+    ...changes
+      .filter((c) => c.stack === stack && c.environment === environment)
+      .sort(byEnvironment)
+      .map((row) => `| ${row.environment} | ${KIND_LABELS[row.kind]} | ${cell(row.text)} |`),
+    ...verified.filter((v) => v.environment === environment).map(verifyRow),
+  ]);
   return [`### ${stack}`, "", "| environment | change | details |", "|---|---|---|", ...rows, ""].join("\n");
 }
 
@@ -396,8 +424,9 @@ export function renderComment(input: SummaryInput, limit: SummaryLimit = {}): Re
       "",
     );
   }
-  const stacks = [...new Set(changes.map((c) => c.stack))].sort();
-  const sections = stacks.map((stack) => stackSection(stack, changes));
+  const verifications = input.verifications ?? [];
+  const stacks = [...new Set([...changes, ...verifications].map((c) => c.stack))].sort();
+  const sections = stacks.map((stack) => stackSection(stack, changes, verifications));
   const trailer = input.trailer ?? "";
   const full = `${[...head, ...sections].join("\n")}${trailer}`;
   const maxChars = limit.maxChars ?? SUMMARY_MAX_CHARS;

@@ -18,6 +18,7 @@ function fleet(drifted: boolean, at: string): FleetStatus {
     environment: "uat",
     desired: { ref_type: "branch", ref: "main" },
     applied: { ref_type: "branch", ref: "main", sha: SHA_A, deployment_id: "1" },
+    verification: null,
     live: { sha: drifted ? SHA_B : SHA_A, short_sha: "", deployment: null },
     sync: drifted ? "drifted" : "in sync",
     reason: null,

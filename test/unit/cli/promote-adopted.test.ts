@@ -27,6 +27,7 @@ environments:
 
 const state = (over: Partial<RecordedDeployments> = {}): RecordedDeployments => ({
   deployments: [],
+  verifications: [],
   stack: "dev.shop",
   unreadable: undefined,
   ...over,
