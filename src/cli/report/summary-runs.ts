@@ -5,12 +5,11 @@
  * plan gives the same comment.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
-import { urnStack } from "../../api";
+import { typeToken, urnStack, verificationOf } from "../../api";
 import { engineDiagnostic } from "../kit/engine-diagnostic";
 import { factsOfOutcomes, factsSummary } from "./facts";
 import type { PreviewJson } from "../engine/preview-json";
 import { previewFromEvents } from "../engine/preview-events";
-import { verificationOf } from "../../api";
 import type { SummaryFailure, SummaryInput, VerifiedDeployment } from "./summary";
 
 /** One stack's run as the comment needs it. */
@@ -63,7 +62,7 @@ export function summaryOfRuns(runs: readonly RunForSummary[], extras: SummaryExt
 }
 
 /** The type token of the Deployment resource, whose outputs carry what `verify:` found. */
-const DEPLOYMENT_TYPE = "pulumi-nodejs:dynamic/stackwright:Deployment";
+const DEPLOYMENT_TYPE = typeToken("Deployment");
 
 /**
  * What the checks found after each deployment the run made: the last word on each Deployment
