@@ -36,8 +36,9 @@ import {
 } from "../../observe";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
+import { flag } from "../kit/args";
 import { observeFlags, observeTarget } from "../fleet/observe-target";
-import { say, stderr, stdout, warn, type Sink } from "../kit/output";
+import type { Sink } from "../kit/output";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
 import { handleInterrupts } from "../state/interrupt";
 import { notifyDrift, prepareNotify } from "../fleet/notify";
@@ -173,33 +174,36 @@ export const driftCommand = defineCommand({
     "or resolved. With --full the preview runs on every stack.",
   flags: {
     ...observeFlags,
-    json: {
-      type: "string",
-      help: "write the drift report as JSON (version 1, docs/schemas/drift-v1.schema.json) to FILE, or - for stdout",
-    },
-    summary: { type: "string", help: "write the drift report as Markdown to FILE" },
-    full: {
-      type: "boolean",
-      help: "run the engine's preview with refresh on every stack, proven or not; a change it plans counts as drift",
-    },
+    json: flag.output(
+      "write the drift report as JSON (version 1, docs/schemas/drift-v1.schema.json) to FILE, or - for stdout",
+    ),
+    summary: flag.string("FILE: write the drift report as Markdown to FILE"),
+    full: flag.switch(
+      "run the engine's preview with refresh on every stack, proven or not; a change it plans counts as drift",
+    ),
   },
-  async run({ flags, positional }) {
-    const full = flags.full === true;
+  async run({ flags, positional }, context) {
+    const { io, env } = context;
+    const full = flags.full;
+    const json = flags.json;
     // The sinks of the selected stacks, checked before the reads, as `up` checks them before its engines.
     let notify: Awaited<ReturnType<typeof prepareNotify>> | undefined;
-    const observed = await observeTarget({
-      command: "drift",
-      names: positional,
-      target: flags.target,
-      project: flags.project,
-      changedSince: flags["changed-since"],
-      shard: flags.shard,
-      apiConcurrency: flags["api-concurrency"],
-      prove: !full,
-      beforeReads: async ({ projectDir, target, apiStacks, desired }) => {
-        notify = await prepareNotify(projectDir, target, apiStacks, process.env, desired);
+    const observed = await observeTarget(
+      {
+        command: "drift",
+        names: positional,
+        target: flags.target,
+        project: flags.project,
+        changedSince: flags["changed-since"],
+        shard: flags.shard,
+        apiConcurrency: flags["api-concurrency"],
+        prove: !full,
+        beforeReads: async ({ projectDir, target, apiStacks, desired }) => {
+          notify = await prepareNotify(projectDir, target, apiStacks, env, desired);
+        },
       },
-    });
+      context,
+    );
     const { store, project } = observed;
     const memories = new Map<string, DriftMemory | undefined>();
     await Promise.all(
@@ -212,19 +216,16 @@ export const driftCommand = defineCommand({
       [...checks.values()].filter((c) => c.checked_by === "engine").map((c) => c.stack),
     );
     // With --json -, stdout is the report alone: the engine's progress goes to stderr.
-    const progress = flags.json === "-" ? { stdout: stderr, stderr } : { stdout, stderr };
+    const progress =
+      json?.to === "stdout"
+        ? { stdout: io.stderr, stderr: io.stderr }
+        : { stdout: io.stdout, stderr: io.stderr };
     const status =
       previewed.size === 0
         ? observed.status
         : withEngineChecks(
             observed.status,
-            await engineChecks(
-              observed.status,
-              previewed,
-              observed.projectDir,
-              flags.target ?? "dev",
-              progress,
-            ),
+            await engineChecks(observed.status, previewed, observed.projectDir, flags.target, progress),
           );
     const { report, memories: next } = driftReport(status, memories, checks);
     await Promise.all(
@@ -236,22 +237,20 @@ export const driftCommand = defineCommand({
       }),
     );
     // With --json -, stdout is the report alone: the delivery lines go to stderr.
-    const print = flags.json === "-" ? warn : say;
-    if (flags.json === "-") say(JSON.stringify(report, null, 2));
+    const print = json?.to === "stdout" ? io.warn : io.say;
+    if (json?.to === "stdout") io.say(JSON.stringify(report, null, 2));
     else {
-      say(reportLines(report));
-      if (flags.json !== undefined) {
-        fs.writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
-        warn(`drift report written to ${flags.json}`);
+      io.say(reportLines(report));
+      if (json !== undefined) {
+        fs.writeFileSync(json.path, `${JSON.stringify(report, null, 2)}\n`);
+        io.warn(`drift report written to ${json.path}`);
       }
     }
     const notified =
-      notify === undefined
-        ? undefined
-        : await notifyDrift(notify, driftChangesOf(report), process.env, print);
+      notify === undefined ? undefined : await notifyDrift(notify, driftChangesOf(report), env, print);
     if (flags.summary !== undefined) {
       fs.writeFileSync(flags.summary, `${driftMarkdown(report)}${notified?.markdown ?? ""}`);
-      warn(`summary written to ${flags.summary}`);
+      io.warn(`summary written to ${flags.summary}`);
     }
     return driftExitCode(report.result);
   },

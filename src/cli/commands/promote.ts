@@ -19,11 +19,19 @@ import {
 } from "../../api";
 import type { StackConfig } from "../../config";
 import { missingValue, needAttributes, type StackwrightClient } from "../../client";
-import { nameArgument } from "../gates/api-command";
+import { inEnvironment, nameArgument, nameFlag } from "../gates/api-command";
+import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { changesSince } from "../fleet/changes";
-import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "../fleet/selection";
+import {
+  inShard,
+  selectByNames,
+  selectChanged,
+  selectionFlags,
+  type Selected,
+  type Shard,
+} from "../fleet/selection";
 import {
   PROBLEM_FLAGS,
   applyPins,
@@ -31,14 +39,12 @@ import {
   pinFlags,
   planPin,
   problemLabel,
-  requireFlag,
   stackConfigs,
   type PlannedPin,
 } from "../fleet/pin-change";
 import type { RecordedDeployments } from "../fleet/recorded-deployments";
 import { checkedClient } from "../gates/preflight";
-import { say } from "../kit/output";
-import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf, targetNameOf } from "../settings/target-settings";
+import { API_SETTINGS_HELP, apiSettingsOf } from "../settings/target-settings";
 
 const COMMAND = "promote";
 
@@ -55,51 +61,43 @@ export const promoteCommand = defineCommand({
     "working tree changes and the diff is printed; nothing touches the platform until `up`. " +
     API_SETTINGS_HELP,
   flags: {
-    from: { type: "string", help: "ENV: the environment whose live build is promoted (e.g. uat)" },
-    to: { type: "string", help: "ENV: the environment whose deployment is pinned (e.g. prod)" },
-    all: { type: "boolean", help: "every API stack of stacks-config/" },
-    "changed-since": {
-      type: "string",
-      help: "GIT_REF: the API stacks whose file differs from this git ref",
-    },
-    shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+    from: flag.required(nameFlag("ENV: the environment whose live build is promoted (e.g. uat)")),
+    to: flag.required(nameFlag("ENV: the environment whose deployment is pinned (e.g. prod)")),
+    all: flag.switch("every API stack of stacks-config/"),
+    ...selectionFlags,
     ...pinFlags,
-    "allow-drift": {
-      type: "boolean",
-      help: "promote although --from runs something Stackwright did not deploy, or its history does not say",
-    },
-    "allow-failed": { type: "boolean", help: "promote although --from's newest deployment failed" },
-    "allow-deploying": { type: "boolean", help: "promote although --from is deploying" },
-    "allow-pending": {
-      type: "boolean",
-      help: "promote although a deployment of --from waits for approval or a start",
-    },
+    "allow-drift": flag.switch(
+      "promote although --from runs something Stackwright did not deploy, or its history does not say",
+    ),
+    "allow-failed": flag.switch("promote although --from's newest deployment failed"),
+    "allow-deploying": flag.switch("promote although --from is deploying"),
+    "allow-pending": flag.switch("promote although a deployment of --from waits for approval or a start"),
   },
-  async run({ flags, positional }) {
-    const from = nameArgument(COMMAND, "--from", requireFlag(COMMAND, "from", flags.from));
-    const to = nameArgument(COMMAND, "--to", requireFlag(COMMAND, "to", flags.to));
+  async run({ flags, positional }, { io, env, clock }) {
+    const { from, to } = flags;
     if (from === to) throw new UsageError(`stackwright ${COMMAND}: --from and --to are both '${from}'`);
-    const target = targetNameOf(flags.target);
-    const projectDir = projectDirOf(flags.project);
+    const target = flags.target;
+    const projectDir = flags.project;
     const { files, configs } = await stackConfigs(projectDir);
     const selected = select(positional, files, projectDir, flags);
     if (selected.length === 0) {
-      say(`stackwright ${COMMAND}: no API stack selected: nothing to do`);
+      io.say(`stackwright ${COMMAND}: no API stack selected: nothing to do`);
       return EXIT_CODES.ok;
     }
     const { client } = await checkedClient({
       command: COMMAND,
       stacks: selected.map((s) => ({ name: s.apiStack, file: s.file ?? "" })),
-      config: await apiSettingsOf(flags),
-      env: process.env,
+      config: await apiSettingsOf(flags, env),
+      env,
     });
     let planned: PlannedPin[];
     try {
       planned = [];
+      const now = clock();
       // One stack after another: a few reads each, and the order of the output is the order asked.
       for (const s of selected) {
         const source = { projectDir, target, config: configs.get(s.apiStack) };
-        planned.push(await planPromotion(client, s, source, from, to, flags));
+        planned.push(await planPromotion(client, s, source, { from, to, now }, flags));
       }
     } finally {
       await client.close();
@@ -108,7 +106,7 @@ export const promoteCommand = defineCommand({
       planned.length === 1
         ? `Promote ${planned[0]?.apiStack ?? ""}/${to} to ${shortSha(planned[0]?.sha ?? "")} from ${from}`
         : `Promote ${to} of ${planned.length} stacks to what ${from} runs`;
-    await applyPins(COMMAND, planned, { branch: flags.branch, projectDir, subject });
+    await applyPins(COMMAND, planned, { branch: flags.branch, projectDir, subject, io });
     return EXIT_CODES.ok;
   },
 });
@@ -118,10 +116,14 @@ function select(
   names: readonly string[],
   files: ReadonlyMap<string, string>,
   projectDir: string,
-  flags: { all?: boolean; "changed-since"?: string; shard?: string },
+  flags: {
+    readonly all: boolean;
+    readonly "changed-since": string | undefined;
+    readonly shard: Shard | undefined;
+  },
 ): Selected[] {
   const all: Selected[] = [...files].map(([apiStack, file]) => ({ apiStack, file }));
-  const ways = [names.length > 0, flags.all === true, flags["changed-since"] !== undefined].filter(Boolean);
+  const ways = [names.length > 0, flags.all, flags["changed-since"] !== undefined].filter(Boolean);
   if (ways.length !== 1) {
     throw new UsageError(
       `stackwright ${COMMAND}: name the API stacks, or pass --all or --changed-since GIT_REF (exactly one of them)`,
@@ -130,13 +132,13 @@ function select(
   for (const name of names) nameArgument(COMMAND, "API_STACK", name);
   let selected: Selected[];
   if (names.length > 0) selected = selectByNames(all, names);
-  else if (flags.all === true) selected = all;
+  else if (flags.all) selected = all;
   else {
     const byFile = new Map([...files].map(([stack, file]) => [path.relative(projectDir, file), stack]));
     const changes = changesSince(projectDir, flags["changed-since"] ?? "", "", (rel) => byFile.get(rel));
     selected = selectChanged(all, { ...changes, shared: [] }).selected;
   }
-  return flags.shard === undefined ? selected : inShard(selected, parseShard(flags.shard));
+  return flags.shard === undefined ? selected : inShard(selected, flags.shard);
 }
 
 type ProblemFlags = { [K in (typeof PROBLEM_FLAGS)[LiveBuildProblemKind]]?: boolean | undefined };
@@ -152,13 +154,19 @@ async function planPromotion(
   client: StackwrightClient,
   selected: Selected,
   source: PromotionSource,
-  from: string,
-  to: string,
+  move: { readonly from: string; readonly to: string; readonly now: Date },
   flags: ProblemFlags & { "allow-locked"?: boolean | undefined; "override-window"?: string | undefined },
 ): Promise<PlannedPin> {
   const { apiStack } = selected;
-  const environment = await client.environments.get(apiStack, from);
-  const deployments = await client.deployments.list(apiStack, from);
+  const { from, to } = move;
+  const [environment, deployments] = await inEnvironment(
+    client,
+    COMMAND,
+    apiStack,
+    from,
+    async () =>
+      [await client.environments.get(apiStack, from), await client.deployments.list(apiStack, from)] as const,
+  );
   const where = `${apiStack}/${from}`;
   const why = `cannot tell which build ${where} runs, so there is nothing to promote`;
   const stated = deployments.map((d) => needAttributes(d, ["state"], why));
@@ -190,6 +198,7 @@ async function planPromotion(
     overrides,
     refusals,
     summary: `${apiStack}/${to}: pinned to ${live.sha}, the live build of ${from}: ${describeDeployment(live.deployment, live.sha)}`,
+    now: move.now,
   });
 }
 

@@ -17,7 +17,8 @@ import { CREDENTIAL_SOURCES, resolveCredentials } from "../../client";
 import { targetProblem } from "../../config";
 import { defaultProjectDir, engineEnv, pulumiCommand } from "../engine/env";
 import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "../engine/passphrase";
-import type { FlagSpec } from "../kit/args";
+import { flag, FlagRuleError } from "../kit/args";
+import type { Env } from "../kit/context";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
 import { createStackIfAbsent } from "../state/new-stack";
@@ -29,14 +30,28 @@ const execFileAsync = promisify(execFile);
 /** The target a command uses when `--target` is not given: the demo's, on this machine. */
 export const DEFAULT_TARGET = DEMO_TARGET;
 
-/** `--target` and `--project`, as every command that reads a target's settings declares them. */
+/**
+ * `--target` and `--project`, as every command that reads a target's settings declares them:
+ * the target's name, checked by the one rule and {@link DEFAULT_TARGET} when not given, and the
+ * project directory, resolved ({@link projectDirOf}'s default when not given). The one place
+ * either default is decided.
+ */
 export const targetFlags = {
-  target: {
-    type: "string",
-    help: `the target whose settings file Pulumi.<target>.yaml to use (default: ${DEFAULT_TARGET})`,
-  },
-  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
-} satisfies FlagSpec;
+  target: flag.parsedOr(
+    `the target whose settings file Pulumi.<target>.yaml to use (default: ${DEFAULT_TARGET})`,
+    (text) => {
+      const problem = targetProblem(text);
+      if (problem !== undefined) throw new FlagRuleError(problem);
+      return text;
+    },
+    () => DEFAULT_TARGET,
+  ),
+  project: flag.parsedOr(
+    "the Stackwright project directory (default: this package)",
+    (text) => projectDirOf(text),
+    () => projectDirOf(undefined),
+  ),
+};
 
 /** How the `--help` of a command that reads the API says where its settings come from. */
 export const API_SETTINGS_HELP =
@@ -185,11 +200,11 @@ export async function targetApiSettings(
 }
 
 /** {@link targetApiSettings} of the target and project that `--target` and `--project` name. */
-export function apiSettingsOf(flags: {
-  readonly target?: string | undefined;
-  readonly project?: string | undefined;
-}): Promise<(key: string) => string | undefined> {
-  return targetApiSettings({ projectDir: projectDirOf(flags.project), target: targetNameOf(flags.target) });
+export function apiSettingsOf(
+  flags: { readonly target: string; readonly project: string },
+  env: Env,
+): Promise<(key: string) => string | undefined> {
+  return targetApiSettings({ projectDir: flags.project, target: flags.target, env });
 }
 
 function valuesOf(listing: Readonly<Record<string, { value?: unknown }>>): Record<string, string> {
