@@ -15,14 +15,15 @@ import { pathToFileURL } from "node:url";
 import { parse } from "yaml";
 import { z } from "zod";
 import { baseUrlProblem, clientDefaults } from "../../client";
-import { stackFileJsonSchemaText, targetProblem } from "../../config";
+import { stackFileJsonSchemaText } from "../../config";
 import { unifiedDiff } from "../../edit";
 import { pulumiCommand, toolRoot } from "../engine/env";
 import { secretsEnv } from "../engine/passphrase";
 import { preflight } from "../gates/preflight";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { flag, FlagRuleError } from "../kit/args";
+import { flag } from "../kit/args";
+import { targetNameFlag } from "../settings/target-settings";
 import type { Env } from "../kit/context";
 import {
   WORKFLOWS_DIR,
@@ -84,14 +85,9 @@ export const initCommand = defineCommand({
     "kept (a target file without a token gains the token when the variable is set). The token is read " +
     "from the environment only: a command line is seen by other processes and kept in shell history.",
   flags: {
-    target: flag.parsedOr(
+    target: targetNameFlag(
       "NAME: the target whose settings file to write (default production)",
-      (text) => {
-        const problem = targetProblem(text);
-        if (problem !== undefined) throw new FlagRuleError(problem);
-        return text;
-      },
-      () => "production",
+      "production",
     ),
     "api-url": flag.string("URL of the API (default: STACKWRIGHT_API_URL)"),
     email: flag.string("ADDR: the API user's e-mail (default: STACKWRIGHT_EMAIL)"),

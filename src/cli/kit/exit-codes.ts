@@ -98,6 +98,15 @@ const always = (kind: ExitKind) => () => kind;
 /** First match wins: the specific Pulumi errors come before CommandError, their base class. */
 const TABLE: readonly Row[] = [
   {
+    // A flag or argument mistake names the command it was made in, whoever found it.
+    matches: (e) => e instanceof UsageError,
+    kind: always("usage"),
+    message: (e, command) => {
+      const text = messageOf(e);
+      return text.startsWith("stackwright ") ? text : `stackwright ${command}: ${text}`;
+    },
+  },
+  {
     matches: (e) => e instanceof CliError,
     kind: (e) => (e instanceof CliError ? e.kind : "failed"),
     message: messageOf,

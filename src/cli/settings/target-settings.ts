@@ -17,7 +17,7 @@ import { CREDENTIAL_SOURCES, resolveCredentials } from "../../client";
 import { targetProblem } from "../../config";
 import { defaultProjectDir, engineEnv, pulumiCommand } from "../engine/env";
 import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "../engine/passphrase";
-import { flag, FlagRuleError } from "../kit/args";
+import { flag, FlagRuleError, type Flag } from "../kit/args";
 import type { Env } from "../kit/context";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
@@ -37,14 +37,9 @@ export const DEFAULT_TARGET = DEMO_TARGET;
  * either default is decided.
  */
 export const targetFlags = {
-  target: flag.parsedOr(
+  target: targetNameFlag(
     `the target whose settings file Pulumi.<target>.yaml to use (default: ${DEFAULT_TARGET})`,
-    (text) => {
-      const problem = targetProblem(text);
-      if (problem !== undefined) throw new FlagRuleError(problem);
-      return text;
-    },
-    () => DEFAULT_TARGET,
+    DEFAULT_TARGET,
   ),
   project: flag.parsedOr(
     "the Stackwright project directory (default: this package)",
@@ -52,6 +47,20 @@ export const targetFlags = {
     () => projectDirOf(undefined),
   ),
 };
+
+/** A flag that names a target, checked by the one rule; `fallback` when not given. */
+export function targetNameFlag(help: string, fallback: string): Flag<string> {
+  return flag.parsedOr(
+    help,
+    (text) => {
+      const problem = targetProblem(text);
+      // The rule says "target 'x' must be ..."; after the flag's name, the name alone reads right.
+      if (problem !== undefined) throw new FlagRuleError(problem.replace(/^target /, ""));
+      return text;
+    },
+    () => fallback,
+  );
+}
 
 /** How the `--help` of a command that reads the API says where its settings come from. */
 export const API_SETTINGS_HELP =
