@@ -106,7 +106,7 @@ export const historyCommand = defineCommand({
     let recorded: readonly RecordedDeployment[] = [];
     if (stated.some((d) => stackwrightMarkerOf(d) === undefined)) {
       const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
-      const read = await readRecordedDeployments(flags.project, flags.target, stack, environment);
+      const read = await readRecordedDeployments(flags.project, flags.target, stack, environment, env);
       if (read.unreadable !== undefined)
         io.warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);
       recorded = read.deployments;

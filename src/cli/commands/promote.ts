@@ -21,6 +21,7 @@ import type { StackConfig } from "../../config";
 import { missingValue, needAttributes, type StackwrightClient } from "../../client";
 import { inEnvironment, nameArgument, nameFlag } from "../gates/api-command";
 import { flag } from "../kit/args";
+import type { Env } from "../kit/context";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { changesSince } from "../fleet/changes";
@@ -96,7 +97,7 @@ export const promoteCommand = defineCommand({
       const now = clock();
       // One stack after another: a few reads each, and the order of the output is the order asked.
       for (const s of selected) {
-        const source = { projectDir, target, config: configs.get(s.apiStack) };
+        const source = { projectDir, target, config: configs.get(s.apiStack), env };
         planned.push(await planPromotion(client, s, source, { from, to, now }, flags));
       }
     } finally {
@@ -148,6 +149,8 @@ interface PromotionSource {
   readonly projectDir: string;
   readonly target: string;
   readonly config: StackConfig | undefined;
+  /** The environment the command was given (the state backend's variables). */
+  readonly env: Env;
 }
 
 async function planPromotion(
@@ -214,7 +217,7 @@ async function recordedUnlessMarked(
 ): Promise<RecordedDeployments | undefined> {
   if (current === undefined || stackwrightMarkerOf(current) !== undefined) return undefined;
   const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
-  return readRecordedDeployments(source.projectDir, source.target, apiStack, environment);
+  return readRecordedDeployments(source.projectDir, source.target, apiStack, environment, source.env);
 }
 
 /**
