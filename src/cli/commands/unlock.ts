@@ -3,9 +3,11 @@
  * whose process still runs on this host is never removed; a lock of another host (whose
  * processes this machine cannot see) is removed because the operator says its run is gone.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { UsageError } from "../kit/args";
 import { defineCommand } from "../kit/command";
-import { EXIT_CODES } from "../kit/exit-codes";
+import { CliError, EXIT_CODES } from "../kit/exit-codes";
 import { targetFlags } from "../settings/target-settings";
 import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
 import { lockTargetOf } from "../state/target";
@@ -22,6 +24,12 @@ export const unlockCommand = defineCommand({
     const stack = positional[0];
     if (stack === undefined)
       throw new UsageError("stackwright unlock: STACK is missing (the Pulumi stack to unlock)");
+    if (!fs.existsSync(path.join(flags.project, "Pulumi.yaml"))) {
+      throw new CliError(
+        "environment",
+        `stackwright unlock: ${flags.project} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
+      );
+    }
     const target = lockTargetOf(flags.project, stack);
     const orphans = await removeOrphanAttributes(target.store, target.project, stack);
     if (orphans > 0) io.say(`removed: ${orphans} attributes file(s) of lock(s) already gone`);

@@ -9,6 +9,7 @@ import { notifyCommand } from "../../../src/cli/commands/notify";
 import { promoteCommand } from "../../../src/cli/commands/promote";
 import { rollbackCommand } from "../../../src/cli/commands/rollback";
 import { snapshotCommand } from "../../../src/cli/commands/snapshot";
+import { unlockCommand } from "../../../src/cli/commands/unlock";
 import type { Command } from "../../../src/cli/kit/command";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { runInProcess, type InProcessRun } from "../../helpers/in-process";
@@ -143,6 +144,18 @@ describe("a refusal", () => {
       /^stackwright promote: acme-web\/prod is locked in .*acme-web\.yaml \("Change freeze"\); lift the lock, or pass --allow-locked .*; no file was changed$/,
     );
     expect(fs.readFileSync(path.join(dir, "stacks-config", "acme-web.yaml"), "utf8")).toBe(before);
+  });
+});
+
+describe("unlock", () => {
+  it("of a directory that is no project is one line saying so, exit 4", async () => {
+    const nowhere = path.join(dir, "nowhere");
+    const result = await runInProcess(unlockCommand, ["dev.acme-web", "--project", nowhere], { env });
+    refusedWith(
+      result,
+      4,
+      `stackwright unlock: ${nowhere} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
+    );
   });
 });
 
