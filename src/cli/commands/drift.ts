@@ -52,7 +52,8 @@ export function driftExitCode(result: DriftReport["result"]): number {
 /**
  * The engine's preview with refresh of the `stacks` (API stacks), K at once; what it would change,
  * per environment. Reads only (a preview writes no state, and its program only reads the API).
- * Its progress goes to `sinks` (stderr when stdout carries the JSON report).
+ * Its progress goes to `sinks` (stderr when stdout carries the JSON report); `budgetEnv` gives
+ * the engines' clients the run's API budget.
  */
 async function engineChecks(
   status: FleetStatus,
@@ -60,6 +61,7 @@ async function engineChecks(
   projectDir: string,
   target: string,
   sinks: { readonly stdout: Sink; readonly stderr: Sink },
+  budgetEnv: Record<string, string>,
 ): Promise<Map<string, EngineCheck>> {
   const checked = status.stacks.filter((s) => stacks.has(s.stack));
   if (checked.length === 0) return new Map();
@@ -71,7 +73,7 @@ async function engineChecks(
       import("../engine/preview-events.js"),
       import("../report/summary.js"),
     ]);
-  const opened = await openTarget(projectDir, target);
+  const opened = await openTarget(projectDir, target, budgetEnv);
   const interrupts = handleInterrupts();
   try {
     const outcomes = await fanOut(
@@ -225,7 +227,14 @@ export const driftCommand = defineCommand({
         ? observed.status
         : withEngineChecks(
             observed.status,
-            await engineChecks(observed.status, previewed, observed.projectDir, flags.target, progress),
+            await engineChecks(
+              observed.status,
+              previewed,
+              observed.projectDir,
+              flags.target,
+              progress,
+              observed.budgetEnv,
+            ),
           );
     const { report, memories: next } = driftReport(status, memories, checks);
     await Promise.all(

@@ -78,6 +78,8 @@ export interface Observed {
   /** How many distinct API reads the run made. */
   readonly reads: number;
   readonly projectDir: string;
+  /** The variables that give the run's API budget to the processes it starts (drift --full's engines). */
+  readonly budgetEnv: Record<string, string>;
   readonly store: StateStore;
   readonly project: string;
 }
@@ -158,7 +160,8 @@ export async function observeTarget(
   const target = options.target;
   // One budget: the pool of this run's clients (and, with drift --full, the engines') and the reads.
   const apiConcurrency = apiBudget(options.apiConcurrency, context.env);
-  const userEnv = { ...context.env, ...apiBudgetEnv(apiConcurrency) };
+  const budgetEnv = apiBudgetEnv(apiConcurrency);
+  const userEnv = { ...context.env, ...budgetEnv };
   const project = projectNameOf(projectDir);
   const { stacks, desired } = await selectStacks(projectDir, target, options);
   await options.beforeReads?.({ projectDir, target, apiStacks: stacks.map((s) => s.apiStack), desired });
@@ -183,7 +186,7 @@ export async function observeTarget(
         ? { proof: { client, inputs: await upInputsOf(projectDir, target, env, userEnv) } }
         : {}),
     });
-    return { ...observed, store, project, projectDir };
+    return { ...observed, store, project, projectDir, budgetEnv };
   } finally {
     await client.close();
   }
