@@ -32,7 +32,7 @@ import {
 import { flag } from "../kit/args";
 import type { Io } from "../kit/context";
 import { CliError } from "../kit/exit-codes";
-import { overrideReason } from "../gates/windows";
+import { overrideReason, overrideWindowFlag } from "../gates/windows";
 import { targetFlags } from "../settings/target-settings";
 
 /** Flags of every command that pins a deployment. */
@@ -44,7 +44,7 @@ export const pinFlags = {
   "allow-locked": flag.switch(
     "pin an environment whose file keeps a lock: on it (recorded in the title; the preview fails while the lock stays)",
   ),
-  "override-window": flag.string(
+  "override-window": overrideWindowFlag(
     "REASON: pin an environment whose change windows are closed now (recorded in the title)",
   ),
 };

@@ -83,6 +83,17 @@ describe("up", () => {
   });
 });
 
+describe("--override-window", () => {
+  it("is read as the trimmed reason, and a blank one is refused with what to give", () => {
+    expect(rollbackCommand.parse(["a", "b", "--override-window", " INC-1 "]).flags["override-window"]).toBe(
+      "INC-1",
+    );
+    expect(() => upCommand.parse(["--override-window", "  "])).toThrow(
+      'stackwright up: --override-window needs a reason, e.g. --override-window "INC-123: hotfix for checkout"',
+    );
+  });
+});
+
 describe("promote, rollback and logs", () => {
   it("require promote's --from and --to, checked by the name rule", () => {
     expect(promoteCommand.parse(["--from", "uat", "--to", "prod", "--all"]).flags).toMatchObject({
