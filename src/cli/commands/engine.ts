@@ -23,7 +23,13 @@ import { preflightFleet } from "../gates/preflight";
 import { notifyOutcomes, prepareNotify } from "../fleet/notify";
 import { handleInterrupts } from "../state/interrupt";
 import { lockFlags, lockPolicyOf } from "../state/target";
-import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";
+import {
+  openWindowGate,
+  overrideNotice,
+  overrideReason,
+  overrideWindowFlag,
+  windowSummary,
+} from "../gates/windows";
 import { selectionFlags as selectingFlags } from "../fleet/selection";
 import { targetFlags } from "../settings/target-settings";
 
@@ -60,7 +66,7 @@ const refreshFlag = {
 };
 
 const windowFlag = {
-  "override-window": flag.string(
+  "override-window": overrideWindowFlag(
     "REASON: make changes where change windows are closed (on call); recorded in the deployment's summary",
   ),
 };
