@@ -9,14 +9,16 @@ import { notifyCommand } from "../../../src/cli/commands/notify";
 import { promoteCommand } from "../../../src/cli/commands/promote";
 import { rollbackCommand } from "../../../src/cli/commands/rollback";
 import { snapshotCommand } from "../../../src/cli/commands/snapshot";
+import { statusCommand } from "../../../src/cli/commands/status";
 import { unlockCommand } from "../../../src/cli/commands/unlock";
 import type { Command } from "../../../src/cli/kit/command";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { runInProcess, type InProcessRun } from "../../helpers/in-process";
 import { repoRoot } from "../../helpers/scratch-project";
 
-// Every refusal and every mistake of the day-two commands is one line on stderr, with the exit
-// code the README's table gives its kind; run in-process against the emulator (no CLI spawned).
+// Commands run in-process against the emulator (no CLI spawned), with a context of the test's
+// own: every refusal and every mistake of the day-two commands is one line on stderr, with the
+// exit code the README's table gives its kind, and a command reads its settings from the context.
 
 let emulator: TestEmulator;
 let dir: string;
@@ -188,5 +190,15 @@ describe("notify test with its receiver down", () => {
     } finally {
       fs.writeFileSync(file, ACME_WEB);
     }
+  });
+});
+
+describe("status run in-process", () => {
+  it("reads the API settings, the backend and the time from the context it is handed, and prints to its io", async () => {
+    const result = await run(statusCommand, ["--json", "-"]);
+    expect(result.code, result.stderr).toBe(0);
+    const status = JSON.parse(result.stdout) as { target: string; stacks: { stack: string }[] };
+    expect(status.target).toBe("dev");
+    expect(status.stacks.map((s) => s.stack)).toEqual(["acme-web"]);
   });
 });
