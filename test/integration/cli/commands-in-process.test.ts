@@ -195,9 +195,15 @@ describe("notify test with its receiver down", () => {
 
 describe("status run in-process", () => {
   it("reads the API settings, the backend and the time from the context it is handed, and prints to its io", async () => {
-    const result = await run(statusCommand, ["--json", "-"]);
+    const now = new Date("2026-11-24T09:00:00Z");
+    const result = await runInProcess(statusCommand, ["--json", "-", "--project", dir], { env, now });
     expect(result.code, result.stderr).toBe(0);
-    const status = JSON.parse(result.stdout) as { target: string; stacks: { stack: string }[] };
+    const status = JSON.parse(result.stdout) as {
+      target: string;
+      generated_at: string;
+      stacks: { stack: string }[];
+    };
+    expect(status.generated_at).toBe(now.toISOString());
     expect(status.target).toBe("dev");
     expect(status.stacks.map((s) => s.stack)).toEqual(["acme-web"]);
   });
