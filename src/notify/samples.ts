@@ -2,7 +2,7 @@
  * One sample of each event, for `stackwright notify test`: the shapes a real run sends, with
  * example values and `test: true`, so an operator can see how a channel shows them.
  */
-import type { NotifyEvent, NotifyEventName } from "../api";
+import { buildUrn, typeToken, type NotifyEvent, type NotifyEventName } from "../api";
 import { driftEvents, stackRunEvents, type EventContext } from "./events";
 
 /** A sample of each of `names`, about `apiStack`'s environment `environment`. */
@@ -21,11 +21,16 @@ export function sampleEvents(
     resOutputsEvent: {
       metadata: {
         op: "create" as const,
-        urn: `urn:pulumi:${pulumiStack}::stackwright::Deployment::${apiStack}/${environment}`,
-        type: "pulumi-nodejs:dynamic/stackwright:Deployment",
+        urn: buildUrn({
+          stack: pulumiStack,
+          project: "stackwright",
+          qualifiedType: typeToken("Deployment"),
+          name: `${apiStack}/${environment}`,
+        }),
+        type: typeToken("Deployment"),
         provider: "",
         new: {
-          type: "pulumi-nodejs:dynamic/stackwright:Deployment",
+          type: typeToken("Deployment"),
           urn: "",
           id: "0",
           parent: "",
@@ -42,11 +47,16 @@ export function sampleEvents(
     resOutputsEvent: {
       metadata: {
         op: "create" as const,
-        urn: `urn:pulumi:${pulumiStack}::stackwright::SnapshotRestore::${apiStack}/${environment}/${name}`,
-        type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore",
+        urn: buildUrn({
+          stack: pulumiStack,
+          project: "stackwright",
+          qualifiedType: typeToken("SnapshotRestore"),
+          name: `${apiStack}/${environment}/${name}`,
+        }),
+        type: typeToken("SnapshotRestore"),
         provider: "",
         new: {
-          type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore",
+          type: typeToken("SnapshotRestore"),
           urn: "",
           id: "0",
           parent: "",

@@ -105,7 +105,7 @@ export const historyCommand = defineCommand({
     // deployment without our marker.
     let recorded: readonly RecordedDeployment[] = [];
     if (stated.some((d) => stackwrightMarkerOf(d) === undefined)) {
-      const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
+      const { readRecordedDeployments } = await import("../release/recorded-deployments.js");
       const read = await readRecordedDeployments(flags.project, flags.target, stack, environment, env);
       if (read.unreadable !== undefined)
         io.warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);

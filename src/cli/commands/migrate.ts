@@ -2,7 +2,7 @@
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
-import { openTarget } from "../fleet/target";
+import { openTarget } from "../fleet/open-target";
 import { commandLine } from "../kit/invocation";
 import { targetFlags } from "../settings/target-settings";
 

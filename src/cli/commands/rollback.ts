@@ -27,7 +27,7 @@ import {
   pinFlags,
   planPin,
   stackFiles,
-} from "../fleet/pin-change";
+} from "../release/pin-change";
 import { checkedClient } from "../gates/preflight";
 import { commandLine } from "../kit/invocation";
 import { API_SETTINGS_HELP, DEFAULT_TARGET, apiSettingsOf } from "../settings/target-settings";

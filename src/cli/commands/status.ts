@@ -12,7 +12,7 @@ import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { flag } from "../kit/args";
 import type { Env } from "../kit/context";
-import { observeFlags, observeTarget } from "../fleet/observe-target";
+import { observeFlags, observeTarget } from "../observation/observe-target";
 
 /** Colour only on a terminal, and never when NO_COLOR is set and not empty (no-color.org). */
 export function useColour(stream: { readonly isTTY?: boolean }, env: Env): boolean {

@@ -10,7 +10,7 @@ import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
 import { targetFlags } from "../settings/target-settings";
 import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
-import { lockTargetOf } from "../state/target";
+import { lockTargetOf } from "../state/lock-target";
 
 export const unlockCommand = defineCommand({
   name: "unlock",

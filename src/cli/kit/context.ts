@@ -4,8 +4,7 @@
  * process itself, so a test runs it in-process with streams, variables and a time of its own
  * (test/helpers/in-process.ts); `bin/stackwright.js` runs it with the process's ({@link processContext}).
  */
-import { windowClock } from "../../config";
-import { CliError } from "./exit-codes";
+import { clockNow } from "./clock";
 import type { Sink } from "./output";
 
 /** A stream a command writes to: a terminal or not, and how wide. */
@@ -30,7 +29,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface CommandContext {
   readonly io: Io;
   readonly env: Env;
-  /** The instant change windows and ages are judged at (STACKWRIGHT_WINDOW_CLOCK when set). */
+  /** The instant change windows and ages are judged at (clock.ts). */
   readonly clock: () => Date;
 }
 
@@ -44,15 +43,9 @@ export function ioOf(stdout: Stream, stderr: Stream): Io {
   };
 }
 
-/** The clock of `env`: the pinned instant of STACKWRIGHT_WINDOW_CLOCK, else now; a malformed one is a usage error. */
+/** The clock of `env` (clock.ts: its test hook, else now); a malformed hook is a usage error. */
 export function clockOf(env: Env): () => Date {
-  return () => {
-    try {
-      return windowClock(env);
-    } catch (error) {
-      throw new CliError("usage", error instanceof Error ? error.message : String(error));
-    }
-  };
+  return () => clockNow({ ...env });
 }
 
 function processStream(stream: NodeJS.WriteStream): Stream {

@@ -21,9 +21,8 @@ import { flag, FlagRuleError, type Flag } from "../kit/args";
 import type { Env } from "../kit/context";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import { createStackIfAbsent } from "../state/new-stack";
-import { openStateStore } from "../state/store";
-import { projectNameOf } from "../state/target";
+import { createStackIfAbsent, openStateStore } from "../../state-backend";
+import { projectNameOf } from "../state/lock-target";
 
 const execFileAsync = promisify(execFile);
 

@@ -7,7 +7,7 @@ import {
   apiBudgetEnv,
   apiConcurrencyFlag,
   DEFAULT_API_CONCURRENCY,
-} from "../../../src/cli/fleet/api-budget";
+} from "../../../src/cli/kit/api-budget";
 import { parseFlags } from "../../../src/cli/kit/args";
 
 describe("the engine's environment behind a proxy", () => {

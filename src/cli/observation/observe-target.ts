@@ -7,17 +7,11 @@
  */
 import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState, perFileStackName, type DesiredState } from "../../config";
-import {
-  observeFleetProving,
-  type FleetStatus,
-  type InputDigests,
-  type ProofVerdict,
-  type StackToObserve,
-} from "../../observe";
+import { observeFleetProving, type FleetStatus, type ProofVerdict, type StackToObserve } from "../../observe";
 import type { CommandContext } from "../kit/context";
 import { engineEnv, pulumiVersionOf } from "../engine/env";
 import { CliError, UsageError } from "../kit/exit-codes";
-import { changesSince } from "./changes";
+import { changesSince } from "../fleet/changes";
 import {
   inShard,
   selectByNames,
@@ -25,12 +19,12 @@ import {
   selectionFlags,
   type Selected,
   type Shard,
-} from "./selection";
+} from "../fleet/selection";
 import { checkedClient } from "../gates/preflight";
-import { openStateStore, type StateStore } from "../state/store";
-import { projectNameOf } from "../state/target";
-import { apiBudget, apiBudgetEnv, apiConcurrencyFlag } from "./api-budget";
-import { upInputDigests } from "./fingerprint";
+import { openStateStore, type InputDigests, type StateStore } from "../../state-backend";
+import { projectNameOf } from "../state/lock-target";
+import { apiBudget, apiBudgetEnv, apiConcurrencyFlag } from "../kit/api-budget";
+import { upInputDigests } from "../fleet/fingerprint";
 import { targetApiSettings, targetFlags } from "../settings/target-settings";
 
 /** The flags of the observing commands: the target, the selection, the budget of API requests. */
@@ -60,7 +54,7 @@ export interface ObserveOptions {
     /** The stack files as read for the selection (so that no one reads them twice). */
     readonly desired: DesiredState;
   }) => Promise<void>;
-  /** `--api-concurrency` when given (the budget of the run's clients and reads; see fleet/api-budget.ts). */
+  /** `--api-concurrency` when given (the budget of the run's clients and reads; see kit/api-budget.ts). */
   readonly apiConcurrency?: number | undefined;
   /**
    * Also decide, per observed stack, whether its last no-change run still proves it (`drift`):

@@ -14,9 +14,9 @@ import {
   clientDefaults,
   InvalidOptionsError,
 } from "../../client";
-import { flag, type Flag } from "../kit/args";
-import type { Env } from "../kit/context";
-import { CliError } from "../kit/exit-codes";
+import { flag, type Flag } from "./args";
+import type { Env } from "./context";
+import { CliError } from "./exit-codes";
 
 /**
  * Requests in flight to the API at once when neither `--api-concurrency` nor
