@@ -155,14 +155,15 @@ const layers = [
     "src/cli hosts the program only through src/program's entry point (index.ts) and never calls providers/",
   ),
   // Inside src/cli, from the bottom up: the command kit (flags, output, exit codes), the engine run,
-  // reports (summaries, facts), gates (preflight, change windows), the state backend, a target's
+  // reports (summaries, facts), the display of a run (built from the engine's events), gates (preflight, change windows), the state backend, a target's
   // settings (--target, --project, its file and secrets, read one way by every command), the fleet
   // run, an ops repository's files (what init writes and doctor compares); commands sit on top and
   // nothing imports them. Each folder may import only those below it.
   ...[
-    ["kit", ["engine", "report", "gates", "state", "settings", "fleet", "ops", "commands"]],
-    ["engine", ["report", "gates", "state", "settings", "fleet", "ops", "commands"]],
-    ["report", ["gates", "state", "settings", "fleet", "ops", "commands"]],
+    ["kit", ["engine", "report", "display", "gates", "state", "settings", "fleet", "ops", "commands"]],
+    ["engine", ["report", "display", "gates", "state", "settings", "fleet", "ops", "commands"]],
+    ["report", ["display", "gates", "state", "settings", "fleet", "ops", "commands"]],
+    ["display", ["gates", "state", "settings", "fleet", "ops", "commands"]],
     ["gates", ["state", "settings", "fleet", "ops", "commands"]],
     ["state", ["settings", "fleet", "ops", "commands"]],
     ["settings", ["fleet", "ops", "commands"]],
@@ -172,7 +173,7 @@ const layers = [
     layer(
       [`src/cli/${folder}/**`],
       ["program/.+", "providers", ...above],
-      `src/cli/${folder} imports only the folders of src/cli below it (kit < engine < report < gates < state < settings < fleet < ops < commands), and the program only through its entry point`,
+      `src/cli/${folder} imports only the folders of src/cli below it (kit < engine < report < display < gates < state < settings < fleet < ops < commands), and the program only through its entry point`,
     ),
   ),
 ];
