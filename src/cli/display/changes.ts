@@ -118,11 +118,14 @@ export function runChanges(events: readonly EngineEvent[]): RunChanges {
   };
 }
 
-/** Counts per word, in the order the words first come: `2 deploy · 1 adopt`. */
+/** The words in the summary's order (deploy first), so counts read the same whatever ran first. */
+const LABEL_ORDER = [...new Set(Object.values(KIND_LABELS))];
+
+/** Counts per word, in the summary's order of words: `2 deploy · 1 adopt`. */
 export function countsOf(changes: readonly ChangeLine[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const c of changes) counts.set(c.label, (counts.get(c.label) ?? 0) + 1);
-  return counts;
+  return new Map([...counts].sort((a, b) => LABEL_ORDER.indexOf(a[0]) - LABEL_ORDER.indexOf(b[0])));
 }
 
 export function countsText(counts: ReadonlyMap<string, number>, separator = " · "): string {
@@ -142,6 +145,8 @@ const GENERIC = /^(update|preview|refresh|destroy) failed$|^\d+ errors? occurred
 export function diagnosticText(message: string): string | undefined {
   const text = stripVTControlCharacters(message.replace(MARKUP, ""))
     .replace(/^(error|warning):\s*/i, "")
+    // The engine's wrapper of one error ("1 error occurred:\n\t* <the error>").
+    .replace(/^1 error occurred:\s*\n\s*\* /, "")
     .trimEnd();
   return text.trim() === "" || GENERIC.test(text.trim()) ? undefined : text;
 }

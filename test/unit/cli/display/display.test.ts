@@ -107,7 +107,8 @@ const upEvents = (): EngineEvent[] => [
   diag("info", "[stackwright] deployment 103 on acme-web/uat: Failed (4s)\n\n"),
   diag(
     "error",
-    `error: Deployment 103 "Build" on acme-web/uat ended Failed: ${link(103)}. The state records it; the next up deploys again.\nLast 2 lines of its log:\n  Running composer\n  Deployment failed: out of memory\n`,
+    // As the engine wraps a resource's error.
+    `1 error occurred:\n\t* Deployment 103 "Build" on acme-web/uat ended Failed: ${link(103)}. The state records it; the next up deploys again.\nLast 2 lines of its log:\n  Running composer\n  Deployment failed: out of memory\n`,
   ),
   failed("Deployment", "acme-web/uat"),
   diag("error", "update failed"),
@@ -190,7 +191,7 @@ describe("the end of a run", () => {
       showOutputs: false,
     });
     expect(lines).toEqual([
-      "1 adopt · 2 deploy (0 unchanged)",
+      "2 deploy · 1 adopt (0 unchanged)",
       "1 awaiting approval: approve it, then run npx stackwright up --refresh",
       `  acme-web/prod  deployment 102 Submitted ${link(102)}`,
     ]);
