@@ -1,0 +1,99 @@
+/**
+ * Display bench: what Stackwright's display of a run costs and how much it prints. Side by side in
+ * one run, on the same fleet (bench/fleet-world.ts) against the emulator at instant speed: a
+ * no-change `up --full` of S sites × 3 environments with the display (in CI mode: its output is
+ * not a terminal) and with `--engine-display` (the engine's own display, passed through), rounds
+ * alternating which goes first; and the lines a fleet's first `up` prints with each.
+ *
+ * Run: `npm run bench -- display` (S = 100 for the time, 20 for the lines) or
+ * `display=S,LINES_S`. Not in the default set.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { startEmulator } from "../src/emulator";
+import { cli, runEnv } from "./fleet";
+import { fleetProject, fleetSeed } from "./fleet-world";
+
+/** Runs `stackwright ARGS` in the project and counts the lines it prints (stdout and stderr). */
+function lines(dir: string, env: Record<string, string>, args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(dir, "bin", "stackwright.js"), ...args, "--project", dir],
+      {
+        cwd: dir,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+    child.once("close", (code) =>
+      code === 0
+        ? resolve(out.trimEnd().split("\n").length)
+        : reject(new Error(`exit ${String(code)}:\n${out}`)),
+    );
+  });
+}
+
+async function withFleet<T>(
+  sites: number,
+  body: (dir: string, env: Record<string, string>) => Promise<T>,
+): Promise<T> {
+  const emulator = await startEmulator({ seed: fleetSeed(sites), speed: "instant" });
+  const dir = fleetProject(sites);
+  try {
+    return await body(dir, runEnv(dir, emulator.url));
+  } finally {
+    await emulator.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+async function timedRun(dir: string, env: Record<string, string>, args: readonly string[]): Promise<number> {
+  const started = performance.now();
+  await cli(dir, env, args);
+  return performance.now() - started;
+}
+
+export async function runDisplayBench(sites = 100, lineSites = 20, rounds = 3): Promise<void> {
+  const firstUp = async (extra: readonly string[]) =>
+    withFleet(lineSites, (dir, env) => lines(dir, env, ["up", ...extra]));
+  const display = await firstUp([]);
+  const engine = await firstUp(["--engine-display"]);
+  console.log(
+    `first up of ${lineSites} × 3: ${display} lines with the display, ${engine} with --engine-display`,
+  );
+
+  await withFleet(sites, async (dir, env) => {
+    await cli(dir, env, ["up"]);
+    await cli(dir, env, ["up"]); // the first no-change run
+    const shown: number[] = [];
+    const raw: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const order = i % 2 === 0 ? [shown, raw] : [raw, shown];
+      for (const into of order) {
+        into.push(await timedRun(dir, env, ["up", "--full", ...(into === raw ? ["--engine-display"] : [])]));
+      }
+    }
+    const a = median(shown);
+    const b = median(raw);
+    console.log(
+      `no-change up --full of ${sites} × 3 (median of ${rounds}): ${(a / 1000).toFixed(1)} s with the display, ` +
+        `${(b / 1000).toFixed(1)} s with --engine-display: the display adds ${(((a - b) / b) * 100).toFixed(1)} % ` +
+        `(runs: ${shown.map((ms) => (ms / 1000).toFixed(1)).join(", ")} / ${raw.map((ms) => (ms / 1000).toFixed(1)).join(", ")})`,
+    );
+    const noChange = await lines(dir, env, ["up", "--full"]);
+    const noChangeRaw = await lines(dir, env, ["up", "--full", "--engine-display"]);
+    console.log(
+      `no-change up --full of ${sites} × 3: ${noChange} lines with the display, ${noChangeRaw} with --engine-display`,
+    );
+  });
+}
