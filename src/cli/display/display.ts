@@ -101,6 +101,7 @@ class StackView implements StackDisplay {
   readonly #started = new Map<string, ChangeLine>();
   /** The last state said per subject (`deployment 103`), so a CI log gets each state change once. */
   readonly #said = new Map<string, string>();
+  #succeeded = false;
 
   constructor(
     private readonly display: RunDisplay,
@@ -120,9 +121,20 @@ class StackView implements StackDisplay {
         this.display.line(`${changeText(started)}: failed`);
       }
     } else if (event.diagnosticEvent !== undefined) this.#diagnostic(event.diagnosticEvent);
+    else if (event.summaryEvent !== undefined) {
+      // The engine sends the update's result; the SDK's typings leave it out.
+      const summary = event.summaryEvent;
+      this.#succeeded = "result" in summary && summary.result === "succeeded";
+    }
   }
 
   end(): void {
+    // Steps the engine reported no outputs for (a delete may not): said once the run has ended,
+    // as done when it succeeded.
+    for (const started of this.#started.values()) {
+      this.display.line(`${changeText(started)}${this.#succeeded ? "" : ": not finished"}`);
+    }
+    this.#started.clear();
     this.display.setLive(this, undefined);
   }
 

@@ -175,6 +175,18 @@ describe("Stackwright's display of a run", () => {
     expect(liveDisplay({}, {})).toBe(false);
   });
 
+  it("says a step the engine reported no outputs for once the run has ended, as done only when it succeeded", () => {
+    const summary = (result: string) =>
+      event({ summaryEvent: { result, resourceChanges: {} } } as unknown as EngineEvent);
+    const retire = () => pre("delete", "Deployment", "acme-web/uat", uat);
+    expect(collect(false, [retire(), summary("succeeded")])).toBe(
+      "acme-web/uat  retire stop managing the deployment (history kept)\n",
+    );
+    expect(collect(false, [retire(), summary("failed")])).toBe(
+      "acme-web/uat  retire stop managing the deployment (history kept): not finished\n",
+    );
+  });
+
   it("says a preview's planned changes as they are planned", () => {
     const text = collect(false, [pre("create", "Deployment", "acme-web/uat", uat, true)], "preview");
     expect(text).toBe("acme-web/uat  deploy to branch main\n");
