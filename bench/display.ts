@@ -9,6 +9,7 @@
  * `display=S,LINES_S`. Not in the default set.
  */
 import { spawn } from "node:child_process";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator } from "../src/emulator";
@@ -45,7 +46,11 @@ async function withFleet<T>(
   const emulator = await startEmulator({ seed: fleetSeed(sites), speed: "instant" });
   const dir = fleetProject(sites);
   try {
-    return await body(dir, runEnv(dir, emulator.url));
+    // A passphrase of the bench's own: the built-in one serves only the demo's settings file.
+    return await body(dir, {
+      ...runEnv(dir, emulator.url),
+      PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
+    });
   } finally {
     await emulator.close();
     fs.rmSync(dir, { recursive: true, force: true });
