@@ -5,8 +5,10 @@
  * not a terminal) and with `--engine-display` (the engine's own display, passed through), rounds
  * alternating which goes first; and the lines a fleet's first `up` prints with each.
  *
- * Run: `npm run bench -- display` (S = 100 for the time, 20 for the lines) or
- * `display=S,LINES_S`. Not in the default set.
+ * Run: `npm run bench -- display` (S = 100 for the time, 20 for the lines; LINES_S = 0: no line
+ * counts) or `display=S,LINES_S[,ROUNDS]`. Not in the default set. The cost is compared in CPU
+ * seconds (the process and the engines it waited for), which a shared machine's load moves far
+ * less than the wall clock.
  */
 import { spawn } from "node:child_process";
 import * as crypto from "node:crypto";
@@ -62,10 +64,43 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-async function timedRun(dir: string, env: Record<string, string>, args: readonly string[]): Promise<number> {
+/**
+ * Runs `stackwright ARGS` to its end and returns its wall-clock and CPU seconds (user + system,
+ * with the engines and other children it waited for, from /usr/bin/time): on a shared machine the
+ * CPU is what a change of ours costs; the wall clock moves with everyone else's load.
+ */
+function timedRun(
+  dir: string,
+  env: Record<string, string>,
+  args: readonly string[],
+): Promise<{ wall: number; cpu: number }> {
+  const out = path.join(dir, `.time-${process.pid}`);
   const started = performance.now();
-  await cli(dir, env, args);
-  return performance.now() - started;
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      "/usr/bin/time",
+      [
+        "-f",
+        "%U %S",
+        "-o",
+        out,
+        process.execPath,
+        path.join(dir, "bin", "stackwright.js"),
+        ...args,
+        "--project",
+        dir,
+      ],
+      { cwd: dir, env, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    child.once("close", (code) => {
+      if (code !== 0)
+        return reject(new Error(`stackwright ${args.join(" ")} exited ${String(code)}:\n${err}`));
+      const [user = 0, system = 0] = fs.readFileSync(out, "utf8").trim().split(/\s+/).map(Number);
+      resolve({ wall: (performance.now() - started) / 1000, cpu: user + system });
+    });
+  });
 }
 
 export async function runDisplayBench(sites = 100, lineSites = 20, rounds = 3): Promise<void> {
@@ -80,20 +115,23 @@ export async function runDisplayBench(sites = 100, lineSites = 20, rounds = 3): 
   await withFleet(sites, async (dir, env) => {
     await cli(dir, env, ["up"]);
     await cli(dir, env, ["up"]); // the first no-change run
-    const shown: number[] = [];
-    const raw: number[] = [];
+    const shown: { wall: number; cpu: number }[] = [];
+    const raw: { wall: number; cpu: number }[] = [];
     for (let i = 0; i < rounds; i++) {
       const order = i % 2 === 0 ? [shown, raw] : [raw, shown];
       for (const into of order) {
         into.push(await timedRun(dir, env, ["up", "--full", ...(into === raw ? ["--engine-display"] : [])]));
       }
     }
-    const a = median(shown);
-    const b = median(raw);
+    const cpu = (runs: typeof shown) => median(runs.map((r) => r.cpu));
+    const a = cpu(shown);
+    const b = cpu(raw);
+    const list = (runs: typeof shown) =>
+      runs.map((r) => `${r.cpu.toFixed(1)} CPU-s / ${r.wall.toFixed(1)} s`).join(", ");
     console.log(
-      `no-change up --full of ${sites} × 3 (median of ${rounds}): ${(a / 1000).toFixed(1)} s with the display, ` +
-        `${(b / 1000).toFixed(1)} s with --engine-display: the display adds ${(((a - b) / b) * 100).toFixed(1)} % ` +
-        `(runs: ${shown.map((ms) => (ms / 1000).toFixed(1)).join(", ")} / ${raw.map((ms) => (ms / 1000).toFixed(1)).join(", ")})`,
+      `no-change up --full of ${sites} × 3 (median of ${rounds}): ${a.toFixed(1)} CPU-s with the display, ` +
+        `${b.toFixed(1)} CPU-s with --engine-display: the display adds ${(((a - b) / b) * 100).toFixed(1)} % ` +
+        `(with: ${list(shown)}; without: ${list(raw)})`,
     );
     const noChange = await lines(dir, env, ["up", "--full"]);
     const noChangeRaw = await lines(dir, env, ["up", "--full", "--engine-display"]);

@@ -23,8 +23,8 @@ const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
   "fleet-large": (arg) => runLargeBench(arg === undefined ? 1000 : Number(arg), false),
   // Not in the default set: `npm run bench -- display[=S,LINES_S]` (the display's cost, minutes).
   display: (arg) => {
-    const [sites, lineSites] = arg === undefined ? [100, 20] : arg.split(",").map(Number);
-    return runDisplayBench(sites ?? 100, lineSites ?? 20);
+    const [sites, lineSites, rounds] = arg === undefined ? [100, 20, 3] : arg.split(",").map(Number);
+    return runDisplayBench(sites ?? 100, lineSites ?? 20, rounds ?? 3);
   },
   // S = 100 takes about half a minute; `observe=100,1000` adds the 1,000-site fleet (minutes).
   observe: (arg) => runObserveBench(arg === undefined ? [100] : arg.split(",").map(Number)),
