@@ -106,11 +106,13 @@ function timedRun(
 export async function runDisplayBench(sites = 100, lineSites = 20, rounds = 3): Promise<void> {
   const firstUp = async (extra: readonly string[]) =>
     withFleet(lineSites, (dir, env) => lines(dir, env, ["up", ...extra]));
-  const display = await firstUp([]);
-  const engine = await firstUp(["--engine-display"]);
-  console.log(
-    `first up of ${lineSites} × 3: ${display} lines with the display, ${engine} with --engine-display`,
-  );
+  if (lineSites > 0) {
+    const display = await firstUp([]);
+    const engine = await firstUp(["--engine-display"]);
+    console.log(
+      `first up of ${lineSites} × 3: ${display} lines with the display, ${engine} with --engine-display`,
+    );
+  }
 
   await withFleet(sites, async (dir, env) => {
     await cli(dir, env, ["up"]);
