@@ -8,6 +8,7 @@
  */
 import "../src/sqlite-warning";
 import { runClientBench } from "./client";
+import { runDisplayBench } from "./display";
 import { runEmulatorBench } from "./emulator";
 import { runFleetBench, runLargeBench } from "./fleet";
 import { runObserveBench } from "./observe";
@@ -20,6 +21,11 @@ const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
   fleet: (arg) => runFleetBench(arg === undefined ? [1, 20, 100] : arg.split(",").map(Number)),
   // Not in the default set (it needs a fleet of 1,000 files): `npm run bench -- fleet-large[=S]`.
   "fleet-large": (arg) => runLargeBench(arg === undefined ? 1000 : Number(arg), false),
+  // Not in the default set: `npm run bench -- display[=S,LINES_S]` (the display's cost, minutes).
+  display: (arg) => {
+    const [sites, lineSites, rounds] = arg === undefined ? [100, 20, 3] : arg.split(",").map(Number);
+    return runDisplayBench(sites ?? 100, lineSites ?? 20, rounds ?? 3);
+  },
   // S = 100 takes about half a minute; `observe=100,1000` adds the 1,000-site fleet (minutes).
   observe: (arg) => runObserveBench(arg === undefined ? [100] : arg.split(",").map(Number)),
 };

@@ -219,7 +219,7 @@ async function settle(
     if (current.attributes.state === "Submitted" || current.attributes.state === "New") {
       progress(
         `deployment ${current.id} on ${where} waits for approval (${linkOf(current)}); ` +
-          "run 'pulumi up --refresh' after it is approved",
+          "once it is approved, the next up with --refresh starts it",
       );
       return current;
     }
@@ -250,9 +250,9 @@ async function settle(
       const message =
         error.code === ErrorCode.WaitFailed
           ? `Deployment ${last.id} "${title}" on ${where} ended ${last.attributes.state}: ${linkOf(last)}. ` +
-            "The state records it; the next 'pulumi up' deploys again."
+            "The state records it; the next up deploys again."
           : `Deployment ${last.id} "${title}" on ${where} did not finish within ${inputs.timeout_seconds ?? "the default"} s ` +
-            `(state ${last.attributes.state}): ${linkOf(last)}. The next 'pulumi up' waits for it again.`;
+            `(state ${last.attributes.state}): ${linkOf(last)}. The next up waits for it again.`;
       // The title and link are the platform's: shown, never interpreted, by the terminal.
       throw fail(log.withTail(terminalText(message)), last);
     }

@@ -167,7 +167,7 @@ describe("the first runs after stackwright import", () => {
     expect(up.status, up.out).toBe(0);
     expect(await writes()).toEqual([]);
     for (const stack of STACKS) {
-      expect(rows(up.out)[stack], up.out).toMatch(/^ok \| \d+ create$/);
+      expect(rows(up.out)[stack], up.out).toMatch(/^ok \| \d+ adopt$/);
     }
     expect(adopted("dev.shop")).toEqual(["101", "103"]);
     expect(adopted("dev.blog")).toHaveLength(1);

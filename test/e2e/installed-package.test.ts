@@ -230,7 +230,7 @@ describe("stackwright installed from its package into an ops repository of its o
     await hooks.clearRequests();
     const up = npx(["up"]);
     expect(up.status, up.out).toBe(0);
-    for (const stack of STACKS) expect(row(up.out, stack), up.out).toMatch(/^ok \| \d+ create$/);
+    for (const stack of STACKS) expect(row(up.out, stack), up.out).toMatch(/^ok \| \d+ adopt$/);
     expect(await writes()).toEqual([]);
     // The serialized provider names the provider module relative to the program directory: the
     // same text as from a checkout of this repository (dist/src/program → dist/providers).

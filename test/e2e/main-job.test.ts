@@ -33,17 +33,26 @@ describe("the stackwright command on the example stacks-config", () => {
   it("runs the main job on the embedded emulator", () => {
     const { status, out } = run(["start", "--project", project.dir, "--speed", "instant", "--port", "0"]);
     expect(out).toContain("against the embedded emulator");
-    expect(out).toMatch(/done: \d+ create/);
-    // The example's `outputs:` show the platform's facts (checks passed before any change).
-    expect(out).toMatch(/url\s*: "https:\/\/www\.acme\.example\.com"/);
-    expect(out).toMatch(/manifest_release: \{\s+label\s+: "2026\.11\.2"/);
+    // What it made, in the summary's words, and each environment's links; no output values.
+    expect(out).toMatch(
+      /^acme-web\/uat {2}deploy from 8f3c2a1 to branch main: deployment \d+ Completed http\S+$/m,
+    );
+    expect(out).toMatch(
+      /^acme-web\/prod {2}https:\/\/www\.acme\.example\.com {2}deployment \d+ Submitted http\S+$/m,
+    );
+    expect(out).toMatch(/^dev\.acme-web\s+ok\s+.*\bdeploy\b.*start runs every engine$/m);
+    expect(out).not.toMatch(/\bcreate\b/);
+    expect(out).not.toContain("Outputs:");
+    expect(out.trimEnd().split("\n").length).toBeLessThan(40);
     expect(status).toBe(0);
   }, 240_000);
 
   it("changes nothing when the main job runs again", () => {
     const { status, out } = run(["start", "--project", project.dir, "--speed", "instant", "--port", "0"]);
-    expect(out).toContain("no changes: the platform already matches stacks-config/");
-    expect(out).toMatch(/manifest_release: \{\s+label\s+: "2026\.11\.2"/);
+    // prod's deployment waits for approval (the example asks for one): said as such, not "no changes".
+    expect(out).toMatch(/^dev\.acme-web\s+ok\s+none\s/m);
+    expect(out).toContain("1 awaiting approval: approve it, then run npm run stackwright -- up --refresh");
+    expect(out).not.toContain("no changes");
     expect(status).toBe(0);
   }, 240_000);
 

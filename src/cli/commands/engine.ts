@@ -3,13 +3,16 @@
  * Pulumi stack `<target>.<API stack>` (fleet/open-target.ts), selected by name, `--changed-since` and
  * `--shard` (fleet/plan.ts), K at once (fleet/fan-out.ts), each to its end. The run closes with
  * a table per stack and exits non-zero when any failed; `--summary FILE` writes one Markdown
- * summary for all. Failures are reported by the command kit (exit-codes.ts).
+ * summary for all. What people read while it runs is Stackwright's display of the engine's events
+ * (display/), the engine's own with `--engine-display`; `--json` writes one document of the run
+ * (display/run-document.ts). Failures are reported by the command kit (exit-codes.ts).
  */
+import * as fs from "node:fs";
 import { flag, type FlagValues } from "../kit/args";
 import type { CommandContext } from "../kit/context";
 import { defineCommand } from "../kit/command";
 import { CliError, combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { closingTable, concurrencyFlag, fanOut, fleetSummary } from "../fleet/fan-out";
+import { closingTable, concurrencyFlag, fanOut, fleetSummary, resultOf } from "../fleet/fan-out";
 import { apiBudget, apiBudgetEnv, apiConcurrencyFlagOf, DEFAULT_API_CONCURRENCY } from "../kit/api-budget";
 import { legacyProblem } from "../fleet/migrate";
 import { planRun, type Plan } from "../fleet/plan";
@@ -17,7 +20,11 @@ import type { Operation, StackJob, StackOutcome } from "../fleet/run-stack";
 import { makeReadsDir, openShortcut } from "../fleet/shortcut";
 import { openOwnStack, openTarget, readTargetSettings, type Target } from "../fleet/open-target";
 import { writeSummary } from "../report/summary-file";
-import { say, warn } from "../kit/output";
+import { stderr, stdout, warn, type Sink } from "../kit/output";
+import { commandLine } from "../kit/invocation";
+import { closingLines } from "../display/closing";
+import { liveDisplay, RunDisplay } from "../display/display";
+import { runDocument, StackResult } from "../display/run-document";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../gates/preflight";
 import { notifyOutcomes, prepareNotify } from "../notifications/notify";
@@ -52,6 +59,13 @@ const selectionFlags = {
   }),
   stack: flag.string(
     "run exactly this Pulumi stack, with its own Pulumi.<stack>.yaml (no selection, no fan-out)",
+  ),
+  json: flag.output(
+    "FILE|-: write the run as JSON (version 1, docs/schemas/run-v1.schema.json) to FILE, or - for stdout",
+  ),
+  "show-outputs": flag.switch("print each stack's outputs at the end"),
+  "engine-display": flag.switch(
+    "show the engine's own display (every resource, its diagnostics and outputs) instead of Stackwright's",
   ),
 };
 
@@ -183,9 +197,21 @@ export async function runFleetCommand(
           reads.dir,
           settings,
         );
+  // With --json -, stdout is the document alone: everything else goes to stderr.
+  const out: Sink = flags.json?.to === "stdout" ? stderr : stdout;
+  const print = (text: string) => out.write(`${text}\n`);
+  const engineDisplay = flags["engine-display"] === true;
+  const display = engineDisplay
+    ? undefined
+    : new RunDisplay({
+        operation,
+        out,
+        live: liveDisplay(flags.json?.to === "stdout" ? process.stderr : process.stdout, process.env),
+        columns: () => (flags.json?.to === "stdout" ? process.stderr : process.stdout).columns,
+      });
   // A stack the user cannot see: its line comes first, before anything else of the run.
   for (const line of hidden.values()) warn(line);
-  say(
+  print(
     `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
   );
   for (const kept of plan.kept) {
@@ -200,24 +226,47 @@ export async function runFleetCommand(
       const line = hidden.get(job.stackName);
       return line === undefined ? [] : [refusedOutcome(job, line)];
     });
-    const ran = await fanOut(visible, concurrency, {
-      target,
-      operation,
-      refresh: flags.refresh === true,
-      ...(parallel === undefined ? {} : { parallel }),
-      lockPolicy,
-      signal: interrupts.signal,
-      windows,
-      ...(shortcut === undefined ? {} : { shortcut }),
-    });
+    const whyEngine =
+      flags.stack !== undefined
+        ? "--stack always runs the engine"
+        : flags.refresh === true
+          ? "--refresh always runs the engine"
+          : undefined;
+    const ran = await fanOut(
+      visible,
+      concurrency,
+      {
+        target,
+        operation,
+        ...(whyEngine === undefined ? {} : { whyEngine }),
+        ...(display === undefined ? {} : { display }),
+        engineDisplay,
+        refresh: flags.refresh === true,
+        ...(parallel === undefined ? {} : { parallel }),
+        lockPolicy,
+        signal: interrupts.signal,
+        windows,
+        ...(shortcut === undefined ? {} : { shortcut }),
+      },
+      { stdout: out, stderr },
+    );
+    display?.close();
     const outcomes = [...refused, ...ran];
     for (const o of ran) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
-    if (outcomes.length > 0) say(`\n${closingTable(outcomes, operation)}`);
-    else say("no API stack selected: nothing to do");
+    if (outcomes.length > 0) {
+      print(`\n${closingTable(outcomes, operation)}`);
+      const again = `up --refresh${flags.stack !== undefined ? ` --stack ${flags.stack}` : flags.target !== undefined ? ` --target ${flags.target}` : ""}`;
+      for (const line of closingLines(outcomes, {
+        operation,
+        upRefresh: commandLine(again),
+        showOutputs: flags["show-outputs"] === true,
+      }))
+        print(line);
+    } else print("no API stack selected: nothing to do");
     const notified =
       notify === undefined
         ? undefined
-        : await notifyOutcomes(notify.sinks, outcomes, windows, process.env, notify.options, say);
+        : await notifyOutcomes(notify.sinks, outcomes, windows, process.env, notify.options, print);
     if (flags.summary !== undefined) {
       const title = `Stackwright ${operation}: ${target.name}`;
       const overrides = ran.flatMap((o) => overrideNotice(windows, o.job.stackName) ?? []);
@@ -226,7 +275,33 @@ export async function runFleetCommand(
       writeSummary(input, flags.summary, flags["summary-full"]);
     }
     const signal = interrupts.received();
-    return signal !== undefined ? EXIT_CODES.interrupted : combinedExitCode(outcomes.map((o) => o.exitCode));
+    const exitCode =
+      signal !== undefined ? EXIT_CODES.interrupted : combinedExitCode(outcomes.map((o) => o.exitCode));
+    if (flags.json !== undefined) {
+      const document = runDocument(
+        operation,
+        target.name,
+        exitCode,
+        outcomes.map((o) => ({
+          stackName: o.job.stackName,
+          apiStack: o.job.apiStack,
+          result: StackResult.parse(resultOf(o, operation)),
+          exitCode: o.exitCode,
+          durationMs: o.durationMs,
+          ...(o.confirmed === true ? { confirmed: true } : {}),
+          ...(o.engineReason === undefined ? {} : { engineReason: o.engineReason }),
+          ...(o.failure === undefined ? {} : { failure: o.failure }),
+          events: o.events,
+        })),
+      );
+      const text = `${JSON.stringify(document, null, 2)}\n`;
+      if (flags.json.to === "stdout") process.stdout.write(text);
+      else {
+        fs.writeFileSync(flags.json.path, text);
+        warn(`run written to ${flags.json.path}`);
+      }
+    }
+    return exitCode;
   } finally {
     interrupts.dispose();
     await shortcut?.close();

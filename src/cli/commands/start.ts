@@ -1,20 +1,24 @@
 /**
  * `stackwright start` (what `npm start` runs): the main job on embedded defaults. It validates
  * stacks-config/, starts the emulator with its state persisted under .stackwright/, runs `up` on
- * each API stack's stack of the `dev` target (migrating a single-stack state first) and prints the
- * outputs. A second run changes nothing. With STACKWRIGHT_API_URL
- * set it runs against that API instead, with no emulator.
+ * each API stack's stack of the `dev` target (migrating a single-stack state first) and shows what
+ * it made (Stackwright's display, display/) and each environment's links. A second run changes
+ * nothing. With STACKWRIGHT_API_URL set it runs against that API instead, with no emulator.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState } from "../../config";
 import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
-import { combinedExitCode, EXIT_CODES } from "../kit/exit-codes";
+import { combinedExitCode } from "../kit/exit-codes";
 import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget, stackNameOf } from "../fleet/open-target";
 import { say, warn } from "../kit/output";
+import { commandLine } from "../kit/invocation";
+import { closingLines } from "../display/closing";
+import { runChanges } from "../display/changes";
+import { liveDisplay, RunDisplay } from "../display/display";
 import { handleInterrupts } from "../engine/interrupt";
 import { SPEEDS } from "../../emulator/scheduler";
 import { targetFlags } from "../settings/target-settings";
@@ -74,7 +78,7 @@ async function embeddedEmulator(
 export const startCommand = defineCommand({
   name: "start",
   summary:
-    "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up on every API stack of the dev target and prints the outputs.",
+    "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up on every API stack of the dev target and shows what it made and the links.",
   flags,
   async run({ flags }) {
     const projectDir = flags.project;
@@ -96,35 +100,80 @@ export const startCommand = defineCommand({
       const target = await openTarget(projectDir, targetName, api.env);
       // The one-stack state of earlier versions moves into per-file stacks by itself here.
       if ((await legacyProblem(target)) !== undefined) await migrateTarget(target, say);
-      say(`running up on target '${targetName}' against ${api.description}\n`);
+      say(`running up on target '${targetName}' against ${api.description}`);
       const jobs = loaded.state.stacks.map((s) => ({
         apiStack: s.stack,
         stackName: stackNameOf(target, s.stack),
         destroy: false,
       }));
+      const display = new RunDisplay({
+        operation: "up",
+        out: { write: (text) => void process.stdout.write(text) },
+        live: liveDisplay(process.stdout, process.env),
+        columns: () => process.stdout.columns,
+      });
       const outcomes = await fanOut(jobs, defaultConcurrency(), {
         target,
         operation: "up",
+        whyEngine: "start runs every engine",
+        display,
         refresh: false,
         lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
         signal: interrupts.signal,
       });
+      display.close();
       for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
       say(`\n${closingTable(outcomes)}`);
-      const total: Record<string, number> = {};
-      for (const o of outcomes)
-        for (const [op, n] of Object.entries(o.changes)) total[op] = (total[op] ?? 0) + n;
-      const changes = Object.entries(total).map(([op, n]) => `${n} ${op}`);
-      const code = combinedExitCode(outcomes.map((o) => o.exitCode));
-      if (code === EXIT_CODES.ok) {
-        say(
-          `\n${changes.length === 0 ? "no changes: the platform already matches stacks-config/" : `done: ${changes.join(", ")}`}`,
-        );
-      }
-      return code;
+      for (const line of closingLines(outcomes, {
+        operation: "up",
+        upRefresh: commandLine("up --refresh"),
+        showOutputs: false,
+      }))
+        say(line);
+      const links = outcomes.flatMap((o) => linksOf(o.job.apiStack, runChanges(o.events).outputs));
+      if (links.length > 0) say(`\n${links.join("\n")}`);
+      return combinedExitCode(outcomes.map((o) => o.exitCode));
     } finally {
       interrupts.dispose();
       await api.close();
     }
   },
 });
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * Each environment's links from a stack's outputs (src/program's `facts` and `stacks`): the site,
+ * and its deployment with its state. One line per environment.
+ */
+export function linksOf(apiStack: string, outputs: Readonly<Record<string, unknown>> | undefined): string[] {
+  if (outputs === undefined) return [];
+  const facts = record(record(record(outputs["facts"])[apiStack])["environments"]);
+  const made = record(record(outputs["stacks"])[apiStack]);
+  const environments = [...new Set([...Object.keys(facts), ...Object.keys(made)])].sort();
+  return environments.map((env) => {
+    const url = text(record(facts[env])["url"]);
+    const deployment = record(record(made[env])["deployment"]);
+    const id = text(deployment["id"]);
+    const link = text(deployment["link"]);
+    const state = text(deployment["state"]);
+    const parts = [
+      `${apiStack}/${env}`,
+      ...(url === undefined ? [] : [url]),
+      ...(id === undefined
+        ? []
+        : [
+            `deployment ${id}${state === undefined ? "" : ` ${state}`}${link === undefined ? "" : ` ${link}`}`,
+          ]),
+    ];
+    return parts.join("  ");
+  });
+}

@@ -6,8 +6,8 @@
  * update, refresh or destroy reads the stack's outputs twice and its history: four `pulumi`
  * processes around each run, measured at 1.3 CPU-seconds per stack, a sixth of a per-file
  * no-change `up`. Here the change counts come from the engine's own summary event, and the
- * events from its event log, read once the engine has exited (everything that uses them reads
- * them after the run).
+ * events from its event log, read as the engine appends to it (the display shows a run as it
+ * goes) and to its end once the engine has exited.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -50,7 +50,10 @@ export interface EngineRunOptions {
   readonly parallel?: number;
   readonly onOutput?: (text: string) => void;
   readonly onError?: (text: string) => void;
-  /** Every event of the run, in order, once the engine has exited (also when it failed). */
+  /**
+   * Every event of the run, in order, as the engine writes it (its log is read while it runs,
+   * and to its end once it has exited, also when it failed).
+   */
   readonly onEvent?: (event: EngineEvent) => void;
   /** Aborting sends the engine SIGINT: it stops at a safe point and releases its lock. */
   readonly signal?: AbortSignal;
@@ -97,6 +100,58 @@ export function parseEventLog(text: string): EngineEvent[] {
     if (isEngineEvent(value)) events.push(value);
   }
   return events;
+}
+
+/** How often a running engine's event log is read for new events. */
+const TAIL_INTERVAL_MS = 100;
+
+/**
+ * Follows an event log as the engine appends to it: every complete line is handed to `onEvent`
+ * once, in order; `finish()` reads what is left after the engine has exited (a last line cut
+ * short by a dying engine is left out, as {@link parseEventLog} leaves it out).
+ */
+export function followEventLog(
+  file: string,
+  onEvent: (event: EngineEvent) => void,
+  intervalMs = TAIL_INTERVAL_MS,
+): { finish(): void } {
+  let offset = 0;
+  let pending = "";
+  const decoder = new TextDecoder();
+  const buffer = Buffer.alloc(64 * 1024);
+  const read = () => {
+    let fd: number;
+    try {
+      fd = fs.openSync(file, "r");
+    } catch {
+      return; // not written yet
+    }
+    try {
+      for (;;) {
+        const n = fs.readSync(fd, buffer, 0, buffer.length, offset);
+        if (n === 0) break;
+        offset += n;
+        pending += decoder.decode(buffer.subarray(0, n), { stream: true });
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    const end = pending.lastIndexOf("\n");
+    if (end === -1) return;
+    const complete = pending.slice(0, end);
+    pending = pending.slice(end + 1);
+    for (const event of parseEventLog(complete)) onEvent(event);
+  };
+  const timer = setInterval(read, intervalMs);
+  timer.unref();
+  return {
+    finish() {
+      clearInterval(timer);
+      read();
+      for (const event of parseEventLog(pending)) onEvent(event);
+      pending = "";
+    },
+  };
 }
 
 /**
@@ -147,6 +202,10 @@ export class EngineStack {
       ...ws.envVars,
     };
     let changes: ResourceChanges = {};
+    const follower = followEventLog(log, (event) => {
+      if (event.summaryEvent !== undefined) changes = event.summaryEvent.resourceChanges;
+      options.onEvent?.(event);
+    });
     let program: ProgramHost | undefined;
     let providers: ProviderPort | undefined;
     try {
@@ -176,12 +235,8 @@ export class EngineStack {
     } finally {
       program?.close();
       providers?.close();
-      const text = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "";
+      follower.finish();
       fs.rmSync(dir, { recursive: true, force: true });
-      for (const event of parseEventLog(text)) {
-        if (event.summaryEvent !== undefined) changes = event.summaryEvent.resourceChanges;
-        options.onEvent?.(event);
-      }
     }
     return changes;
   }

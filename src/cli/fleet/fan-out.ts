@@ -8,6 +8,8 @@ import { flag } from "../kit/args";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { prefixedLines, renderTable, stderr, stdout, type Sink } from "../kit/output";
 import type { SummaryInput } from "../report/summary";
+import { changesColumn } from "../display/closing";
+import type { RunDisplay } from "../display/display";
 import { summaryOfRuns, type RunForSummary } from "../report/summary-runs";
 import { runStack, type Operation, type RunOptions, type StackJob, type StackOutcome } from "./run-stack";
 
@@ -30,28 +32,51 @@ export const concurrencyFlag = {
   }),
 };
 
+/** How a fan-out shows its stacks' runs. */
+export interface FanOutShow {
+  /** Stackwright's display of the runs (display/display.ts); none: only our own lines. */
+  readonly display?: RunDisplay;
+  /** The engine's raw display instead (`--engine-display`), prefixed by its stack. */
+  readonly engineDisplay?: boolean;
+}
+
 /** Runs every job, `concurrency` at a time, in the given order; outcomes in the same order. */
 export async function fanOut(
   jobs: readonly StackJob[],
   concurrency: number,
-  options: Omit<RunOptions, "stdout" | "stderr">,
-  /** Where the engines' progress goes (`drift --json -` keeps stdout for its report). */
+  options: Omit<RunOptions, "stdout" | "stderr" | "engineOutput" | "onEvent"> & FanOutShow,
+  /** Where the runs' lines go (`drift --json -` keeps stdout for its report). */
   sinks: { readonly stdout: Sink; readonly stderr: Sink } = { stdout, stderr },
 ): Promise<StackOutcome[]> {
   const outcomes: StackOutcome[] = new Array<StackOutcome>(jobs.length);
   let next = 0;
   const prefix = jobs.length > 1;
+  const { display, engineDisplay, ...runOptions } = options;
+  // Our own lines go above the display's live lines.
+  const ours: Sink =
+    display === undefined ? sinks.stdout : { write: (text) => display.line(text.replace(/\n$/, "")) };
   const worker = async () => {
     for (let i = next++; i < jobs.length; i = next++) {
       const job = jobs[i];
       if (job === undefined) continue;
-      const out = prefixedLines(prefix ? `[${job.apiStack}] ` : "", sinks.stdout);
+      const out = prefixedLines(prefix ? `[${job.apiStack}] ` : "", ours);
       const err = prefixedLines(prefix ? `[${job.apiStack}] ` : "", sinks.stderr);
+      const raw =
+        engineDisplay === true ? prefixedLines(prefix ? `[${job.apiStack}] ` : "", sinks.stdout) : undefined;
+      const view = display?.stack(job.apiStack);
       try {
-        outcomes[i] = await runStack(job, { ...options, stdout: out.write, stderr: err.write });
+        outcomes[i] = await runStack(job, {
+          ...runOptions,
+          stdout: out.write,
+          stderr: err.write,
+          ...(raw === undefined ? {} : { engineOutput: raw.write }),
+          ...(view === undefined ? {} : { onEvent: (event) => view.event(event) }),
+        });
       } finally {
         out.flush();
         err.flush();
+        raw?.flush();
+        view?.end();
       }
     }
   };
@@ -60,7 +85,7 @@ export async function fanOut(
 }
 
 /** How a stack's run ended, in the closing table's words; a preview never destroyed anything. */
-function resultOf(outcome: StackOutcome, operation: Operation | undefined): string {
+export function resultOf(outcome: StackOutcome, operation: Operation | undefined): string {
   if (outcome.exitCode === EXIT_CODES.ok) {
     if (!outcome.job.destroy) return "ok";
     return operation === "preview" ? "ok (destroy planned)" : "destroyed";
@@ -68,12 +93,6 @@ function resultOf(outcome: StackOutcome, operation: Operation | undefined): stri
   if (outcome.exitCode === EXIT_CODES.locked) return "locked";
   if (outcome.exitCode === EXIT_CODES.interrupted) return "interrupted";
   return "failed";
-}
-
-function changesText(outcome: StackOutcome): string {
-  if (outcome.confirmed === true) return "no change (confirmed)";
-  const parts = Object.entries(outcome.changes).map(([op, n]) => `${n} ${op}`);
-  return parts.length === 0 ? "none" : parts.join(", ");
 }
 
 /**
@@ -87,7 +106,7 @@ export function closingTable(outcomes: readonly StackOutcome[], operation?: Oper
     outcomes.map((o) => [
       o.job.stackName,
       resultOf(o, operation),
-      changesText(o),
+      changesColumn(o),
       `${(o.durationMs / 1000).toFixed(1)} s`,
       ...(why ? [o.engineReason ?? ""] : []),
     ]),

@@ -69,9 +69,15 @@ export interface RunOptions {
   readonly windows?: WindowGate;
   /** The fingerprint shortcut, for an `up` without `--refresh` (records only, with `--full`). */
   readonly shortcut?: Shortcut;
-  /** Where the engine's progress goes (prefixed by the fan-out when stacks run at once). */
+  /** Why an `up` with no shortcut runs its engine (`--stack`, `--refresh`, `start`), for the table. */
+  readonly whyEngine?: string;
+  /** Where Stackwright's own lines go (prefixed by the fan-out when stacks run at once). */
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** The engine's raw display (`--engine-display`); none: it is not shown. */
+  readonly engineOutput?: (text: string) => void;
+  /** Each event of the stack's engine runs as it comes (the display); quiet plans excepted. */
+  readonly onEvent?: (event: EngineEvent) => void;
 }
 
 function changesOf(summary: Readonly<Record<string, number | undefined>>): Record<string, number> {
@@ -125,7 +131,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
     const shortcut = options.operation === "up" && !job.destroy ? options.shortcut : undefined;
     const inputs = shortcut?.inputs(job.stackName, job.file);
     if (options.operation === "up" && !job.destroy && shortcut === undefined) {
-      engineReason = options.refresh ? "--refresh always runs the engine" : "--stack always runs the engine";
+      engineReason = options.whyEngine;
     } else if (shortcut !== undefined && !shortcut.confirm) engineReason = "--full runs every engine";
     else if (shortcut !== undefined && !target.stacks.has(job.stackName)) engineReason = "a new stack";
     if (
@@ -150,9 +156,12 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
     const changes = await withPerFileStack(target, job.stackName, async (stack) => {
       const engineOptions: EngineRunOptions = {
         ...(target.configFile === undefined ? {} : { configFile: target.configFile }),
-        onOutput: options.stdout,
+        onOutput: options.engineOutput ?? (() => {}),
         onError: errors.write,
-        onEvent: (event: EngineEvent) => void events.push(event),
+        onEvent: (event: EngineEvent) => {
+          events.push(event);
+          options.onEvent?.(event);
+        },
         signal: options.signal,
         refresh: options.refresh,
         ...(options.parallel === undefined ? {} : { parallel: options.parallel }),

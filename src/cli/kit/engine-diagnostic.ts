@@ -20,6 +20,8 @@ function oneLine(text: string): string {
     text
       .replace(MARKUP, "")
       .replace(/^error:\s*/i, "")
+      // The engine's wrapper of one error ("1 error occurred:\n\t* <the error>") names no cause.
+      .replace(/^1 error occurred:\s*\n\s*\* /, "")
       .replace(/\s+/g, " ")
       .trim(),
   );

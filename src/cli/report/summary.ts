@@ -3,7 +3,7 @@
  * request: per stack and environment, what will deploy from which sha to which ref, locks and
  * unlocks, snapshots and restores, record actions, with counts and the preview's warnings.
  */
-import { markdownCode, markdownText } from "../../safe-text";
+import { markdownCode, markdownText, terminalText } from "../../safe-text";
 import { shortSha, typeNameOf, urnName, urnType, verificationText, type Verification } from "../../api";
 import { recordedInputs } from "../../../providers/shared/contract";
 import { deploymentContract } from "../../../providers/shared/deployment";
@@ -121,10 +121,20 @@ function shaShown(value: unknown): string | undefined {
   return s === undefined ? undefined : /^[0-9a-f]{12,}$/i.test(s) ? shortSha(s) : s;
 }
 
-/** A value in a code span (refs, shas, names: some are the platform's); `cell` makes it table-safe. */
-function code(value: string): string {
-  return markdownCode(value);
+/**
+ * How the words of a change quote a value (refs, shas, names: some are the platform's) and the
+ * platform's text: Markdown for the comment, plain text for a terminal, so both say the same.
+ */
+export interface ChangeWords {
+  readonly code: (value: string) => string;
+  readonly text: (value: string) => string;
 }
+
+/** The comment's: a value in a code span (`cell` makes it table-safe). */
+export const MARKDOWN_WORDS: ChangeWords = { code: markdownCode, text: markdownText };
+
+/** A terminal's and a JSON document's: the value itself, its control characters shown. */
+export const PLAIN_WORDS: ChangeWords = { code: terminalText, text: terminalText };
 
 /** The resource's type name (`Deployment`) from its token (`pulumi-nodejs:dynamic/stackwright:Deployment`). */
 function typeName(step: PreviewStep): string {
@@ -132,7 +142,12 @@ function typeName(step: PreviewStep): string {
 }
 
 /** What a step means to an operator; undefined for a step that changes nothing on the platform. */
-function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: string } | undefined {
+function describe(
+  step: PreviewStep,
+  op: StepOp,
+  words: ChangeWords,
+): { kind: ChangeKind; text: string } | undefined {
+  const code = words.code;
   const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
   const oldOutputs = step.oldState?.outputs ?? {};
   const name = urnName(step.urn);
@@ -181,7 +196,7 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
     case "EnvironmentLock": {
       // One per environment; `locked: false` keeps it unlocked (see providers/environment-lock).
       const message = recordedInputs(environmentLockContract, inputs).message || undefined;
-      const text = message === undefined ? "lock the environment" : `"${markdownText(message)}"`;
+      const text = message === undefined ? "lock the environment" : `"${words.text(message)}"`;
       // A lock that only records the environment's work (its `holds`) changes nothing.
       if (op === "update" && changedInputs(step).every((k) => k === "holds")) return undefined;
       const wasLocked = step.oldState !== undefined && step.oldState.outputs?.["locked"] !== false;
@@ -246,7 +261,10 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
 }
 
 /** Interprets every step of a preview as planned changes, and counts the unchanged ones. */
-export function plannedChanges(preview: PreviewJson): { changes: PlannedChange[]; unchanged: number } {
+export function plannedChanges(
+  preview: PreviewJson,
+  words: ChangeWords = MARKDOWN_WORDS,
+): { changes: PlannedChange[]; unchanged: number } {
   const changes: PlannedChange[] = [];
   let unchanged = 0;
   for (const step of preview.steps) {
@@ -261,7 +279,7 @@ export function plannedChanges(preview: PreviewJson): { changes: PlannedChange[]
       continue;
     }
     const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
-    const described = describe(step, op);
+    const described = describe(step, op, words);
     if (described === undefined) {
       unchanged++;
       continue;

@@ -25,6 +25,20 @@ describe("the line that names why an engine run failed", () => {
     );
   });
 
+  it("reads a resource's error through the engine's '1 error occurred' wrapper", () => {
+    const events = [
+      diag(
+        '1 error occurred:\n\t* Deployment 104 "" on acme-web/prod ended Failed: L. The state records it.\n',
+        "error",
+        URN,
+      ),
+      diag("update failed", "error"),
+    ];
+    expect(engineDiagnostic(events)).toBe(
+      'Deployment 104 "" on acme-web/prod ended Failed: L. The state records it.',
+    );
+  });
+
   it("falls back to the first error line of the engine's error stream when there are no events", () => {
     const stderr = "\u001b[31merror: \u001b[0mcould not load plugin pulumi-nodejs\nerror: update failed\n";
     expect(engineDiagnostic([], stderr)).toBe("could not load plugin pulumi-nodejs");

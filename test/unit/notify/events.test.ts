@@ -65,7 +65,7 @@ const run = (events: EngineEvent[], extra: Partial<Parameters<typeof stackRunEve
 describe("the events of a stack's run", () => {
   it("reads a failed deployment's id, link, state and log tail from the provider's error when it recorded no outputs", () => {
     const message =
-      "Deployment 77 \"Release\" on acme-web/prod ended Failed: https://deploy.example.com/naut/project/acme-web/environment/prod/deploy/77. The state records it; the next 'pulumi up' deploys again.\nLast 2 lines of its log:\n  Running composer\n  Deployment failed: out of memory";
+      'Deployment 77 "Release" on acme-web/prod ended Failed: https://deploy.example.com/naut/project/acme-web/environment/prod/deploy/77. The state records it; the next up deploys again.\nLast 2 lines of its log:\n  Running composer\n  Deployment failed: out of memory';
     const events = run(
       [
         step("resOpFailedEvent", "Deployment", "acme-web/prod", "create", {
