@@ -142,7 +142,7 @@ describe("the stackwright command on the example stacks-config", () => {
       try {
         const { status, out } = run(["preview", "--project", project.dir]);
         expect(out).not.toContain("no API settings");
-        expect(out).toContain("replace");
+        expect(out).toContain("redeploy from 8f3c2a1 to branch main (changed: trigger)");
         expect(status).toBe(0);
         expect(fs.existsSync(project.stateFile("dev"))).toBe(false);
       } finally {
@@ -167,7 +167,7 @@ describe("the stackwright command on the example stacks-config", () => {
       const { status, out } = run(["preview", "--project", project.dir, "--summary", summary], env);
       expect(out).toContain("summary written to");
       expect(status).toBe(0);
-      expect(out).toContain("replace");
+      expect(out).toContain("redeploy from 8f3c2a1 to branch main (changed: trigger)");
       const md = fs.readFileSync(summary, "utf8");
       expect(md).toContain("### acme-web");
       expect(md).toMatch(/\| uat \| redeploy \| from `[0-9a-f]{7}` to branch `main` \(changed: trigger\) \|/);
@@ -175,7 +175,7 @@ describe("the stackwright command on the example stacks-config", () => {
 
     it("applies the change with up, then summarises a plain pulumi preview --json as no changes", () => {
       const up = run(["up", "--project", project.dir], env);
-      expect(up.out).toContain("1 replaced");
+      expect(up.out).toContain("1 redeploy");
       expect(up.status).toBe(0);
 
       const preview = spawnSync(
@@ -238,7 +238,7 @@ describe("the stackwright command on the example stacks-config", () => {
       await hooks.clearRequests();
       const { status, out } = run(["up", "--project", project.dir], env);
       expect(status).toBe(0);
-      expect(out).toContain("1 replaced");
+      expect(out).toContain("redeploy");
       const writes = (await hooks.requests())
         .filter((r) => r.method !== "GET")
         .map((r) => `${r.method} ${r.path}`);

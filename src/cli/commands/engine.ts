@@ -255,7 +255,7 @@ export async function runFleetCommand(
     for (const o of ran) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
     if (outcomes.length > 0) {
       print(`\n${closingTable(outcomes, operation)}`);
-      const again = `up --refresh${flags.stack !== undefined ? ` --stack ${flags.stack}` : flags.target !== undefined ? ` --target ${flags.target}` : ""}`;
+      const again = `up --refresh${flags.stack !== undefined ? ` --stack ${flags.stack}` : given.has("target") ? ` --target ${flags.target}` : ""}`;
       for (const line of closingLines(outcomes, {
         operation,
         upRefresh: commandLine(again),
