@@ -235,7 +235,7 @@ for (const file of documents(repoRoot)) {
     });
 
     for (const b of blocks) {
-      // A block not run here has its reason in the docs; test/unit/docs checks that it says one.
+      // A block not run here has its reason in the docs; doc-blocks.test.ts checks that it says one.
       if (b.notRun !== undefined) continue;
       it(
         `${describeBlock(b)} exits ${b.exit}${b.expects.length > 0 ? " and prints what the docs say" : ""}`,

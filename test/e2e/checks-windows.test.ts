@@ -15,7 +15,7 @@ import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
 // Facts, checks and change windows through the `stackwright` command and the real engine, in
 // three commands: every check kind, window edge and daylight-saving case is covered by the unit
-// tests (test/unit/config/checks.test.ts, windows.test.ts, test/unit/cli/window-gate.test.ts);
+// tests (test/unit/config/checks.test.ts, windows.test.ts, test/unit/cli/gates/windows.test.ts);
 // here only what needs the engine: the outputs, the reads, the position of a failing check with
 // no write, a warning in the summary, a refusal per stack with no write, and the override.
 
