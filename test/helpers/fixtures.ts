@@ -12,6 +12,9 @@
  *   free port of 127.0.0.1, strict, `instant`, with its hooks and the seeded operator's settings
  *   (`env`). Its own process, because the CLI runs to its end synchronously (`stackwright`) and
  *   an emulator in the test's process could not answer meanwhile. Killed at the end of the file.
+ * - `emulatorInProcess`: the same emulator in the test's own process (no process to start), for a
+ *   file that runs the CLI without blocking (`startStackwright`, `runToEndAsync`). Closed at the
+ *   end of the file.
  * - `project`: a scratch copy of the project (test/helpers/scratch-project.ts), removed at the end
  *   of the file.
  * - `stackwright`: runs `node bin/stackwright.js ARGS` in `project` against `emulator`, to its end.
@@ -32,8 +35,10 @@ import {
   demoCredentials,
   emulatorHooks,
   spawnEmulator,
+  startTestEmulator,
   type EmulatorHooks,
   type EmulatorProcess,
+  type TestEmulator,
 } from "./emulator";
 import { createScratchProject, type ScratchOptions, type ScratchProject } from "./scratch-project";
 import { runStackwright, type Finished } from "./stackwright-process";
@@ -77,18 +82,21 @@ export function scratchDirectory(prefix = "stackwright-test-"): { dir: string; r
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The seed file of `options` (a scratch file for `{ yaml }`), and what removes a scratch one. */
+function seedFile(options: FixtureOptions): { seed: string | undefined; remove: () => void } {
+  if (typeof options.seed !== "object") return { seed: options.seed, remove: () => undefined };
+  const { dir, remove } = scratchDirectory("stackwright-seed-");
+  const seed = path.join(dir, "seed.yaml");
+  fs.writeFileSync(seed, options.seed.yaml);
+  return { seed, remove };
+}
+
 /** Starts the emulator process of `options` (its scratch seed removed with it). */
 export async function startEmulatorProcess(options: FixtureOptions = {}): Promise<{
   emulator: RunningEmulator;
   stop: () => Promise<void>;
 }> {
-  let seedDir: { dir: string; remove: () => void } | undefined;
-  let seed = typeof options.seed === "string" ? options.seed : undefined;
-  if (typeof options.seed === "object") {
-    seedDir = scratchDirectory("stackwright-seed-");
-    seed = path.join(seedDir.dir, "seed.yaml");
-    fs.writeFileSync(seed, options.seed.yaml);
-  }
+  const { seed, remove: removeSeed } = seedFile(options);
   const args = [
     "--port",
     "0",
@@ -109,7 +117,7 @@ export async function startEmulatorProcess(options: FixtureOptions = {}): Promis
       // A test may have stopped it already (to see what the CLI does without an API).
       if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill("SIGTERM");
       await child.exited;
-      seedDir?.remove();
+      removeSeed();
     },
   };
 }
@@ -142,6 +150,23 @@ export function fixtures(options: FixtureOptions = {}) {
       onCleanup(stop);
       return emulator;
     })
+    .extend(
+      "emulatorInProcess",
+      { scope: "file" },
+      async ({ fixtureOptions }, { onCleanup }): Promise<TestEmulator & { env: Record<string, string> }> => {
+        const { seed, remove } = seedFile(fixtureOptions);
+        const emulator = await startTestEmulator({
+          ...(seed === undefined ? {} : { seed }),
+          ...(fixtureOptions.answers === undefined ? {} : { answers: fixtureOptions.answers }),
+          ...(fixtureOptions.strict === undefined ? {} : { strict: fixtureOptions.strict }),
+        });
+        onCleanup(async () => {
+          await emulator.close();
+          remove();
+        });
+        return { ...emulator, env: demoCredentials(emulator.url) };
+      },
+    )
     .extend("project", { scope: "file" }, ({ fixtureOptions }, { onCleanup }): ScratchProject => {
       const project = createScratchProject(fixtureOptions.project);
       onCleanup(() => project.remove());
