@@ -19,7 +19,8 @@
  *   of the file.
  * - `stackwright`: runs `node bin/stackwright.js ARGS` in `project` against `emulator`, to its end.
  * - `scratchDir`: an empty directory of its own for one test, removed after it.
- * - `gitRepository`: a git repository with one commit on `main` for one test, removed after it.
+ * - `gitRepository`: a git repository on `main` with its author in its own config (what the code
+ *   under test commits as) and one commit of `a.yaml` (`old`), for one test, removed after it.
  *
  * Every fixture starts only when a test or a `test.beforeAll` names it: a file that never names
  * `emulator` starts none.
@@ -67,7 +68,7 @@ export interface RunningEmulator extends EmulatorProcess {
 /** Runs the CLI in the file's project against its emulator; `env` adds to (or overrides) both. */
 export type Stackwright = (args: readonly string[], env?: Record<string, string>) => Finished;
 
-/** A scratch git repository with one commit on `main`. */
+/** A scratch git repository on `main`. */
 export interface GitRepository {
   readonly dir: string;
   /** `git ARGS` in the repository, its stdout trimmed; throws with git's stderr when it fails. */
@@ -75,6 +76,9 @@ export interface GitRepository {
   /** Writes `relative` (making its directories) and commits it. */
   commit(relative: string, text: string, message: string): void;
 }
+
+/** Whom a scratch repository's commits are by (its own config: the code under test commits too). */
+export const GIT_AUTHOR = { name: "Rel Eng", email: "rel@example.com" } as const;
 
 /** Makes an empty directory of its own; the returned function removes it. */
 export function scratchDirectory(prefix = "stackwright-test-"): { dir: string; remove: () => void } {
@@ -122,14 +126,13 @@ export async function startEmulatorProcess(options: FixtureOptions = {}): Promis
   };
 }
 
-/** Makes a git repository with one commit (a README) on `main`. */
-export function createGitRepository(dir: string): GitRepository {
+/** Makes a git repository in `dir` on `main`, {@link GIT_AUTHOR} in its config, with `first` committed (file → text). */
+export function createGitRepository(
+  dir: string,
+  first: Readonly<Record<string, string>> = { "a.yaml": "old\n" },
+): GitRepository {
   const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=Test Person", "-c", "user.email=test@example.com", ...args], {
-      cwd: dir,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    }).trim();
+    execFileSync("git", args, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
   const commit = (relative: string, text: string, message: string) => {
     fs.mkdirSync(path.dirname(path.join(dir, relative)), { recursive: true });
     fs.writeFileSync(path.join(dir, relative), text);
@@ -137,7 +140,14 @@ export function createGitRepository(dir: string): GitRepository {
     git("commit", "-q", "-m", message);
   };
   git("init", "-q", "-b", "main");
-  commit("README.md", "# scratch\n", "first");
+  git("config", "user.name", GIT_AUTHOR.name);
+  git("config", "user.email", GIT_AUTHOR.email);
+  for (const [relative, text] of Object.entries(first)) {
+    fs.mkdirSync(path.dirname(path.join(dir, relative)), { recursive: true });
+    fs.writeFileSync(path.join(dir, relative), text);
+  }
+  git("add", "-A");
+  git("commit", "-q", "--allow-empty", "-m", "first");
   return { dir, git, commit };
 }
 
