@@ -11,8 +11,8 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect } from "vitest";
 import { encryptedWithBuiltInPassphrase } from "../../src/cli/engine/passphrase";
-import { TEST_USERS, type TestEmulator } from "../helpers/emulator";
-import { fixtures } from "../helpers/fixtures";
+import { TEST_USERS } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { runToEnd, startStackwright } from "../helpers/stackwright-process";
 
@@ -20,7 +20,7 @@ const OPS = TEST_USERS.stackManager;
 const test = fixtures();
 
 describe("a production target", { timeout: 180_000 }, () => {
-  let emulator: TestEmulator & { env: Record<string, string> };
+  let emulator: InProcessEmulator;
   let project: ScratchProject;
   /** The operator's own passphrase (never the built-in one). */
   const passphrase = crypto.randomBytes(18).toString("base64url");

@@ -65,6 +65,9 @@ export interface RunningEmulator extends EmulatorProcess {
   readonly env: Record<string, string>;
 }
 
+/** The emulator in the test's own process, with the seeded operator's settings. */
+export type InProcessEmulator = TestEmulator & { readonly env: Record<string, string> };
+
 /** Runs the CLI in the file's project against its emulator; `env` adds to (or overrides) both. */
 export type Stackwright = (args: readonly string[], env?: Record<string, string>) => Finished;
 
@@ -163,7 +166,7 @@ export function fixtures(options: FixtureOptions = {}) {
     .extend(
       "emulatorInProcess",
       { scope: "file" },
-      async ({ fixtureOptions }, { onCleanup }): Promise<TestEmulator & { env: Record<string, string> }> => {
+      async ({ fixtureOptions }, { onCleanup }): Promise<InProcessEmulator> => {
         const { seed, remove } = seedFile(fixtureOptions);
         const emulator = await startTestEmulator({
           ...(seed === undefined ? {} : { seed }),
