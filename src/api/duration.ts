@@ -17,10 +17,21 @@ const durationRegex = new RegExp(DURATION_PATTERN);
 /** The result of {@link parseDuration}: seconds, or a message that completes "<path> ...". */
 export type DurationResult = { ok: true; seconds: number } | { ok: false; message: string };
 
-const BOUNDS_TEXT = "between 10s and 24h";
+/**
+ * Bounds of a soak time (`promotion.min_soak`), in seconds: a build may have to run upstream for
+ * days before it moves on, but a month is the longest a release train waits.
+ */
+export const SOAK_BOUNDS = { minSeconds: 60, maxSeconds: 30 * 24 * 60 * 60 } as const;
 
-/** Parses `30m`, `90s`, `1h30m`, `2h` into seconds and checks {@link DURATION_BOUNDS}. */
-export function parseDuration(text: string): DurationResult {
+const BOUNDS_TEXT = new Map<DurationBounds, string>([
+  [DURATION_BOUNDS, "between 10s and 24h"],
+  [SOAK_BOUNDS, "between 1m and 720h (30 days)"],
+]);
+
+type DurationBounds = { readonly minSeconds: number; readonly maxSeconds: number };
+
+/** Parses `30m`, `90s`, `1h30m`, `2h` into seconds and checks `bounds` ({@link DURATION_BOUNDS} by default). */
+export function parseDuration(text: string, bounds: DurationBounds = DURATION_BOUNDS): DurationResult {
   const match = durationRegex.exec(text);
   if (match === null) {
     return {
@@ -30,8 +41,9 @@ export function parseDuration(text: string): DurationResult {
   }
   const [, hours, minutes, seconds] = match;
   const total = part(hours) * 3600 + part(minutes) * 60 + part(seconds);
-  if (total < DURATION_BOUNDS.minSeconds || total > DURATION_BOUNDS.maxSeconds) {
-    return { ok: false, message: `must be ${BOUNDS_TEXT}; got '${text}' (${total} seconds)` };
+  if (total < bounds.minSeconds || total > bounds.maxSeconds) {
+    const within = BOUNDS_TEXT.get(bounds) ?? `between ${bounds.minSeconds}s and ${bounds.maxSeconds}s`;
+    return { ok: false, message: `must be ${within}; got '${text}' (${total} seconds)` };
   }
   return { ok: true, seconds: total };
 }
@@ -46,6 +58,17 @@ export const Duration = z
   .meta({ pattern: DURATION_PATTERN })
   .transform((text, ctx) => {
     const parsed = parseDuration(text);
+    if (parsed.ok) return parsed.seconds;
+    ctx.issues.push({ code: "custom", message: parsed.message, input: text });
+    return z.NEVER;
+  });
+
+/** A soak time as written (`2h`, `72h`), parsed to seconds within {@link SOAK_BOUNDS}. */
+export const SoakDuration = z
+  .string({ error: "must be a duration such as 2h, 30m or 72h (a bare number has no unit)" })
+  .meta({ pattern: DURATION_PATTERN })
+  .transform((text, ctx) => {
+    const parsed = parseDuration(text, SOAK_BOUNDS);
     if (parsed.ok) return parsed.seconds;
     ctx.issues.push({ code: "custom", message: parsed.message, input: text });
     return z.NEVER;

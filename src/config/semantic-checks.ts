@@ -26,6 +26,7 @@ export function checkStackFile(source: SourceFile): Finding[] {
     const settings = asMap(rawEnvironment);
     if (settings === undefined) continue;
     checkDeployment([...environmentPath, "deployment"], asMap(settings["deployment"]), findings);
+    checkPromotion(environmentPath, environment, asMap(settings["promotion"]), environments, findings);
     const restores = asMap(settings["restores"]) ?? {};
     for (const [name, rawRestore] of Object.entries(restores)) {
       const restorePath = [...environmentPath, "restores", name];
@@ -51,6 +52,32 @@ function checkName(path: PathSegment[], what: string, name: string, findings: Fi
   const problem = nameProblem(name);
   if (problem !== undefined)
     findings.push({ path, target: "key", message: `${what} ${shownName(name)} ${problem}` });
+}
+
+/** `promotion.from` names another environment of the same file. */
+function checkPromotion(
+  path: PathSegment[],
+  environment: string,
+  promotion: RawMap | undefined,
+  environments: RawMap,
+  findings: Finding[],
+): void {
+  const from = promotion?.["from"];
+  if (typeof from !== "string" || nameProblem(from) !== undefined) return;
+  const others = Object.keys(environments).filter((name) => name !== environment);
+  if (from === environment) {
+    findings.push({
+      path: [...path, "promotion", "from"],
+      target: "value",
+      message: `names ${shownName(from)} itself; name the environment whose builds are promoted here (${others.join(", ") || "none in this file"})`,
+    });
+  } else if (!Object.hasOwn(environments, from)) {
+    findings.push({
+      path: [...path, "promotion", "from"],
+      target: "value",
+      message: `names ${shownName(from)}, which is not an environment of this file (${others.join(", ") || "none"})`,
+    });
+  }
 }
 
 function checkDeployment(path: PathSegment[], deployment: RawMap | undefined, findings: Finding[]): void {

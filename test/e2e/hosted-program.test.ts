@@ -1,6 +1,6 @@
 import { describe, expect } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
-import { openStateStore } from "../../src/cli/state/store";
+import { openStateStore } from "../../src/state-backend/store";
 import { basicAuth } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
@@ -61,7 +61,7 @@ describe("a stack whose program the stackwright process hosts", () => {
       .filter((pid) => parentPid(pid) === run.pid)
       .map(commandLine);
     expect(
-      children.filter((c) => c.includes("provider-host/main.js --shared")),
+      children.filter((c) => c.includes("plugin-host/main.js --shared")),
       below.join("\n"),
     ).toHaveLength(1);
     expect(

@@ -5,7 +5,12 @@
  * uat`). The platform is only read (the environment and its deployments); it changes when `up`
  * runs on the merged change. A live build is Stackwright's when it carries the marker or when the
  * target's state records it (an `up` adopted it); only then is it promoted without --allow-drift.
- * Refusals, one line each, stop the whole command before any file is written (pin-change.ts).
+ * Refusals, one line each, stop the whole command before any file is written (release/pin-change.ts).
+ * When --from declares `verify:`, its build must have passed its checks (as the target's state
+ * records them), and when --to's `promotion.min_soak` is set, it must have run on --from that
+ * long (promotion-gate.ts). `--ready` promotes, instead, every environment whose file names its
+ * source (`promotion.from`) and whose source's build passes every gate, and skips the others,
+ * one line each with the reason.
  */
 import * as path from "node:path";
 import {
@@ -14,12 +19,14 @@ import {
   liveBuildOf,
   shortSha,
   stackwrightMarkerOf,
+  type Deployment,
   type LiveBuildProblemKind,
   type StatedDeployment,
 } from "../../api";
 import type { StackConfig } from "../../config";
-import { missingValue, needAttributes, type StackwrightClient } from "../../client";
+import { ApiError, missingValue, needAttributes, type StackwrightClient } from "../../client";
 import { nameArgument } from "../gates/api-command";
+import type { FlagSpec, ParsedFlags } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { changesSince } from "../fleet/changes";
@@ -34,13 +41,61 @@ import {
   requireFlag,
   stackConfigs,
   type PlannedPin,
-} from "../fleet/pin-change";
-import type { RecordedDeployments } from "../fleet/recorded-deployments";
+} from "../release/pin-change";
+import type { RecordedDeployments } from "../release/recorded-deployments";
 import { checkedClient } from "../gates/preflight";
-import { say } from "../kit/output";
+import { clockNow } from "../kit/clock";
+import {
+  GATE_ADVICE,
+  GATE_FLAGS,
+  GATE_LABELS,
+  declaresVerify,
+  deployedAt,
+  minSoakOf,
+  promotionGate,
+  type GateKind,
+} from "../release/promotion-gate";
+import { say, warn } from "../kit/output";
 import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf, targetNameOf } from "../settings/target-settings";
 
 const COMMAND = "promote";
+
+const PROMOTE_FLAGS = {
+  from: { type: "string", help: "ENV: the environment whose live build is promoted (e.g. uat)" },
+  to: {
+    type: "string",
+    help: "ENV: the environment whose deployment is pinned (e.g. prod); with --ready, only that environment",
+  },
+  ready: {
+    type: "boolean",
+    help: "promote every environment that declares promotion.from and whose source's build passes every check; skip the others with their reason",
+  },
+  all: { type: "boolean", help: "every API stack of stacks-config/" },
+  "changed-since": {
+    type: "string",
+    help: "GIT_REF: the API stacks whose file differs from this git ref",
+  },
+  shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+  ...pinFlags,
+  "allow-drift": {
+    type: "boolean",
+    help: "promote although --from runs something Stackwright did not deploy, or its history does not say",
+  },
+  "allow-failed": { type: "boolean", help: "promote although --from's newest deployment failed" },
+  "allow-deploying": { type: "boolean", help: "promote although --from is deploying" },
+  "allow-pending": {
+    type: "boolean",
+    help: "promote although a deployment of --from waits for approval or a start",
+  },
+  "allow-unverified": {
+    type: "boolean",
+    help: "promote although --from declares verify: and its build failed its checks or was not checked",
+  },
+  "allow-early": {
+    type: "boolean",
+    help: "promote although the build has run on --from for less than --to's promotion.min_soak",
+  },
+} satisfies FlagSpec;
 
 export const promoteCommand = defineCommand({
   name: COMMAND,
@@ -48,34 +103,20 @@ export const promoteCommand = defineCommand({
   summary:
     "Pins --to's deployment in stacks-config/<API_STACK>.yaml to the sha --from runs now (ref_type: sha, the full " +
     "sha, title 'Promote <short sha> from <from>'), keeping every other byte of the file. Refuses when --from is " +
-    "drifted, failed, deploying or awaiting approval, or --to is locked or in a closed change window (each with a " +
-    "flag to override it, recorded in the title), and when the file would not validate. --from's live build is " +
+    "drifted, failed, deploying or awaiting approval, when --from declares verify: and its build did not pass its " +
+    "checks, when the build has run on --from for less than --to's promotion.min_soak, or --to is locked or in a " +
+    "closed change window (each with a flag to override it, recorded in the title), and when the file would not " +
+    "validate. --ready (with --all or names, without --from) promotes every environment whose file names its " +
+    "source (promotion: { from }) and whose source's build passes every check, and skips the others, one line " +
+    "each with the reason (exit 0; 1 when a source could not be read, the others still promoted); with --branch NAME each promotion is committed on a " +
+    "branch of its own, NAME/<API stack>-<env>-<short sha>. --from's live build is " +
     "Stackwright's when its deployment carries Stackwright's marker or when --target's state records it (an up " +
     "adopted it, as the first up after import does); any other is drifted. Without --branch the " +
     "working tree changes and the diff is printed; nothing touches the platform until `up`. " +
     API_SETTINGS_HELP,
-  flags: {
-    from: { type: "string", help: "ENV: the environment whose live build is promoted (e.g. uat)" },
-    to: { type: "string", help: "ENV: the environment whose deployment is pinned (e.g. prod)" },
-    all: { type: "boolean", help: "every API stack of stacks-config/" },
-    "changed-since": {
-      type: "string",
-      help: "GIT_REF: the API stacks whose file differs from this git ref",
-    },
-    shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
-    ...pinFlags,
-    "allow-drift": {
-      type: "boolean",
-      help: "promote although --from runs something Stackwright did not deploy, or its history does not say",
-    },
-    "allow-failed": { type: "boolean", help: "promote although --from's newest deployment failed" },
-    "allow-deploying": { type: "boolean", help: "promote although --from is deploying" },
-    "allow-pending": {
-      type: "boolean",
-      help: "promote although a deployment of --from waits for approval or a start",
-    },
-  },
+  flags: PROMOTE_FLAGS,
   async run({ flags, positional }) {
+    if (flags.ready === true) return promoteReady(flags, positional);
     const from = nameArgument(COMMAND, "--from", requireFlag(COMMAND, "from", flags.from));
     const to = nameArgument(COMMAND, "--to", requireFlag(COMMAND, "to", flags.to));
     if (from === to) throw new UsageError(`stackwright ${COMMAND}: --from and --to are both '${from}'`);
@@ -113,6 +154,86 @@ export const promoteCommand = defineCommand({
   },
 });
 
+type PromoteFlags = ParsedFlags<typeof PROMOTE_FLAGS>;
+
+/**
+ * `promote --ready`: every environment of the selected files that names its source
+ * (`promotion.from`, and --to when given) is planned as `promote --from SOURCE --to ENV` would;
+ * those with any refusal are skipped (one line each, with the reason) and the others pinned,
+ * each on a branch of its own with --branch, so that each becomes one pull request.
+ */
+async function promoteReady(flags: PromoteFlags, positional: readonly string[]): Promise<number> {
+  if (flags.from !== undefined) {
+    throw new UsageError(
+      `stackwright ${COMMAND}: --ready takes each environment's source from its promotion.from; leave out --from`,
+    );
+  }
+  const only = flags.to === undefined ? undefined : nameArgument(COMMAND, "--to", flags.to);
+  const target = targetNameOf(flags.target);
+  const projectDir = projectDirOf(flags.project);
+  const { files, configs } = await stackConfigs(projectDir);
+  const selected = select(positional, files, projectDir, flags);
+  const pairs = selected.flatMap((s) =>
+    Object.entries(configs.get(s.apiStack)?.environments ?? {}).flatMap(([to, env]) =>
+      env.promotion === undefined || (only !== undefined && to !== only)
+        ? []
+        : [{ s, from: env.promotion.from, to }],
+    ),
+  );
+  if (pairs.length === 0) {
+    say(`stackwright ${COMMAND}: no selected environment declares promotion.from: nothing to do`);
+    return EXIT_CODES.ok;
+  }
+  const { client } = await checkedClient({
+    command: COMMAND,
+    stacks: [
+      ...new Map(pairs.map((p) => [p.s.apiStack, { name: p.s.apiStack, file: p.s.file ?? "" }])).values(),
+    ],
+    config: await apiSettingsOf(flags),
+    env: process.env,
+  });
+  const ready: PlannedPin[] = [];
+  // A promotion whose reads failed is skipped too, and the others still go; the exit code says so.
+  let unread = 0;
+  try {
+    for (const { s, from, to } of pairs) {
+      const source = { projectDir, target, config: configs.get(s.apiStack) };
+      let plan: PlannedPin;
+      try {
+        plan = await planPromotion(client, s, source, from, to, flags);
+      } catch (error) {
+        if (!ApiError.isInstance(error)) throw error;
+        unread += 1;
+        warn(`stackwright ${COMMAND}: skip ${s.apiStack}/${to}: ${error.message}`);
+        continue;
+      }
+      if (plan.refusals.length > 0) say(`skip ${s.apiStack}/${to}: ${plan.refusals.join("; ")}`);
+      else ready.push(plan);
+    }
+  } finally {
+    await client.close();
+  }
+  const done = unread === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;
+  if (ready.length === 0) {
+    say(`stackwright ${COMMAND}: no promotion is ready`);
+    return done;
+  }
+  const subjectOf = (p: PlannedPin) => `Promote ${p.apiStack}/${p.environment} to ${shortSha(p.sha)} (ready)`;
+  if (flags.branch === undefined) {
+    const subject =
+      ready.length === 1 && ready[0] !== undefined
+        ? subjectOf(ready[0])
+        : `Promote ${ready.length} ready environments`;
+    await applyPins(COMMAND, ready, { branch: undefined, projectDir, subject });
+    return done;
+  }
+  for (const p of ready) {
+    const branch = `${flags.branch}/${p.apiStack}-${p.environment}-${shortSha(p.sha)}`;
+    await applyPins(COMMAND, [p], { branch, projectDir, subject: subjectOf(p) });
+  }
+  return done;
+}
+
 /** The API stacks asked for: by name, --all, or --changed-since; then --shard. */
 function select(
   names: readonly string[],
@@ -139,7 +260,9 @@ function select(
   return flags.shard === undefined ? selected : inShard(selected, parseShard(flags.shard));
 }
 
-type ProblemFlags = { [K in (typeof PROBLEM_FLAGS)[LiveBuildProblemKind]]?: boolean | undefined };
+type ProblemFlags = {
+  [K in (typeof PROBLEM_FLAGS)[LiveBuildProblemKind] | (typeof GATE_FLAGS)[GateKind]]?: boolean | undefined;
+};
 
 /** Where the stack's file and state are, to tell a deployment an `up` adopted from one made by hand. */
 interface PromotionSource {
@@ -162,7 +285,8 @@ async function planPromotion(
   const where = `${apiStack}/${from}`;
   const why = `cannot tell which build ${where} runs, so there is nothing to promote`;
   const stated = deployments.map((d) => needAttributes(d, ["state"], why));
-  const recorded = await recordedUnlessMarked(currentBuildOf(stated), source, apiStack, from);
+  const verified = declaresVerify(source.config, from);
+  const recorded = await recordedUnlessMarked(currentBuildOf(stated), source, apiStack, from, verified);
   const live = liveBuildOf(where, environment.attributes.build_sha ?? "", stated, recorded?.deployments);
   // Neither the environment nor a completed deployment with a sha says what runs.
   if (live.sha === "")
@@ -176,6 +300,30 @@ async function planPromotion(
       const why = problem.kind === "drifted" ? notAdoptedYet(live.deployment, recorded, source, from) : "";
       refusals.push(`${problem.text}${why}; promote what was tested once it is settled, or pass --${flag}`);
     }
+  }
+  const minSoakSeconds = minSoakOf(source.config, to);
+  // The platform's list items carry no times; the deployment's own document does.
+  const timed =
+    minSoakSeconds === undefined || live.deployment === undefined || deployedAt(live.deployment) !== undefined
+      ? live.deployment
+      : withTimes(live.deployment, await client.deployments.get(apiStack, from, live.deployment.id));
+  const gate = promotionGate({
+    apiStack,
+    from,
+    to,
+    declaresVerify: verified,
+    minSoakSeconds,
+    sha: live.sha,
+    deployment: timed,
+    verifications: recorded?.verifications ?? [],
+    stateStack: recorded?.stack ?? `${source.target}.${apiStack}`,
+    unreadable: recorded?.unreadable,
+    now: clockNow(),
+  });
+  for (const problem of gate) {
+    const flag = GATE_FLAGS[problem.kind];
+    if (flags[flag] === true) overrides.push(GATE_LABELS[problem.kind]);
+    else refusals.push(`${problem.text}; ${GATE_ADVICE[problem.kind]}, or pass --${flag}`);
   }
   const short = shortSha(live.sha);
   return planPin({
@@ -193,18 +341,34 @@ async function planPromotion(
   });
 }
 
+/** A listed deployment with the times of its own document (list items of the platform have none). */
+function withTimes(listed: StatedDeployment, own: Deployment): StatedDeployment {
+  const a = own.attributes;
+  return {
+    ...listed,
+    attributes: {
+      ...listed.attributes,
+      date_created_unix: a.date_created_unix,
+      date_started_unix: a.date_started_unix,
+      date_updated_unix: a.date_updated_unix,
+    },
+  };
+}
+
 /**
  * What the target's state records for the environment, read (and its reader loaded) only when
- * the platform's record cannot tell: a live build without Stackwright's marker.
+ * the platform's record cannot tell (a live build without Stackwright's marker) or when the
+ * environment's checks decide (it declares `verify:`: the verifications are in the state).
  */
 async function recordedUnlessMarked(
   current: StatedDeployment | undefined,
   source: PromotionSource,
   apiStack: string,
   environment: string,
+  verified: boolean,
 ): Promise<RecordedDeployments | undefined> {
-  if (current === undefined || stackwrightMarkerOf(current) !== undefined) return undefined;
-  const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
+  if (!verified && (current === undefined || stackwrightMarkerOf(current) !== undefined)) return undefined;
+  const { readRecordedDeployments } = await import("../release/recorded-deployments.js");
   return readRecordedDeployments(source.projectDir, source.target, apiStack, environment);
 }
 
