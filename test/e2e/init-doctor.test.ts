@@ -368,7 +368,7 @@ describe("stackwright init refuses", () => {
     );
     expect(result.status).toBe(2);
     expect(result.out.split("\n")[0]).toBe(
-      "stackwright init: --target: target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.')",
+      "stackwright init: --target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.') (npm run stackwright -- init --help lists its flags)",
     );
     expect(snapshot(ops).size).toBe(0);
   });

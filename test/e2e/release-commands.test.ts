@@ -237,8 +237,11 @@ describe("stackwright promote", () => {
       const before = files();
       const run = await stackwright(["promote", "acme-web", "--from", "uat", "--to", "prod"]);
       expect(run.status).toBe(1);
-      expect(run.out).toContain(`stackwright promote: ${line}`);
-      expect(run.out).toContain("stackwright promote: refused for acme-web, so no file was changed");
+      // The refusal is the only line: it says what is wrong, what to pass, and that nothing changed.
+      const lines = run.out.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`stackwright promote: ${line}`);
+      expect(lines[0]).toMatch(/; no file was changed$/);
       expect(files()).toEqual(before);
       const overridden = await stackwright(["promote", "acme-web", "--from", "uat", "--to", "prod", flag]);
       expect(overridden.status, overridden.out).toBe(0);

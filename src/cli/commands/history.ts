@@ -22,11 +22,12 @@ import {
   verificationText,
 } from "../../api";
 import { needAttributes } from "../../client";
-import { apiClient, nameArgument } from "../gates/api-command";
+import { apiClient, inEnvironment, nameArgument } from "../gates/api-command";
+import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
-import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { renderTable, say, warn } from "../kit/output";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags, targetNameOf } from "../settings/target-settings";
+import { EXIT_CODES } from "../kit/exit-codes";
+import { renderTable } from "../kit/output";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
 
 const COMMAND = "history";
 const DEFAULT_LIMIT = 20;
@@ -89,19 +90,23 @@ export const historyCommand = defineCommand({
     "JSON document. " +
     API_SETTINGS_HELP,
   flags: {
-    limit: { type: "string", help: `N: show the newest N deployments (default ${DEFAULT_LIMIT})` },
-    json: { type: "boolean", help: "print one JSON document instead of a table" },
+    limit: flag.int(`N: show the newest N deployments (default ${DEFAULT_LIMIT})`, {
+      min: 1,
+      max: 10_000,
+      default: DEFAULT_LIMIT,
+    }),
+    json: flag.switch("print one JSON document instead of a table"),
     ...targetFlags,
   },
-  async run({ flags, positional }) {
+  async run({ flags, positional }, { io, env }) {
     const stack = nameArgument(COMMAND, "API_STACK", positional[0]);
     const environment = nameArgument(COMMAND, "ENV", positional[1]);
-    const limit = limitOf(flags.limit);
-    const target = targetNameOf(flags.target);
-    const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags));
+    const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags, env), env);
     let deployments: Deployment[];
     try {
-      deployments = await client.deployments.list(stack, environment);
+      deployments = await inEnvironment(client, COMMAND, stack, environment, () =>
+        client.deployments.list(stack, environment),
+      );
     } finally {
       await client.close();
     }
@@ -117,33 +122,22 @@ export const historyCommand = defineCommand({
     // needed to tell a deployment without our marker from one made by hand: only then is a state
     // that cannot be read worth a warning.
     const { readRecordedDeployments } = await import("../release/recorded-deployments.js");
-    const read = await readRecordedDeployments(flags.project, target, stack, environment);
+    const read = await readRecordedDeployments(flags.project, flags.target, stack, environment, env);
     if (read.unreadable !== undefined && stated.some((d) => stackwrightMarkerOf(d) === undefined))
-      warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);
-    const document = historyOf(stack, environment, stated, limit, read.deployments, read.verifications);
-    if (flags.json === true) {
-      say(JSON.stringify(document, null, 2));
+      io.warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);
+    const document = historyOf(stack, environment, stated, flags.limit, read.deployments, read.verifications);
+    if (flags.json) {
+      io.say(JSON.stringify(document, null, 2));
       return EXIT_CODES.ok;
     }
     if (document.deployments.length === 0) {
-      say(`${stack}/${environment} has no deployments`);
+      io.say(`${stack}/${environment} has no deployments`);
       return EXIT_CODES.ok;
     }
-    say(historyTable(document));
+    io.say(historyTable(document));
     return EXIT_CODES.ok;
   },
 });
-
-function limitOf(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_LIMIT;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 10_000) {
-    throw new UsageError(
-      `stackwright ${COMMAND}: --limit must be a whole number from 1 to 10000, not '${value}'`,
-    );
-  }
-  return n;
-}
 
 function instant(seconds: number | null | undefined): string | null {
   return seconds === null || seconds === undefined || seconds <= 0

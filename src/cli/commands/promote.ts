@@ -25,12 +25,20 @@ import {
 } from "../../api";
 import type { StackConfig } from "../../config";
 import { ApiError, missingValue, needAttributes, type StackwrightClient } from "../../client";
-import { nameArgument } from "../gates/api-command";
-import type { FlagSpec, ParsedFlags } from "../kit/args";
+import { inEnvironment, nameArgument, nameFlag } from "../gates/api-command";
+import { flag, type FlagSet, type FlagValues } from "../kit/args";
+import type { CommandContext, Env } from "../kit/context";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { changesSince } from "../fleet/changes";
-import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "../fleet/selection";
+import {
+  inShard,
+  selectByNames,
+  selectChanged,
+  selectionFlags,
+  type Selected,
+  type Shard,
+} from "../fleet/selection";
 import {
   PROBLEM_FLAGS,
   applyPins,
@@ -38,13 +46,11 @@ import {
   pinFlags,
   planPin,
   problemLabel,
-  requireFlag,
   stackConfigs,
   type PlannedPin,
 } from "../release/pin-change";
 import type { RecordedDeployments } from "../release/recorded-deployments";
 import { checkedClient } from "../gates/preflight";
-import { clockNow } from "../kit/clock";
 import {
   GATE_ADVICE,
   GATE_FLAGS,
@@ -55,47 +61,34 @@ import {
   promotionGate,
   type GateKind,
 } from "../release/promotion-gate";
-import { say, warn } from "../kit/output";
-import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf, targetNameOf } from "../settings/target-settings";
+import { API_SETTINGS_HELP, apiSettingsOf } from "../settings/target-settings";
 
 const COMMAND = "promote";
 
 const PROMOTE_FLAGS = {
-  from: { type: "string", help: "ENV: the environment whose live build is promoted (e.g. uat)" },
-  to: {
-    type: "string",
-    help: "ENV: the environment whose deployment is pinned (e.g. prod); with --ready, only that environment",
-  },
-  ready: {
-    type: "boolean",
-    help: "promote every environment that declares promotion.from and whose source's build passes every check; skip the others with their reason",
-  },
-  all: { type: "boolean", help: "every API stack of stacks-config/" },
-  "changed-since": {
-    type: "string",
-    help: "GIT_REF: the API stacks whose file differs from this git ref",
-  },
-  shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+  from: nameFlag("ENV: the environment whose live build is promoted (e.g. uat)"),
+  to: nameFlag(
+    "ENV: the environment whose deployment is pinned (e.g. prod); with --ready, only that environment",
+  ),
+  ready: flag.switch(
+    "promote every environment that declares promotion.from and whose source's build passes every check; skip the others with their reason",
+  ),
+  all: flag.switch("every API stack of stacks-config/"),
+  ...selectionFlags,
   ...pinFlags,
-  "allow-drift": {
-    type: "boolean",
-    help: "promote although --from runs something Stackwright did not deploy, or its history does not say",
-  },
-  "allow-failed": { type: "boolean", help: "promote although --from's newest deployment failed" },
-  "allow-deploying": { type: "boolean", help: "promote although --from is deploying" },
-  "allow-pending": {
-    type: "boolean",
-    help: "promote although a deployment of --from waits for approval or a start",
-  },
-  "allow-unverified": {
-    type: "boolean",
-    help: "promote although --from declares verify: and its build failed its checks or was not checked",
-  },
-  "allow-early": {
-    type: "boolean",
-    help: "promote although the build has run on --from for less than --to's promotion.min_soak",
-  },
-} satisfies FlagSpec;
+  "allow-drift": flag.switch(
+    "promote although --from runs something Stackwright did not deploy, or its history does not say",
+  ),
+  "allow-failed": flag.switch("promote although --from's newest deployment failed"),
+  "allow-deploying": flag.switch("promote although --from is deploying"),
+  "allow-pending": flag.switch("promote although a deployment of --from waits for approval or a start"),
+  "allow-unverified": flag.switch(
+    "promote although --from declares verify: and its build failed its checks or was not checked",
+  ),
+  "allow-early": flag.switch(
+    "promote although the build has run on --from for less than --to's promotion.min_soak",
+  ),
+} satisfies FlagSet;
 
 export const promoteCommand = defineCommand({
   name: COMMAND,
@@ -115,32 +108,34 @@ export const promoteCommand = defineCommand({
     "working tree changes and the diff is printed; nothing touches the platform until `up`. " +
     API_SETTINGS_HELP,
   flags: PROMOTE_FLAGS,
-  async run({ flags, positional }) {
-    if (flags.ready === true) return promoteReady(flags, positional);
-    const from = nameArgument(COMMAND, "--from", requireFlag(COMMAND, "from", flags.from));
-    const to = nameArgument(COMMAND, "--to", requireFlag(COMMAND, "to", flags.to));
+  async run({ flags, positional }, context) {
+    if (flags.ready) return promoteReady(flags, positional, context);
+    const { io, env, clock } = context;
+    const from = requiredUnlessReady("from", flags.from);
+    const to = requiredUnlessReady("to", flags.to);
     if (from === to) throw new UsageError(`stackwright ${COMMAND}: --from and --to are both '${from}'`);
-    const target = targetNameOf(flags.target);
-    const projectDir = projectDirOf(flags.project);
+    const target = flags.target;
+    const projectDir = flags.project;
     const { files, configs } = await stackConfigs(projectDir);
     const selected = select(positional, files, projectDir, flags);
     if (selected.length === 0) {
-      say(`stackwright ${COMMAND}: no API stack selected: nothing to do`);
+      io.say(`stackwright ${COMMAND}: no API stack selected: nothing to do`);
       return EXIT_CODES.ok;
     }
     const { client } = await checkedClient({
       command: COMMAND,
       stacks: selected.map((s) => ({ name: s.apiStack, file: s.file ?? "" })),
-      config: await apiSettingsOf(flags),
-      env: process.env,
+      config: await apiSettingsOf(flags, env),
+      env,
     });
     let planned: PlannedPin[];
     try {
       planned = [];
+      const now = clock();
       // One stack after another: a few reads each, and the order of the output is the order asked.
       for (const s of selected) {
-        const source = { projectDir, target, config: configs.get(s.apiStack) };
-        planned.push(await planPromotion(client, s, source, from, to, flags));
+        const source = { projectDir, target, config: configs.get(s.apiStack), env };
+        planned.push(await planPromotion(client, s, source, { from, to, now }, flags));
       }
     } finally {
       await client.close();
@@ -149,12 +144,19 @@ export const promoteCommand = defineCommand({
       planned.length === 1
         ? `Promote ${planned[0]?.apiStack ?? ""}/${to} to ${shortSha(planned[0]?.sha ?? "")} from ${from}`
         : `Promote ${to} of ${planned.length} stacks to what ${from} runs`;
-    await applyPins(COMMAND, planned, { branch: flags.branch, projectDir, subject });
+    await applyPins(COMMAND, planned, { branch: flags.branch, projectDir, subject, io });
     return EXIT_CODES.ok;
   },
 });
 
-type PromoteFlags = ParsedFlags<typeof PROMOTE_FLAGS>;
+type PromoteFlags = FlagValues<typeof PROMOTE_FLAGS>;
+
+/** --from and --to name the move unless --ready reads it from each file's `promotion.from`. */
+function requiredUnlessReady(name: "from" | "to", value: string | undefined): string {
+  if (value === undefined)
+    throw new UsageError(`stackwright ${COMMAND}: --${name} is required unless --ready is given`);
+  return value;
+}
 
 /**
  * `promote --ready`: every environment of the selected files that names its source
@@ -162,15 +164,19 @@ type PromoteFlags = ParsedFlags<typeof PROMOTE_FLAGS>;
  * those with any refusal are skipped (one line each, with the reason) and the others pinned,
  * each on a branch of its own with --branch, so that each becomes one pull request.
  */
-async function promoteReady(flags: PromoteFlags, positional: readonly string[]): Promise<number> {
+async function promoteReady(
+  flags: PromoteFlags,
+  positional: readonly string[],
+  { io, env, clock }: CommandContext,
+): Promise<number> {
   if (flags.from !== undefined) {
     throw new UsageError(
       `stackwright ${COMMAND}: --ready takes each environment's source from its promotion.from; leave out --from`,
     );
   }
-  const only = flags.to === undefined ? undefined : nameArgument(COMMAND, "--to", flags.to);
-  const target = targetNameOf(flags.target);
-  const projectDir = projectDirOf(flags.project);
+  const only = flags.to;
+  const target = flags.target;
+  const projectDir = flags.project;
   const { files, configs } = await stackConfigs(projectDir);
   const selected = select(positional, files, projectDir, flags);
   const pairs = selected.flatMap((s) =>
@@ -181,7 +187,7 @@ async function promoteReady(flags: PromoteFlags, positional: readonly string[]):
     ),
   );
   if (pairs.length === 0) {
-    say(`stackwright ${COMMAND}: no selected environment declares promotion.from: nothing to do`);
+    io.say(`stackwright ${COMMAND}: no selected environment declares promotion.from: nothing to do`);
     return EXIT_CODES.ok;
   }
   const { client } = await checkedClient({
@@ -189,25 +195,26 @@ async function promoteReady(flags: PromoteFlags, positional: readonly string[]):
     stacks: [
       ...new Map(pairs.map((p) => [p.s.apiStack, { name: p.s.apiStack, file: p.s.file ?? "" }])).values(),
     ],
-    config: await apiSettingsOf(flags),
-    env: process.env,
+    config: await apiSettingsOf(flags, env),
+    env,
   });
   const ready: PlannedPin[] = [];
   // A promotion whose reads failed is skipped too, and the others still go; the exit code says so.
   let unread = 0;
+  const now = clock();
   try {
     for (const { s, from, to } of pairs) {
-      const source = { projectDir, target, config: configs.get(s.apiStack) };
+      const source = { projectDir, target, config: configs.get(s.apiStack), env };
       let plan: PlannedPin;
       try {
-        plan = await planPromotion(client, s, source, from, to, flags);
+        plan = await planPromotion(client, s, source, { from, to, now }, flags);
       } catch (error) {
         if (!ApiError.isInstance(error)) throw error;
         unread += 1;
-        warn(`stackwright ${COMMAND}: skip ${s.apiStack}/${to}: ${error.message}`);
+        io.warn(`stackwright ${COMMAND}: skip ${s.apiStack}/${to}: ${error.message}`);
         continue;
       }
-      if (plan.refusals.length > 0) say(`skip ${s.apiStack}/${to}: ${plan.refusals.join("; ")}`);
+      if (plan.refusals.length > 0) io.say(`skip ${s.apiStack}/${to}: ${plan.refusals.join("; ")}`);
       else ready.push(plan);
     }
   } finally {
@@ -215,7 +222,7 @@ async function promoteReady(flags: PromoteFlags, positional: readonly string[]):
   }
   const done = unread === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;
   if (ready.length === 0) {
-    say(`stackwright ${COMMAND}: no promotion is ready`);
+    io.say(`stackwright ${COMMAND}: no promotion is ready`);
     return done;
   }
   const subjectOf = (p: PlannedPin) => `Promote ${p.apiStack}/${p.environment} to ${shortSha(p.sha)} (ready)`;
@@ -224,12 +231,12 @@ async function promoteReady(flags: PromoteFlags, positional: readonly string[]):
       ready.length === 1 && ready[0] !== undefined
         ? subjectOf(ready[0])
         : `Promote ${ready.length} ready environments`;
-    await applyPins(COMMAND, ready, { branch: undefined, projectDir, subject });
+    await applyPins(COMMAND, ready, { branch: undefined, projectDir, subject, io });
     return done;
   }
   for (const p of ready) {
     const branch = `${flags.branch}/${p.apiStack}-${p.environment}-${shortSha(p.sha)}`;
-    await applyPins(COMMAND, [p], { branch, projectDir, subject: subjectOf(p) });
+    await applyPins(COMMAND, [p], { branch, projectDir, subject: subjectOf(p), io });
   }
   return done;
 }
@@ -239,10 +246,14 @@ function select(
   names: readonly string[],
   files: ReadonlyMap<string, string>,
   projectDir: string,
-  flags: { all?: boolean; "changed-since"?: string; shard?: string },
+  flags: {
+    readonly all: boolean;
+    readonly "changed-since": string | undefined;
+    readonly shard: Shard | undefined;
+  },
 ): Selected[] {
   const all: Selected[] = [...files].map(([apiStack, file]) => ({ apiStack, file }));
-  const ways = [names.length > 0, flags.all === true, flags["changed-since"] !== undefined].filter(Boolean);
+  const ways = [names.length > 0, flags.all, flags["changed-since"] !== undefined].filter(Boolean);
   if (ways.length !== 1) {
     throw new UsageError(
       `stackwright ${COMMAND}: name the API stacks, or pass --all or --changed-since GIT_REF (exactly one of them)`,
@@ -251,13 +262,13 @@ function select(
   for (const name of names) nameArgument(COMMAND, "API_STACK", name);
   let selected: Selected[];
   if (names.length > 0) selected = selectByNames(all, names);
-  else if (flags.all === true) selected = all;
+  else if (flags.all) selected = all;
   else {
     const byFile = new Map([...files].map(([stack, file]) => [path.relative(projectDir, file), stack]));
     const changes = changesSince(projectDir, flags["changed-since"] ?? "", "", (rel) => byFile.get(rel));
     selected = selectChanged(all, { ...changes, shared: [] }).selected;
   }
-  return flags.shard === undefined ? selected : inShard(selected, parseShard(flags.shard));
+  return flags.shard === undefined ? selected : inShard(selected, flags.shard);
 }
 
 type ProblemFlags = {
@@ -269,19 +280,27 @@ interface PromotionSource {
   readonly projectDir: string;
   readonly target: string;
   readonly config: StackConfig | undefined;
+  /** The environment the command was given (the state backend's variables). */
+  readonly env: Env;
 }
 
 async function planPromotion(
   client: StackwrightClient,
   selected: Selected,
   source: PromotionSource,
-  from: string,
-  to: string,
+  move: { readonly from: string; readonly to: string; readonly now: Date },
   flags: ProblemFlags & { "allow-locked"?: boolean | undefined; "override-window"?: string | undefined },
 ): Promise<PlannedPin> {
   const { apiStack } = selected;
-  const environment = await client.environments.get(apiStack, from);
-  const deployments = await client.deployments.list(apiStack, from);
+  const { from, to } = move;
+  const [environment, deployments] = await inEnvironment(
+    client,
+    COMMAND,
+    apiStack,
+    from,
+    async () =>
+      [await client.environments.get(apiStack, from), await client.deployments.list(apiStack, from)] as const,
+  );
   const where = `${apiStack}/${from}`;
   const why = `cannot tell which build ${where} runs, so there is nothing to promote`;
   const stated = deployments.map((d) => needAttributes(d, ["state"], why));
@@ -318,7 +337,7 @@ async function planPromotion(
     verifications: recorded?.verifications ?? [],
     stateStack: recorded?.stack ?? `${source.target}.${apiStack}`,
     unreadable: recorded?.unreadable,
-    now: clockNow(),
+    now: move.now,
   });
   for (const problem of gate) {
     const flag = GATE_FLAGS[problem.kind];
@@ -338,6 +357,7 @@ async function planPromotion(
     overrides,
     refusals,
     summary: `${apiStack}/${to}: pinned to ${live.sha}, the live build of ${from}: ${describeDeployment(live.deployment, live.sha)}`,
+    now: move.now,
   });
 }
 
@@ -369,7 +389,7 @@ async function recordedUnlessMarked(
 ): Promise<RecordedDeployments | undefined> {
   if (!verified && (current === undefined || stackwrightMarkerOf(current) !== undefined)) return undefined;
   const { readRecordedDeployments } = await import("../release/recorded-deployments.js");
-  return readRecordedDeployments(source.projectDir, source.target, apiStack, environment);
+  return readRecordedDeployments(source.projectDir, source.target, apiStack, environment, source.env);
 }
 
 /**

@@ -152,11 +152,19 @@ export async function openTarget(
 }
 
 /** Opens a Pulumi stack run with its own file (`--stack`), with the secrets its target may use. */
-export async function openOwnStack(projectDir: string, stackName: string): Promise<Target> {
+export async function openOwnStack(
+  projectDir: string,
+  stackName: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Target> {
   const dir = path.resolve(projectDir);
   projectProblem(dir);
-  const secrets = stackSecretsEnv(dir, stackName, process.env);
-  return { ...(await openWorkspace(dir, secrets)), name: stackName, configFile: undefined };
+  const secrets = stackSecretsEnv(dir, stackName, { ...process.env, ...extraEnv });
+  return {
+    ...(await openWorkspace(dir, { ...secrets, ...extraEnv })),
+    name: stackName,
+    configFile: undefined,
+  };
 }
 
 /** The project's workspace with the engine environment, and its backend's stacks. */

@@ -21,6 +21,7 @@ import {
   windowsOf,
 } from "../../config";
 import type { EngineRunOptions, EngineStack } from "../engine/run";
+import { flag, FlagRuleError, type Flag } from "../kit/args";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { previewFromEvents } from "../engine/preview-events";
 import { clockNow } from "../kit/clock";
@@ -88,14 +89,26 @@ export interface WindowGate {
 }
 
 /** `--override-window`'s value: a reason is required (it goes into the deployment's summary). */
-export function overrideReason(flag: string | undefined): string | undefined {
-  if (flag === undefined) return undefined;
-  if (flag.trim() === "") {
+/**
+ * `--override-window REASON`, read as the trimmed reason; a blank one is refused with what to
+ * give, since the reason is what the deployment's summary and the title record.
+ */
+export function overrideWindowFlag(help: string): Flag<string | undefined> {
+  return flag.parsed(help, (text) => {
+    if (text.trim() === "")
+      throw new FlagRuleError('needs a reason, e.g. --override-window "INC-123: hotfix for checkout"');
+    return text.trim();
+  });
+}
+
+export function overrideReason(given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  if (given.trim() === "") {
     throw new UsageError(
       '--override-window needs a reason, e.g. --override-window "INC-123: hotfix for checkout"',
     );
   }
-  return flag.trim();
+  return given.trim();
 }
 
 /** The gate for `state` at `now`. */

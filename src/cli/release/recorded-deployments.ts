@@ -30,7 +30,7 @@ export interface RecordedDeployments {
 
 /**
  * The deployments `target`'s state records for `apiStack`/`environment`, in the project `project`
- * (default: this package's, as `--project` does everywhere). A project with no Pulumi.yaml, or a
+ * (default: this package's, as `--project` does everywhere), with the backend `env` names. A project with no Pulumi.yaml, or a
  * stack that no `up` made, records none; a backend that cannot be read records none and says why,
  * so that the caller decides as without the state and names the cause.
  */
@@ -39,6 +39,7 @@ export async function readRecordedDeployments(
   target: string,
   apiStack: string,
   environment: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<RecordedDeployments> {
   const named = perFileStackName(target, apiStack);
   const stack = named.ok ? named.name : `${target}.${apiStack}`;
@@ -51,9 +52,13 @@ export async function readRecordedDeployments(
   if (!named.ok) return none(named.problem);
   const projectDir = projectDirOf(project);
   if (!fs.existsSync(path.join(projectDir, "Pulumi.yaml"))) return none();
-  const url = engineEnv({ projectDir })["PULUMI_BACKEND_URL"] ?? "";
+  const url = engineEnv({ projectDir, baseEnv: { ...env } })["PULUMI_BACKEND_URL"] ?? "";
   try {
-    const checkpoint = await readCheckpoint(openStateStore(url), projectNameOf(projectDir), stack);
+    const checkpoint = await readCheckpoint(
+      openStateStore(url, { ...env }),
+      projectNameOf(projectDir),
+      stack,
+    );
     const here = recordedDeployments(checkpoint?.resources ?? [], apiStack).filter(
       (r) => r.environment === environment,
     );

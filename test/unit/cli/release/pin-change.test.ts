@@ -22,6 +22,7 @@ const plan = (sha: string) =>
     overrides: [],
     refusals: [],
     summary: "",
+    now: new Date("2026-11-24T09:00:00Z"),
   });
 
 describe("a sha from the platform that promote and rollback would pin", () => {
