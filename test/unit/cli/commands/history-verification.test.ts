@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { StatedDeployment } from "../../../src/api";
-import { historyOf, historyTable } from "../../../src/cli/commands/history";
-import { failedVerification, verification } from "../../helpers/verifications";
+import type { StatedDeployment } from "../../../../src/api";
+import { historyOf, historyTable } from "../../../../src/cli/commands/history";
+import { failedVerification, verification } from "../../../helpers/verifications";
 
 const A = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const B = "2b7e151628aed2a6abf7158809cf4f3c762e7160";

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkOutputPath } from "../../../src/cli/kit/output-path";
+import { checkOutputPath } from "../../../../src/cli/kit/output-path";
 
 describe("the path of a file a command writes when it ends", () => {
   let dir: string;

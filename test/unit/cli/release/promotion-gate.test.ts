@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { StatedDeployment } from "../../../src/api";
-import { validateStackFile } from "../../../src/config";
+import type { StatedDeployment } from "../../../../src/api";
+import { validateStackFile } from "../../../../src/config";
 import {
   declaresVerify,
   minSoakOf,
   promotionGate,
   type GateInput,
-} from "../../../src/cli/release/promotion-gate";
-import { failedVerification, verification } from "../../helpers/verifications";
+} from "../../../../src/cli/release/promotion-gate";
+import { failedVerification, verification } from "../../../helpers/verifications";
 
 const SHA = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const OTHER = "2b7e151628aed2a6abf7158809cf4f3c762e7160";

@@ -1,8 +1,8 @@
 import type { EngineEvent, OpType } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
-import { renderComment } from "../../../src/cli/report/summary";
-import { summaryOfRuns, verificationsOf } from "../../../src/cli/report/summary-runs";
-import { DEPLOYMENT_TYPE, failedVerification, verification } from "../../helpers/verifications";
+import { renderComment } from "../../../../src/cli/report/summary";
+import { summaryOfRuns, verificationsOf } from "../../../../src/cli/report/summary-runs";
+import { DEPLOYMENT_TYPE, failedVerification, verification } from "../../../helpers/verifications";
 
 const A = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const B = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
