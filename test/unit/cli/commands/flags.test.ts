@@ -1,16 +1,16 @@
 import * as path from "node:path";
-import { runInProcess } from "../../helpers/in-process";
+import { runInProcess } from "../../../helpers/in-process";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { driftCommand } from "../../../src/cli/commands/drift";
-import { upCommand } from "../../../src/cli/commands/engine";
-import { historyCommand } from "../../../src/cli/commands/history";
-import { logsCommand } from "../../../src/cli/commands/logs";
-import { promoteCommand } from "../../../src/cli/commands/promote";
-import { rollbackCommand } from "../../../src/cli/commands/rollback";
-import { runEmulatorCommand } from "../../../src/cli/commands/emulator";
-import { statusCommand } from "../../../src/cli/commands/status";
-import { UsageError } from "../../../src/cli/kit/exit-codes";
-import { DEFAULT_TARGET } from "../../../src/cli/settings/target-settings";
+import { driftCommand } from "../../../../src/cli/commands/drift";
+import { upCommand } from "../../../../src/cli/commands/engine";
+import { historyCommand } from "../../../../src/cli/commands/history";
+import { logsCommand } from "../../../../src/cli/commands/logs";
+import { promoteCommand } from "../../../../src/cli/commands/promote";
+import { rollbackCommand } from "../../../../src/cli/commands/rollback";
+import { runEmulatorCommand } from "../../../../src/cli/commands/emulator";
+import { statusCommand } from "../../../../src/cli/commands/status";
+import { UsageError } from "../../../../src/cli/kit/exit-codes";
+import { DEFAULT_TARGET } from "../../../../src/cli/settings/target-settings";
 
 // Each command's flags, parsed as a run parses them but with no body run (the kit's `parse`):
 // what a command reads is typed and decided here, once, with its one default.
