@@ -2,6 +2,8 @@ import { defineConfig } from "vitest/config";
 
 /** The one fuzz file that needs the Pulumi CLI (it kills engines). */
 const ENGINE_FUZZ = "test/fuzz/engine-kill.test.ts";
+/** The file of test/docs that runs the docs' shell blocks; the rest of test/docs is pure logic. */
+const DOCS_COMMANDS = "test/docs/docs-commands.test.ts";
 
 export default defineConfig({
   test: {
@@ -28,9 +30,14 @@ export default defineConfig({
     // `platform-answers` 55 instead of 110, `engine` about 70 less of 650.
     projects: [
       {
-        // Pure logic.
+        // Pure logic: test/unit mirrors src/, and test/docs holds the checks of the docs themselves.
         extends: true,
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], isolate: false },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts", "test/docs/**/*.test.ts"],
+          exclude: [DOCS_COMMANDS],
+          isolate: false,
+        },
       },
       {
         // The client, emulator, providers, program and notifications over real HTTP on 127.0.0.1,
@@ -53,7 +60,7 @@ export default defineConfig({
         // `npm start` and the laptop flow, 4000, 4566); no other test binds those (the main-job
         // tests run `start --port 0`), so they run beside the rest.
         extends: true,
-        test: { name: "docs", include: ["test/docs/**/*.test.ts"] },
+        test: { name: "docs", include: [DOCS_COMMANDS] },
       },
       {
         // The client's integration tests and the providers' runtime tests again, against an

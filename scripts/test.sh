@@ -4,11 +4,12 @@
 # Chromium, from Debian's packages) are prepared in the background while the TypeScript is built.
 # The run is CPU-bound on a 2-core machine, so what waits for what is chosen by what it needs:
 #
-#   - the Pulumi CLI's Go build (about 380 CPU-seconds when nothing is cached, and both cores busy
-#     all along) is what the engine tests wait for, so nothing competes with it at equal weight:
-#     the TypeScript build, moto's and Chromium's installs run beside it at a lower priority
-#     (nice 10), in the time it spends downloading modules; the type check, actionlint's build and
-#     the lint (which gate nothing but the result) start when it is done, at nice 10 too;
+#   - the Pulumi CLI's Go build (about 380 CPU-seconds when nothing is cached) is what the engine
+#     tests wait for, so nothing competes with it at equal weight: the TypeScript build, moto's and
+#     Chromium's installs, then the type check, eslint and prettier (which gate nothing but the
+#     result) run beside it at a lower priority (nice 10), in the time it leaves a core idle
+#     (downloading modules, linking); actionlint's build and check (Go too) start when it is done,
+#     so that the two builds do not compile the same standard packages side by side;
 #   - `engine` and `docs` (the real `pulumi` CLI) start as soon as the CLI is ready;
 #   - `unit`, `integration` and `platform-answers` (no CLI needed) start at the same moment, at a
 #     lower priority (nice 5): they use the time the engine tests spend waiting on their child
@@ -64,25 +65,33 @@ tests() {
   say "tests, $name ($*) took $((SECONDS - started))s, ended at $((SECONDS - began))s"
   return "$status"
 }
-# The type check, then the lint (its workflow check builds actionlint the first time, or waits for
-# another run's build of it, which holds a lock).
+# The type check, then eslint and prettier: no Go.
 checks() {
   local started=$SECONDS status=0
-  nice -n 10 npm run --silent typecheck && nice -n 10 npm run --silent lint || status=$?
-  say "type check and lint took $((SECONDS - started))s, ended at $((SECONDS - began))s"
+  nice -n 10 npm run --silent typecheck && nice -n 10 npm run --silent lint:code || status=$?
+  say "type check, eslint and prettier took $((SECONDS - started))s, ended at $((SECONDS - began))s"
+  return "$status"
+}
+# The workflow templates' check (it builds actionlint the first time, or waits for another run's
+# build of it, which holds a lock).
+workflow_checks() {
+  local started=$SECONDS status=0
+  nice -n 10 npm run --silent lint:workflows || status=$?
+  say "the workflows' check took $((SECONDS - started))s, ended at $((SECONDS - began))s"
   return "$status"
 }
 
 phase nice -n 10 npm run --silent build
-ready s3-server browser toolchain
 background checks checks
+ready s3-server browser toolchain
+background workflow-checks workflow_checks
 
 # Three workers: the engine tests spend a fifth of their time waiting on their child processes.
 background engine tests "with the engine" 0 --maxWorkers 3 --project engine --project docs
 background no-engine tests "without the engine" 5 --project unit --project integration --project platform-answers
 
 failed=()
-for name in checks no-engine engine; do
+for name in checks workflow-checks no-engine engine; do
   wait "${pid_of[$name]}" || failed+=("$name")
   unset "pid_of[$name]"
 done

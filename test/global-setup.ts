@@ -1,4 +1,8 @@
 /**
+ * Two things for the whole `vitest run`: a scratch directory that the files of all its projects
+ * share ({@link RUN_DIR_KEY}: what is made once per run, such as the packed package of
+ * test/helpers/packed-package.ts), removed at the end; and the suite-wide token check.
+ *
  * Suite-wide token check. Setup makes one directory for this run and hands its path to every
  * test file (`inject(RECORDS_KEY)`); `test/helpers/client.ts` writes there every error and log
  * line of every client it creates, serialized every way a user might print it. Teardown reads
@@ -8,7 +12,7 @@
  * One check at the end, rather than one per file, covers files that forget to add it, and
  * clients a test builds with its own logger.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
@@ -17,10 +21,13 @@ import { TEST_SEED_PATH } from "./helpers/emulator";
 
 /** Key under which setup provides the records directory. */
 export const RECORDS_KEY = "stackwrightClientRecords";
+/** Key under which setup provides the run's shared scratch directory. */
+export const RUN_DIR_KEY = "stackwrightRunDir";
 
 declare module "vitest" {
   export interface ProvidedContext {
     [RECORDS_KEY]: string;
+    [RUN_DIR_KEY]: string;
   }
 }
 
@@ -99,7 +106,13 @@ function readRecords(dir: string): ClientRecord[] {
 export default function setup(project: TestProject): () => void {
   const dir = mkdtempSync(join(tmpdir(), "stackwright-client-records-"));
   project.provide(RECORDS_KEY, dir);
+  // Vitest calls this once per project, in its own process: the name (that process and its start)
+  // gives every project of the run the same directory.
+  const runDir = join(tmpdir(), `stackwright-test-run-${process.pid}-${Math.round(performance.timeOrigin)}`);
+  mkdirSync(runDir, { recursive: true });
+  project.provide(RUN_DIR_KEY, runDir);
   return () => {
+    rmSync(runDir, { recursive: true, force: true });
     const records = readRecords(dir);
     const leaks = findLeaks(records, seedUsers());
     if (leaks.length === 0) {

@@ -9,7 +9,7 @@
  * module hooks send those two requires of runtime/index.js, and no other, to modules of the
  * same functions that load the real ones on their first call (lazy-module.ts): a program that
  * serializes a function still gets the SDK's serializer. `bin/stackwright.js` registers this
- * before anything loads the SDK; test/unit/lazy-sdk.test.ts checks both halves. Like
+ * before anything loads the SDK; test/unit/lazy-sdk/lazy-sdk.test.ts checks both halves. Like
  * sqlite-warning.ts it belongs to no layer.
  */
 import * as nodeModule from "node:module";

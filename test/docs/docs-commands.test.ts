@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { documents, packageShim, runnableScript, shellBlocks, type DocBlock } from "../helpers/doc-blocks";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { packedPackage } from "../helpers/packed-package";
 import { repoRoot } from "../helpers/scratch-project";
 
 const BLOCK_BOUND_MS = 300_000;
@@ -172,37 +173,21 @@ async function stopGroups(groups: number[]): Promise<void> {
   }
 }
 
-let packed: { readonly dir: string; readonly tarball: string } | undefined;
-
 /**
- * The tarball of this checkout that `package` blocks install, made once by the real `npm pack`
- * (whose `prepack` builds what the package ships). A package without its compiled command would
- * install and then fail in ways that say nothing of the docs, so that is said here instead.
+ * The tarball of this checkout that `package` blocks install: the real `npm pack` (whose `prepack`
+ * builds what the package ships), shared with the other files of the run that install it. A
+ * package without its compiled command would install and then fail in ways that say nothing of
+ * the docs, so that is said here instead.
  */
 function packedTarball(): string {
-  if (packed !== undefined) return packed.tarball;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-pack-"));
-  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", dir], {
-    cwd: repoRoot,
-    encoding: "utf8",
-    env: userEnv(),
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
-  if (info === undefined) throw new Error(`npm pack printed no package: ${out}`);
-  const tarball = path.join(dir, info.filename);
-  packed = { dir, tarball };
-  if (!info.files.some((f) => f.path === "dist/src/cli/main.js")) {
+  const { tarball, files } = packedPackage();
+  if (!files.includes("dist/src/cli/main.js")) {
     throw new Error(
-      `npm pack made ${info.filename} without dist/src/cli/main.js: the package does not ship its compiled command, so the blocks that install it cannot run`,
+      `npm pack made ${path.basename(tarball)} without dist/src/cli/main.js: the package does not ship its compiled command, so the blocks that install it cannot run`,
     );
   }
   return tarball;
 }
-
-afterAll(() => {
-  if (packed !== undefined) fs.rmSync(packed.dir, { recursive: true, force: true });
-});
 
 function describeBlock(b: DocBlock): string {
   const first = b.text.split("\n")[0] ?? "";
@@ -235,7 +220,7 @@ for (const file of documents(repoRoot)) {
     });
 
     for (const b of blocks) {
-      // A block not run here has its reason in the docs; test/unit/docs checks that it says one.
+      // A block not run here has its reason in the docs; doc-blocks.test.ts checks that it says one.
       if (b.notRun !== undefined) continue;
       it(
         `${describeBlock(b)} exits ${b.exit}${b.expects.length > 0 ? " and prints what the docs say" : ""}`,

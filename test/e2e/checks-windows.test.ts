@@ -1,21 +1,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  basicAuth,
-  demoCredentials,
-  startTestEmulator,
-  TEST_SEED_PATH,
-  type TestEmulator,
-} from "../helpers/emulator";
+import { describe, expect } from "vitest";
+import { basicAuth, TEST_SEED_PATH } from "../helpers/emulator";
 import { markdownText } from "../../src/safe-text";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
 // Facts, checks and change windows through the `stackwright` command and the real engine, in
 // three commands: every check kind, window edge and daylight-saving case is covered by the unit
-// tests (test/unit/config/checks.test.ts, windows.test.ts, test/unit/cli/window-gate.test.ts);
+// tests (test/unit/config/checks.test.ts, windows.test.ts, test/unit/cli/gates/windows.test.ts);
 // here only what needs the engine: the outputs, the reads, the position of a failing check with
 // no write, a warning in the summary, a refusal per stack with no write, and the override.
 
@@ -67,9 +62,19 @@ environments:
       - whitelist: { enabled: true }
 `;
 
+// ops@example.com manages both API stacks; prod's configuration holds a value to look for.
+const SEED = fs
+  .readFileSync(TEST_SEED_PATH, "utf8")
+  .replace("SS_LOG_LEVEL: warning", `SS_LOG_LEVEL: ${SECRET}`)
+  .replace(
+    "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+    "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+  );
+const test = fixtures({ seed: { yaml: SEED } });
+
 describe("facts, checks and change windows through the stackwright command", () => {
   let project: ScratchProject;
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let env: Record<string, string>;
 
   /** Runs the command as an operator would (in its own process; the emulator shares this one). */
@@ -110,30 +115,13 @@ describe("facts, checks and change windows through the stackwright command", () 
     return body.data.map((d) => d.attributes);
   };
 
-  beforeAll(async () => {
-    project = createScratchProject();
-    // ops@example.com manages both API stacks; prod's configuration holds a value to look for.
-    const seed = fs
-      .readFileSync(TEST_SEED_PATH, "utf8")
-      .replace("SS_LOG_LEVEL: warning", `SS_LOG_LEVEL: ${SECRET}`)
-      .replace(
-        "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-        "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-      );
-    expect(seed).toContain(SECRET);
-    const seedFile = path.join(project.dir, "seed.yaml");
-    fs.writeFileSync(seedFile, seed);
-    emulator = await startTestEmulator({ seed: seedFile });
-    env = demoCredentials(emulator.url);
+  test.beforeAll(({ project: scratch, emulatorInProcess }) => {
+    expect(SEED).toContain(SECRET);
+    [project, emulator, env] = [scratch, emulatorInProcess, emulatorInProcess.env];
     writeFile("acme-web.yaml", acmeWeb("1"));
   }, 60_000);
 
-  afterAll(async () => {
-    await emulator?.close();
-    project?.remove();
-  });
-
-  it("shows every asked fact in the outputs, reading each once, and a failing warning-check in the summary", async () => {
+  test("shows every asked fact in the outputs, reading each once, and a failing warning-check in the summary", async () => {
     await emulator.hooks.clearRequests();
     const summary = summaryFile("up.md");
     // Tuesday morning: prod's window is open.
@@ -203,7 +191,7 @@ describe("facts, checks and change windows through the stackwright command", () 
     for (const text of [up.out, md, state]) expect(text).not.toContain(SECRET);
   }, 240_000);
 
-  it("fails a stack at its failing error-checks and another at its closed window, each before any write", async () => {
+  test("fails a stack at its failing error-checks and another at its closed window, each before any write", async () => {
     writeFile("acme-web.yaml", acmeWeb("2"));
     writeFile("acme-intranet.yaml", acmeIntranet);
     await emulator.hooks.clearRequests();
@@ -244,7 +232,7 @@ describe("facts, checks and change windows through the stackwright command", () 
     expect(`${up.out}${md}`).not.toContain(SECRET);
   }, 240_000);
 
-  it("lets an on-call engineer through a closed window with --override-window and records the reason", async () => {
+  test("lets an on-call engineer through a closed window with --override-window and records the reason", async () => {
     const reason = "INC-42: checkout is down";
     const summary = summaryFile("override.md");
     const up = await run(["up", "acme-web", "--summary", summary], FRIDAY_EVENING, [

@@ -6,11 +6,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { NotifyEvent } from "../../src/api";
-import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { startReceiver, type Receiver } from "../helpers/receivers";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
 /** Of the test seed: the branch uat deploys, and a sha a person deploys by hand. */
@@ -31,9 +31,11 @@ const SINKS = `  stackwright:notify:
       events: [drift.detected, drift.resolved]
 `;
 
+const test = fixtures({ project: { stacksConfig: { "acme-web.yaml": ACME_WEB } } });
+
 describe("drift notifications from stackwright drift", () => {
   let project: ScratchProject;
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let hook: Receiver;
   let failing: Receiver;
   let env: Record<string, string>;
@@ -54,15 +56,14 @@ describe("drift notifications from stackwright drift", () => {
   const apiRequests = async () =>
     (await emulator.hooks.requests()).filter((r) => !r.path.startsWith("/_emulator"));
 
-  beforeAll(async () => {
-    project = createScratchProject({ stacksConfig: { "acme-web.yaml": ACME_WEB } });
+  test.beforeAll(async ({ project: scratch, emulatorInProcess }) => {
+    [project, emulator] = [scratch, emulatorInProcess];
     const settings = path.join(project.dir, "Pulumi.dev.yaml");
     fs.writeFileSync(settings, fs.readFileSync(settings, "utf8").replace(/^config:\n/m, `config:\n${SINKS}`));
-    emulator = await startTestEmulator();
     hook = await startReceiver();
     failing = await startReceiver({ fallback: { status: 500 } });
     env = {
-      ...demoCredentials(emulator.url),
+      ...emulator.env,
       AUDIT_WEBHOOK_URL: hook.url,
       AUDIT_WEBHOOK_SECRET: "whsec-drift-e2e",
     };
@@ -73,11 +74,9 @@ describe("drift notifications from stackwright drift", () => {
 
   afterAll(async () => {
     await Promise.all([hook, failing].map((r) => r?.close()));
-    await emulator?.close();
-    project?.remove();
   });
 
-  it("refuses to start, before any read, when a sink's variable is not set", async () => {
+  test("refuses to start, before any read, when a sink's variable is not set", async () => {
     await emulator.hooks.clearRequests();
     const refused = await run(["drift"], { AUDIT_WEBHOOK_SECRET: "" });
     expect(refused.status).toBe(2);
@@ -87,7 +86,7 @@ describe("drift notifications from stackwright drift", () => {
     expect(await apiRequests()).toEqual([]);
   }, 120_000);
 
-  it("sends drift.detected once for a new drift, nothing while it stays, and drift.resolved once", async () => {
+  test("sends drift.detected once for a new drift, nothing while it stays, and drift.resolved once", async () => {
     await emulator.hooks.handDeploy("acme-web", "uat", BY_HAND_SHA);
 
     const first = await run(["drift"]);
@@ -121,7 +120,7 @@ describe("drift notifications from stackwright drift", () => {
     );
   }, 300_000);
 
-  it("keeps drift's exit code when the sink cannot take the event", async () => {
+  test("keeps drift's exit code when the sink cannot take the event", async () => {
     await emulator.hooks.handDeploy("acme-web", "uat", BY_HAND_SHA);
     const drifted = await run(["drift", "--json", "-"], {
       AUDIT_WEBHOOK_URL: failing.url,
@@ -135,7 +134,7 @@ describe("drift notifications from stackwright drift", () => {
     expect(drifted.out).toMatch(/audit \(webhook\) drift\.detected: HTTP 500/);
     expect(drifted.out).not.toContain(failing.url);
   }, 120_000);
-  it("checks its output paths before reading anything, so a run that cannot write its report leaves the next run to notify", async () => {
+  test("checks its output paths before reading anything, so a run that cannot write its report leaves the next run to notify", async () => {
     await emulator.hooks.handDeploy("acme-web", "uat", RELEASE_BRANCH_SHA);
     const settled = await run(["drift"]);
     expect(settled.status, settled.out).toBe(0);

@@ -2,11 +2,11 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { EXIT_CODES } from "../../src/cli/kit/exit-codes";
 import { lockDirectory } from "../../src/cli/state/locks";
-import { demoCredentials, emulatorHooks, spawnEmulator, type EmulatorProcess } from "../helpers/emulator";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures, type RunningEmulator } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
 
 // Every row of the README's exit-code table (src/cli/kit/exit-codes.ts), provoked through the real
 // `stackwright` command as an operator runs it, each ending with one line that names the cause and
@@ -16,9 +16,11 @@ import { createScratchProject, type ScratchProject } from "../helpers/scratch-pr
 /** A stack frame as Node prints one. */
 const FRAME = /^\s+at .+\(?.+:\d+:\d+\)?$/m;
 
+const test = fixtures();
+
 describe("the exit-code table, each row provoked by the stackwright command", () => {
   let project: ScratchProject;
-  let emulator: EmulatorProcess;
+  let emulator: RunningEmulator;
   let env: Record<string, string>;
   /** Runs the command with stdout and stderr in one stream, in the order they were written. */
   const run = (args: readonly string[], extra: Record<string, string> = {}, node = process.execPath) => {
@@ -34,34 +36,26 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
   const editConfig = (change: (text: string) => string) =>
     fs.writeFileSync(configFile(), change(fs.readFileSync(configFile(), "utf8")));
 
-  beforeAll(async () => {
-    project = createScratchProject();
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant"], 30_000, { fromDist: true });
-    env = { ...project.env, ...demoCredentials(emulator.url) };
+  test.beforeAll(({ project: scratch, emulator: running }) => {
+    project = scratch;
+    emulator = running;
+    env = { ...project.env, ...emulator.env };
   }, 60_000);
 
-  afterAll(async () => {
-    if (emulator?.child.exitCode === null) {
-      emulator.child.kill("SIGKILL");
-      await emulator.exited;
-    }
-    project?.remove();
-  });
-
-  it("0: success, when there is nothing wrong", () => {
+  test("0: success, when there is nothing wrong", () => {
     const { status, out } = run(["validate"]);
     expect(out).toContain("valid");
     expect(status).toBe(EXIT_CODES.ok);
   });
 
-  it("2: an unknown flag, in one line with the pointer to --help", () => {
+  test("2: an unknown flag, in one line with the pointer to --help", () => {
     const { status, lines } = run(["preview", "--no-such-flag"]);
     expect(lines[0]).toMatch(/no-such-flag.* \(npm run stackwright -- preview --help lists its flags\)$/);
     expect(lines).toHaveLength(1);
     expect(status).toBe(EXIT_CODES.usage);
   });
 
-  it("2: a target without a settings file, in one line", () => {
+  test("2: a target without a settings file, in one line", () => {
     const { status, lines } = run(["preview", "--target", "nowhere"]);
     expect(lines[0]).toContain("target 'nowhere' has no settings file");
     expect(lines[0]).toContain("docs/guide.md");
@@ -69,19 +63,19 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
     expect(status).toBe(EXIT_CODES.usage);
   });
 
-  it("2: the emulator on a port that is taken, in one line", () => {
+  test("2: the emulator on a port that is taken, in one line", () => {
     const { status, lines } = run(["emulator", "--port", String(emulator.port)]);
     expect(lines).toEqual([expect.stringContaining(`port ${emulator.port}`)]);
     expect(status).toBe(EXIT_CODES.usage);
   });
 
-  it("2: the emulator with a seed file that does not exist, in one line", () => {
+  test("2: the emulator with a seed file that does not exist, in one line", () => {
     const { status, lines } = run(["emulator", "--seed", "no-such-seed.yaml"]);
     expect(lines).toEqual([expect.stringContaining("no-such-seed.yaml")]);
     expect(status).toBe(EXIT_CODES.usage);
   });
 
-  it("2: a user who cannot see a stack reads its line before anything else", () => {
+  test("2: a user who cannot see a stack reads its line before anything else", () => {
     const { status, lines } = run(["preview"], {
       STACKWRIGHT_EMAIL: "outsider@example.com",
       STACKWRIGHT_API_TOKEN: "outsider-token",
@@ -92,18 +86,13 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
     expect(status).toBe(EXIT_CODES.usage);
   }, 240_000);
 
-  it("4: a --project directory without Pulumi.yaml", () => {
-    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-no-project-"));
-    try {
-      const { status, lines } = run(["preview", "--project", empty]);
-      expect(lines).toEqual([expect.stringContaining(`${empty} has no Pulumi.yaml`)]);
-      expect(status).toBe(EXIT_CODES.environment);
-    } finally {
-      fs.rmSync(empty, { recursive: true, force: true });
-    }
+  test("4: a --project directory without Pulumi.yaml", ({ scratchDir: empty }) => {
+    const { status, lines } = run(["preview", "--project", empty]);
+    expect(lines).toEqual([expect.stringContaining(`${empty} has no Pulumi.yaml`)]);
+    expect(status).toBe(EXIT_CODES.environment);
   });
 
-  it("4: a Node.js older than 22 (the system's Node 20), in one line", () => {
+  test("4: a Node.js older than 22 (the system's Node 20), in one line", () => {
     const old = "/usr/bin/node";
     const version = spawnSync(old, ["--version"], { encoding: "utf8" }).stdout.trim();
     expect(version).toMatch(/^v(1\d|2[01])\./);
@@ -112,8 +101,8 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
     expect(status).toBe(EXIT_CODES.environment);
   });
 
-  it("4: an API that answers 503 (down) to its identity call, after its retries", async () => {
-    const hooks = emulatorHooks(emulator.url);
+  test("4: an API that answers 503 (down) to its identity call, after its retries", async () => {
+    const hooks = emulator.hooks;
     await hooks.fault({ method: "GET", path: "/svc/meta", kind: "status", status: 503, count: 1000 });
     try {
       const { status, lines } = run(["preview"]);
@@ -126,7 +115,7 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
     }
   }, 240_000);
 
-  it("1: a change refused on purpose (a lock that stays) ends with the refusal's line and no frames", () => {
+  test("1: a change refused on purpose (a lock that stays) ends with the refusal's line and no frames", () => {
     const up = run(["up"]);
     expect(up.status, up.out).toBe(EXIT_CODES.ok);
     editConfig((text) =>
@@ -151,7 +140,7 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
     }
   }, 480_000);
 
-  it("3: a stack whose lock a live run holds", () => {
+  test("3: a stack whose lock a live run holds", () => {
     const dir = path.join(project.stateDir, lockDirectory("stackwright", "dev.acme-web"));
     fs.mkdirSync(dir, { recursive: true });
     const lock = path.join(dir, "3b1c2d4e-0000-4000-8000-000000000003.json");
@@ -174,7 +163,7 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
     }
   }, 240_000);
 
-  it("servers: the emulator stopped by SIGTERM exits 0 after saying so", async () => {
+  test("servers: the emulator stopped by SIGTERM exits 0 after saying so", async () => {
     emulator.child.kill("SIGTERM");
     expect(await emulator.exited).toBe(0);
   });

@@ -1,21 +1,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { parse, stringify } from "yaml";
 import { stackFileJsonSchema } from "../../src/config";
 import { openTarget } from "../../src/cli/fleet/open-target";
 import { confirmWithoutEngine, makeReadsDir, openShortcut } from "../../src/cli/fleet/shortcut";
 import { confirmationKey } from "../../src/cli/state/confirmations";
 import { lockTargetOf } from "../../src/cli/state/lock-target";
-import {
-  demoCredentials,
-  emulatorHooks,
-  spawnEmulator,
-  type EmulatorHooks,
-  type EmulatorProcess,
-} from "../helpers/emulator";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
-import { runStackwright, runToEnd } from "../helpers/stackwright-process";
+import type { EmulatorHooks } from "../helpers/emulator";
+import { fixtures, type RunningEmulator, type Stackwright } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
+import { runToEnd } from "../helpers/stackwright-process";
 import { applyEdit, schemaLeafEdits } from "../helpers/schema-edits";
 
 const STACK = "dev.acme-web";
@@ -31,20 +26,23 @@ environments:
       message: Freeze
 `;
 
+const test = fixtures({ project: { stacksConfig: { "acme-web.yaml": FILE } } });
+
 // The fingerprint shortcut through the real `stackwright up`, the real engine and the emulator:
 // one scratch project, one API stack, runs in the order an operator would meet them.
 describe("an up confirmed without the engine", () => {
   let project: ScratchProject;
-  let emulator: EmulatorProcess;
+  let emulator: RunningEmulator;
   let hooks: EmulatorHooks;
   let env: Record<string, string>;
+  let stackwright: Stackwright;
   const stackFile = () => path.join(project.dir, "stacks-config", "acme-web.yaml");
   const record = () => path.join(project.stateDir, ...confirmationKey("stackwright", STACK).split("/"));
   const checkpoint = () => fs.readFileSync(project.stateFile(STACK));
 
   const run = (args: string[], bin = "stackwright") =>
     bin === "stackwright"
-      ? runStackwright(project.dir, args, { ...project.env, ...env })
+      ? stackwright(args)
       : runToEnd(project.dir, path.join(project.dir, ".tools", "bin", "pulumi"), args, {
           ...project.pulumiEnv(),
           ...env,
@@ -60,20 +58,14 @@ describe("an up confirmed without the engine", () => {
       ?.slice(1, 3)
       .join(" | ");
 
-  beforeAll(async () => {
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant"], 60_000, { fromDist: true });
-    hooks = emulatorHooks(emulator.url);
-    env = demoCredentials(emulator.url);
-    project = createScratchProject({ stacksConfig: { "acme-web.yaml": FILE } });
+  test.beforeAll(({ project: scratch, emulator: running, stackwright: cli }) => {
+    project = scratch;
+    emulator = running;
+    ({ hooks, env } = running);
+    stackwright = cli;
   }, 120_000);
 
-  afterAll(async () => {
-    emulator?.child.kill("SIGTERM");
-    await emulator?.exited;
-    project?.remove();
-  });
-
-  it("confirms the up after a no-change run without the engine, reading only, and writing nothing", async () => {
+  test("confirms the up after a no-change run without the engine, reading only, and writing nothing", async () => {
     const first = run(["up"]);
     expect(first.status, first.out).toBe(0);
     expect(fs.existsSync(record()), "a run that changed something proves nothing").toBe(false);
@@ -100,7 +92,7 @@ describe("an up confirmed without the engine", () => {
     expect(reads.filter((r) => r.includes("/environment/uat"))).toHaveLength(1);
   }, 480_000);
 
-  it("runs the engine when any field of the file changes, for every key of the config schema", async () => {
+  test("runs the engine when any field of the file changes, for every key of the config schema", async () => {
     const target = await openTarget(project.dir, "dev", { ...env, ...makeReadsDir().env });
     const shortcut = openShortcut(
       { ...target, pulumiVersion: target.workspace.pulumiVersion },
@@ -135,7 +127,7 @@ describe("an up confirmed without the engine", () => {
     }
   }, 240_000);
 
-  it("confirms a lock removed by hand exactly as a full run sees it: no change either way", async () => {
+  test("confirms a lock removed by hand exactly as a full run sees it: no change either way", async () => {
     await fetch(`${emulator.url}/svc/project/acme-web/environment/prod/lock`, {
       method: "DELETE",
       headers: { authorization: `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}` },
@@ -148,7 +140,7 @@ describe("an up confirmed without the engine", () => {
     expect(row(full.out)).toBe("ok | none");
   }, 480_000);
 
-  it("runs the engine after a plain pulumi up of the stack, which changed the checkpoint", () => {
+  test("runs the engine after a plain pulumi up of the stack, which changed the checkpoint", () => {
     const plain = run(
       ["up", "--yes", "--skip-preview", "-s", STACK, "--config-file", "Pulumi.dev.yaml"],
       "pulumi",
@@ -160,7 +152,7 @@ describe("an up confirmed without the engine", () => {
     expect(row(next.out)).toBe("ok | none");
   }, 480_000);
 
-  it("runs the engine after a deployment made by hand, and warns about the drift as a full run does", async () => {
+  test("runs the engine after a deployment made by hand, and warns about the drift as a full run does", async () => {
     await hooks.handDeploy("acme-web", "uat", "2b7e151628aed2a6abf7158809cf4f3c762e7160");
     const next = run(["up"]);
     expect(next.status, next.out).toBe(0);

@@ -1,37 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
 import { openStateStore } from "../../src/state-backend/store";
-import { basicAuth, demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { basicAuth } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { commandLine, descendants, parentPid, startStackwright } from "../helpers/stackwright-process";
 
 // Stackwright's own program, which the `stackwright` process hosts for the engine (src/program/
 // host.ts), stopped by SIGINT (a cancelled CI job) while a deployment is in flight; then run again.
 const DEPLOYS = "/svc/project/acme-web/environment/uat/deploys";
 
+const test = fixtures({
+  project: {
+    stacksConfig: {
+      "web.yaml":
+        "stack: acme-web\nenvironments:\n  uat:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
+    },
+  },
+});
+
 describe("a stack whose program the stackwright process hosts", () => {
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let project: ScratchProject;
   let env: Record<string, string>;
 
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ speed: "instant" });
-    project = createScratchProject({
-      stacksConfig: {
-        "web.yaml":
-          "stack: acme-web\nenvironments:\n  uat:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
-      },
-    });
-    env = { ...project.env, ...demoCredentials(emulator.url) };
+  test.beforeAll(({ emulatorInProcess, project: scratch }) => {
+    [emulator, project] = [emulatorInProcess, scratch];
+    env = { ...project.env, ...emulator.env };
   }, 120_000);
 
-  afterAll(async () => {
-    await emulator?.close();
-    project?.remove();
-  });
-
   const markedDeployments = async () => {
-    const credentials = demoCredentials(emulator.url);
+    const credentials = emulator.env;
     const res = await fetch(`${emulator.url}${DEPLOYS}`, {
       headers: {
         authorization: basicAuth(
@@ -44,7 +43,7 @@ describe("a stack whose program the stackwright process hosts", () => {
     return doc.data.filter((d) => (d.attributes.summary ?? "").includes("[stackwright "));
   };
 
-  it("stops gracefully on SIGINT, releases the lock, and a rerun finishes with one deployment", async () => {
+  test("stops gracefully on SIGINT, releases the lock, and a rerun finishes with one deployment", async () => {
     // The first poll answers after 3 s: the signal lands while the deployment is in flight.
     await emulator.hooks.fault({
       method: "GET",

@@ -11,19 +11,13 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { HistoryDocument } from "../../src/cli/commands/history";
 import { createClient } from "../../src/client";
 import { FleetStatus } from "../../src/observe";
-import {
-  demoCredentials,
-  emulatorHooks,
-  spawnEmulator,
-  type EmulatorHooks,
-  type EmulatorProcess,
-} from "../helpers/emulator";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
-import { runStackwright } from "../helpers/stackwright-process";
+import type { EmulatorHooks } from "../helpers/emulator";
+import { fixtures, type RunningEmulator, type Stackwright } from "../helpers/fixtures";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 
 const SEED = path.join(repoRoot, "test", "fixtures", "import", "seed.yaml");
 const STACKS = ["dev.blog", "dev.shop"];
@@ -32,14 +26,16 @@ const SHOP_UAT = "a1b2c3d4e5f60718293a4b5c6d7e8f9011223344";
 /** The head of shop's release branch in the seed, deployed by hand in the last case. */
 const HOTFIX = "b2c3d4e5f60718293a4b5c6d7e8f901122334455";
 
+const test = fixtures({ seed: SEED, project: { stacksConfig: {} } });
+
 describe("the first runs after stackwright import", () => {
   let project: ScratchProject;
-  let emulator: EmulatorProcess;
+  let emulator: RunningEmulator;
   let hooks: EmulatorHooks;
-  let env: Record<string, string>;
+  let stackwright: Stackwright;
 
   const run = (args: string[]) => {
-    const result = runStackwright(project.dir, args, { ...project.env, ...env });
+    const result = stackwright(args);
     expect(result.out).not.toContain("demo-token");
     return result;
   };
@@ -92,12 +88,8 @@ describe("the first runs after stackwright import", () => {
       .sort();
   };
 
-  beforeAll(async () => {
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", SEED], 60_000, {
-      fromDist: true,
-    });
-    hooks = emulatorHooks(emulator.url);
-    env = demoCredentials(emulator.url);
+  test.beforeAll(async ({ project: scratch, emulator: running, stackwright: cli }) => {
+    [project, emulator, hooks, stackwright] = [scratch, running, running.hooks, cli];
     const client = createClient({ baseUrl: emulator.url, email: "ops@example.com", token: "demo-token" });
     try {
       const pkg = await client.deployments.create("blog", "prod", {
@@ -109,16 +101,9 @@ describe("the first runs after stackwright import", () => {
     } finally {
       await client.close();
     }
-    project = createScratchProject({ stacksConfig: {} });
   }, 120_000);
 
-  afterAll(async () => {
-    emulator?.child.kill("SIGTERM");
-    await emulator?.exited;
-    project?.remove();
-  });
-
-  it("imports every visible stack into files that validate", () => {
+  test("imports every visible stack into files that validate", () => {
     // shop/uat runs main's head: it deploys the branch from now on; the rest stay pinned.
     const imported = run(["import", "--all", "--track", "main"]);
     expect(imported.status, imported.out).toBe(0);
@@ -129,7 +114,7 @@ describe("the first runs after stackwright import", () => {
     expect(validated.status, validated.out).toBe(0);
   }, 120_000);
 
-  it("refuses to promote an imported live build before an up adopted it, saying to run up first", () => {
+  test("refuses to promote an imported live build before an up adopted it, saying to run up first", () => {
     const before = shopFile();
     const refused = promoteShop();
     expect(refused.status, refused.out).toBe(1);
@@ -147,7 +132,7 @@ describe("the first runs after stackwright import", () => {
     ]);
   }, 60_000);
 
-  it("previews no change on the platform for any site: adoptions only, no write request", async () => {
+  test("previews no change on the platform for any site: adoptions only, no write request", async () => {
     await hooks.clearRequests();
     const summary = path.join(project.dir, "preview.md");
     const preview = run(["preview", "--summary", summary]);
@@ -161,7 +146,7 @@ describe("the first runs after stackwright import", () => {
     expect(text).not.toContain("Warnings and errors");
   }, 300_000);
 
-  it("makes zero write requests on the first up and records every resource in the per-file stacks", async () => {
+  test("makes zero write requests on the first up and records every resource in the per-file stacks", async () => {
     await hooks.clearRequests();
     const up = run(["up"]);
     expect(up.status, up.out).toBe(0);
@@ -173,7 +158,7 @@ describe("the first runs after stackwright import", () => {
     expect(adopted("dev.blog")).toHaveLength(1);
   }, 300_000);
 
-  it("confirms the second up without the engine, writing nothing", async () => {
+  test("confirms the second up without the engine, writing nothing", async () => {
     await hooks.clearRequests();
     const before = STACKS.map((stack) => fs.readFileSync(project.stateFile(stack)));
     const up = run(["up"]);
@@ -185,7 +170,7 @@ describe("the first runs after stackwright import", () => {
     );
   }, 300_000);
 
-  it("promotes the live build the first up adopted with no override, reading the platform only", async () => {
+  test("promotes the live build the first up adopted with no override, reading the platform only", async () => {
     await hooks.clearRequests();
     const promoted = promoteShop();
     expect(promoted.status, promoted.out).toBe(0);
@@ -203,7 +188,7 @@ describe("the first runs after stackwright import", () => {
     expect(shopUatStatus()).toEqual(["in sync", null]);
   }, 60_000);
 
-  it("still refuses a build deployed by hand after the adopting up, naming --allow-drift", async () => {
+  test("still refuses a build deployed by hand after the adopting up, naming --allow-drift", async () => {
     const hand = ((await hooks.handDeploy("shop", "uat", HOTFIX)) as { data: { id: string } }).data.id;
     const before = shopFile();
     const refused = promoteShop();

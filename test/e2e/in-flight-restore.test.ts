@@ -6,11 +6,11 @@
  * never send it again.
  */
 import * as fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { inFlightKey } from "../../src/state-backend";
 import { openStateStore } from "../../src/state-backend/store";
-import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
 import {
   commandLine,
   descendants,
@@ -34,26 +34,22 @@ environments:
         trigger: t0
 `;
 
+const test = fixtures({ project: { stacksConfig: { "web.yaml": STACK_FILE } } });
+
 describe("a restore whose provider host and CLI are killed while the engine lives on", () => {
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let project: ScratchProject;
   let env: Record<string, string>;
 
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ speed: "instant" });
-    project = createScratchProject({ stacksConfig: { "web.yaml": STACK_FILE } });
-    env = { ...project.env, ...demoCredentials(emulator.url) };
+  test.beforeAll(({ emulatorInProcess, project: scratch }) => {
+    [emulator, project] = [emulatorInProcess, scratch];
+    env = { ...project.env, ...emulator.env };
   }, 120_000);
-
-  afterAll(async () => {
-    await emulator?.close();
-    project?.remove();
-  });
 
   const restores = async () =>
     (await emulator.hooks.transfers("acme-web")).filter((t) => t.direction === "restore");
 
-  it("is recorded with an unknown outcome by the next up and never sent again", async () => {
+  test("is recorded with an unknown outcome by the next up and never sent again", async () => {
     // The platform starts the restore, its answer is held: the create is in flight.
     await emulator.hooks.fault({
       method: "POST",

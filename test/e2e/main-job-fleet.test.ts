@@ -1,32 +1,42 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { shardOf } from "../../src/cli/fleet/selection";
 import { openEngineStack } from "../../src/cli/engine/workspace";
-import {
-  demoCredentials,
-  emulatorHooks,
-  spawnEmulator,
-  TEST_SEED_PATH,
-  type EmulatorHooks,
-  type EmulatorProcess,
-} from "../helpers/emulator";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
-import { runStackwright } from "../helpers/stackwright-process";
+import { TEST_SEED_PATH, type EmulatorHooks } from "../helpers/emulator";
+import { fixtures, type Stackwright } from "../helpers/fixtures";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
+
+const test = fixtures({
+  // ops@example.com manages both API stacks in this seed.
+  seed: {
+    yaml: fs
+      .readFileSync(TEST_SEED_PATH, "utf8")
+      .replace(
+        "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+        "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+      ),
+  },
+  project: {
+    stacksConfig: {
+      "web.yaml":
+        "stack: acme-web\nenvironments:\n  uat:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
+      "intranet.yaml": "stack: acme-intranet\nenvironments:\n  test:\n    lock:\n      message: Freeze one\n",
+    },
+  },
+});
 
 // A fleet of two API stack files, each in its own Pulumi stack, as an operator runs it: one
 // emulator and one scratch project for the whole file, the real engine, the `stackwright` command.
 describe("one Pulumi stack per API stack file", () => {
   let project: ScratchProject;
-  // Its own process: the commands run with spawnSync, which blocks this one.
-  let emulator: EmulatorProcess;
   let hooks: EmulatorHooks;
   let env: Record<string, string>;
+  let stackwright: Stackwright;
 
   const file = (name: string) => path.join(project.dir, "stacks-config", name);
-  const run = (args: string[]) => runStackwright(project.dir, args, { ...project.env, ...env });
+  const run = (args: string[]) => stackwright(args);
   const git = (...args: string[]) => execFileSync("git", args, { cwd: project.dir, encoding: "utf8" });
   // A hook call right after a long idle spell may meet a keep-alive socket the emulator just
   // closed ("other side closed"); both hooks are idempotent, so one retry is safe.
@@ -49,29 +59,8 @@ describe("one Pulumi stack per API stack file", () => {
   /** The stacks named in a run's closing table. */
   const tableStacks = (out: string) => [...out.matchAll(/^(dev\.[\w.-]+)\s{2,}/gm)].map((m) => m[1]).sort();
 
-  beforeAll(async () => {
-    // ops@example.com manages both API stacks in this seed.
-    const seed = path.join(os.tmpdir(), `fleet-seed-${process.pid}.yaml`);
-    fs.writeFileSync(
-      seed,
-      fs
-        .readFileSync(TEST_SEED_PATH, "utf8")
-        .replace(
-          "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-          "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-        ),
-    );
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", seed], 60_000);
-    hooks = emulatorHooks(emulator.url);
-    env = demoCredentials(emulator.url);
-    project = createScratchProject({
-      stacksConfig: {
-        "web.yaml":
-          "stack: acme-web\nenvironments:\n  uat:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
-        "intranet.yaml":
-          "stack: acme-intranet\nenvironments:\n  test:\n    lock:\n      message: Freeze one\n",
-      },
-    });
+  test.beforeAll(({ project: scratch, emulator, stackwright: cli }) => {
+    [project, hooks, env, stackwright] = [scratch, emulator.hooks, emulator.env, cli];
     // At the real program's place, so the providers' modules resolve as they did for it.
     fs.copyFileSync(
       path.join(repoRoot, "test", "fixtures", "legacy-program", "index.js"),
@@ -79,13 +68,7 @@ describe("one Pulumi stack per API stack file", () => {
     );
   }, 120_000);
 
-  afterAll(async () => {
-    emulator?.child.kill("SIGTERM");
-    await emulator?.exited;
-    project?.remove();
-  });
-
-  it("migrates a single-stack state into per-file stacks, after which up writes nothing and ids stay", async () => {
+  test("migrates a single-stack state into per-file stacks, after which up writes nothing and ids stay", async () => {
     // The state of earlier versions: both files in the target's own stack.
     const pulumiYaml = path.join(project.dir, "Pulumi.yaml");
     const realMain = fs.readFileSync(pulumiYaml, "utf8");
@@ -122,14 +105,14 @@ describe("one Pulumi stack per API stack file", () => {
     git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "fleet");
   }, 480_000);
 
-  it("previews only the API stacks named", () => {
+  test("previews only the API stacks named", () => {
     const { status, out } = run(["preview", "acme-intranet"]);
     expect(status, out).toBe(0);
     expect(out).toContain("1 named API stack(s)");
     expect(out).not.toContain("dev.acme-web");
   }, 240_000);
 
-  it("runs only this runner's shard: the stacks whose name hashes to it", () => {
+  test("runs only this runner's shard: the stacks whose name hashes to it", () => {
     // The partition itself (disjoint, covering, stable) is proved by the unit properties.
     const expected = ["acme-intranet", "acme-web"].filter((s) => shardOf(s, 2) === 1).map((s) => `dev.${s}`);
     const { status, out } = run(["preview", "--shard", "1/2"]);
@@ -137,7 +120,7 @@ describe("one Pulumi stack per API stack file", () => {
     expect(tableStacks(out)).toEqual(expected);
   }, 480_000);
 
-  it("previews only what changed since a git ref", () => {
+  test("previews only what changed since a git ref", () => {
     fs.writeFileSync(
       file("intranet.yaml"),
       fs.readFileSync(file("intranet.yaml"), "utf8").replace("Freeze one", "Freeze two"),
@@ -155,7 +138,7 @@ describe("one Pulumi stack per API stack file", () => {
     expect(fs.readFileSync(path.join(project.dir, "summary.md"), "utf8")).toContain("acme-intranet");
   }, 480_000);
 
-  it("selects all when the target's settings changed, and runs every stack to its end when one fails, exiting with its code", async () => {
+  test("selects all when the target's settings changed, and runs every stack to its end when one fails, exiting with its code", async () => {
     fs.appendFileSync(path.join(project.dir, "Pulumi.dev.yaml"), "\n");
     fs.writeFileSync(
       file("ghost.yaml"),
@@ -185,7 +168,7 @@ describe("one Pulumi stack per API stack file", () => {
     expect(out).not.toContain("demo-token");
   }, 480_000);
 
-  it("keeps a deleted file's resources unless told, then destroys them on request", async () => {
+  test("keeps a deleted file's resources unless told, then destroys them on request", async () => {
     fs.rmSync(file("ghost.yaml"));
     git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "intranet freeze two");
     // Nothing but the deletion differs from HEAD now: no engine runs for a kept stack.

@@ -2,13 +2,8 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  demoCredentials,
-  emulatorHooks,
-  spawnEmulator,
-  type EmulatorHooks,
-  type EmulatorProcess,
-} from "../helpers/emulator";
+import type { EmulatorHooks } from "../helpers/emulator";
+import { startEmulatorProcess, type RunningEmulator } from "../helpers/fixtures";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { runStackwright } from "../helpers/stackwright-process";
 
@@ -81,7 +76,8 @@ describe("the stackwright command on the example stacks-config", () => {
   });
 
   describe("against a running emulator", () => {
-    let emulator: EmulatorProcess;
+    let emulator: RunningEmulator;
+    let stopEmulator: (() => Promise<void>) | undefined;
     let hooks: EmulatorHooks;
     let env: Record<string, string>;
     const configFile = () => path.join(project.dir, "stacks-config", "acme-web.yaml");
@@ -92,18 +88,16 @@ describe("the stackwright command on the example stacks-config", () => {
     beforeAll(async () => {
       // The state the main job left, served by the `emulator` command.
       const stateFile = path.join(project.dir, ".stackwright", "emulator.db");
-      emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--state-file", stateFile]);
-      hooks = emulatorHooks(emulator.url);
-      env = demoCredentials(emulator.url);
+      ({ emulator, stop: stopEmulator } = await startEmulatorProcess({
+        emulatorArgs: ["--state-file", stateFile],
+      }));
+      ({ hooks, env } = emulator);
       editConfig((text) =>
         text.replace(/trigger: "2026-11-22"\n\s+snapshots:/, (m) => m.replace("2026-11-22", "2026-11-23")),
       );
     }, 30_000);
 
-    afterAll(async () => {
-      emulator?.child.kill("SIGTERM");
-      await emulator?.exited;
-    });
+    afterAll(() => stopEmulator?.());
 
     it("refuses a wrong token in one line before the engine starts, never printing it", () => {
       const { status, out } = run(["preview", "--project", project.dir], {

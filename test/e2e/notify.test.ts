@@ -3,11 +3,12 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { NotifyEvent } from "../../src/api";
-import { demoCredentials, startTestEmulator, TEST_SEED_PATH, type TestEmulator } from "../helpers/emulator";
+import { TEST_SEED_PATH } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { slackProblem, startReceiver, teamsProblem, type Receiver } from "../helpers/receivers";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
 // Notifications from real runs of `stackwright up` on the emulator, to real receivers on
@@ -69,9 +70,19 @@ function verified(secret: string, body: string, header: string | undefined): boo
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+// ops@example.com manages both API stacks; prod's configuration holds a value to look for.
+const SEED = fs
+  .readFileSync(TEST_SEED_PATH, "utf8")
+  .replace("SS_LOG_LEVEL: warning", `SS_LOG_LEVEL: ${CONFIG_VALUE}`)
+  .replace(
+    "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+    "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+  );
+const test = fixtures({ seed: { yaml: SEED } });
+
 describe("notifications from stackwright up", () => {
   let project: ScratchProject;
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let webhook: Receiver;
   let slack: Receiver;
   let teams: Receiver;
@@ -95,25 +106,15 @@ describe("notifications from stackwright up", () => {
     fs.writeFileSync(path.join(project.dir, "stacks-config", name), text);
   const events = (r: Receiver) => r.received.map((x) => x.headers["x-stackwright-event"]);
 
-  beforeAll(async () => {
-    project = createScratchProject();
-    const seed = fs
-      .readFileSync(TEST_SEED_PATH, "utf8")
-      .replace("SS_LOG_LEVEL: warning", `SS_LOG_LEVEL: ${CONFIG_VALUE}`)
-      .replace(
-        "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-        "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-      );
-    expect(seed).toContain(CONFIG_VALUE);
-    const seedFile = path.join(project.dir, "seed.yaml");
-    fs.writeFileSync(seedFile, seed);
-    emulator = await startTestEmulator({ seed: seedFile });
+  test.beforeAll(async ({ project: scratch, emulatorInProcess }) => {
+    expect(SEED).toContain(CONFIG_VALUE);
+    [project, emulator] = [scratch, emulatorInProcess];
     webhook = await startReceiver();
     slack = await startReceiver({ check: slackProblem, path: "/services/T000/B000/XXXX" });
     teams = await startReceiver({ check: teamsProblem, path: "/webhookb2/abc/IncomingWebhook/def" });
     silent = await startReceiver({ fallback: "hang" });
     baseEnv = {
-      ...demoCredentials(emulator.url),
+      ...emulator.env,
       STACKWRIGHT_NOW: FRIDAY_EVENING,
       AUDIT_WEBHOOK_URL: webhook.url,
       AUDIT_WEBHOOK_SECRET: SIGNING_SECRET,
@@ -136,11 +137,9 @@ describe("notifications from stackwright up", () => {
 
   afterAll(async () => {
     await Promise.all([webhook, slack, teams, silent].map((r) => r?.close()));
-    await emulator?.close();
-    project?.remove();
   });
 
-  it("validate warns at the line of a sink whose variable is not set, and up refuses to start without it", async () => {
+  test("validate warns at the line of a sink whose variable is not set, and up refuses to start without it", async () => {
     const validate = await run(["validate"], { SLACK_WEBHOOK_RELEASES: "" });
     expect(validate.status).toBe(0);
     expect(validate.out).toMatch(
@@ -154,7 +153,7 @@ describe("notifications from stackwright up", () => {
     expect([...webhook.received, ...slack.received, ...teams.received]).toEqual([]);
   });
 
-  it("sends each event of a run to the sinks that subscribe to it, signed, in each service's format", async () => {
+  test("sends each event of a run to the sinks that subscribe to it, signed, in each service's format", async () => {
     // A stale lock of a run that is gone (a pid that ran on this host and ended).
     const dead = spawnSync(process.execPath, ["-e", ""]).pid;
     const lockDir = path.join(
@@ -262,7 +261,7 @@ describe("notifications from stackwright up", () => {
     expect(md).toMatch(/\| audit \(webhook\) \| deployment\.failed \| delivered \| HTTP 200 \|/);
   });
 
-  it("a receiver that never answers costs at most the bound and does not change the exit code", async () => {
+  test("a receiver that never answers costs at most the bound and does not change the exit code", async () => {
     const before = webhook.received.length;
     writeFile("acme-web.yaml", acmeWeb("2"));
     const child = startStackwright(
@@ -292,7 +291,7 @@ describe("notifications from stackwright up", () => {
     expect(webhook.received.length).toBe(before);
   });
 
-  it("notify test sends one sample of each subscribed event to the named sink", async () => {
+  test("notify test sends one sample of each subscribed event to the named sink", async () => {
     const before = teams.received.length;
     const test = await run(["notify", "test", "--sink", "oncall"]);
     expect(test.status).toBe(0);
@@ -315,7 +314,7 @@ describe("notifications from stackwright up", () => {
     expect(unknown.out).toContain("no sink is named 'nope'; declared: audit, releases, oncall");
   });
 
-  it("puts no token, configuration value, signing secret or webhook URL in any payload, log line or summary", () => {
+  test("puts no token, configuration value, signing secret or webhook URL in any payload, log line or summary", () => {
     const payloads = [webhook, slack, teams, silent].flatMap((r) => r.received.map((x) => x.body));
     const summary = fs.readFileSync(path.join(project.dir, "up.md"), "utf8");
     const everything = [...payloads, ...outputs, summary].join("\n");

@@ -7,11 +7,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createClient, type StackwrightClient } from "../../src/client";
 import type { FleetStatus } from "../../src/observe";
-import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
 /** Of the test seed: the branch uat deploys, and prod's release tag. */
@@ -30,9 +30,11 @@ environments:
       title: Release 1.4.0
 `;
 
+const test = fixtures({ project: { stacksConfig: { "acme-web.yaml": ACME_WEB } } });
+
 describe("promote and roll back through the engine", () => {
   let project: ScratchProject;
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let client: StackwrightClient;
   let env: Record<string, string>;
   const file = () => path.join(project.dir, "stacks-config", "acme-web.yaml");
@@ -54,10 +56,8 @@ describe("promote and roll back through the engine", () => {
     return list.sort((a, b) => Number(b.id) - Number(a.id));
   };
 
-  beforeAll(async () => {
-    project = createScratchProject({ stacksConfig: { "acme-web.yaml": ACME_WEB } });
-    emulator = await startTestEmulator();
-    env = demoCredentials(emulator.url);
+  test.beforeAll(async ({ project: scratch, emulatorInProcess }) => {
+    [project, emulator, env] = [scratch, emulatorInProcess, emulatorInProcess.env];
     client = createClient({
       baseUrl: emulator.url,
       email: env["STACKWRIGHT_EMAIL"] ?? "",
@@ -69,11 +69,9 @@ describe("promote and roll back through the engine", () => {
 
   afterAll(async () => {
     await client?.close();
-    await emulator?.close();
-    project?.remove();
   });
 
-  it("promotes uat to prod as a file change that preview shows as one redeploy, up makes, and status then shows in sync", async () => {
+  test("promotes uat to prod as a file change that preview shows as one redeploy, up makes, and status then shows in sync", async () => {
     const before = (await prod()).length;
     const promoted = await run(["promote", "acme-web", "--from", "uat", "--to", "prod"]);
     expect(promoted.status, promoted.out).toBe(0);
@@ -119,7 +117,7 @@ describe("promote and roll back through the engine", () => {
     expect(status.out).toMatch(/^acme-web\s+prod\s+in sync\s+sha 2b7e151/m);
   }, 600_000);
 
-  it("rolls prod back with --up: the file is pinned and exactly that sha is deployed at once", async () => {
+  test("rolls prod back with --up: the file is pinned and exactly that sha is deployed at once", async () => {
     const before = (await prod()).length;
     const rolled = await run(["rollback", "acme-web", "prod", "--up"]);
     expect(rolled.status, rolled.out).toBe(0);

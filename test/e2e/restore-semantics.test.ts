@@ -5,16 +5,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  demoCredentials,
-  emulatorHooks,
-  spawnEmulator,
-  type EmulatorHooks,
-  type EmulatorProcess,
-} from "../helpers/emulator";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
-import { runStackwright } from "../helpers/stackwright-process";
+import { describe, expect } from "vitest";
+import { fixtures } from "../helpers/fixtures";
 
 const file = (snapshot: { notes: string; mode: string }, trigger: string) => `stack: acme-web
 environments:
@@ -32,20 +24,23 @@ environments:
         trigger: "${trigger}"
 `;
 
+const test = fixtures({
+  project: { stacksConfig: { "acme-web.yaml": file({ notes: "before release", mode: "db" }, "t0") } },
+}).extend(
+  "transfers",
+  { scope: "file" },
+  ({ emulator }) =>
+    async (direction: string) =>
+      (await emulator.hooks.transfers("acme-web")).filter((t) => t.direction === direction),
+);
+
 describe("a restore of a declared snapshot", () => {
-  let emulator: EmulatorProcess;
-  let hooks: EmulatorHooks;
-  let project: ScratchProject;
-  let env: Record<string, string>;
-  const write = (text: string) =>
-    fs.writeFileSync(path.join(project.dir, "stacks-config", "acme-web.yaml"), text);
-  const run = (args: string[]) => runStackwright(project.dir, args, env);
-  const transfers = async (direction: string) =>
-    (await hooks.transfers("acme-web")).filter((t) => t.direction === direction);
+  const write = (dir: string, text: string) =>
+    fs.writeFileSync(path.join(dir, "stacks-config", "acme-web.yaml"), text);
 
   /** The restore's outputs as the checkpoint records them. */
-  const recordedRestore = (): unknown => {
-    const checkpoint = JSON.parse(fs.readFileSync(project.stateFile("dev.acme-web"), "utf8")) as {
+  const recordedRestore = (stateFile: string): unknown => {
+    const checkpoint = JSON.parse(fs.readFileSync(stateFile, "utf8")) as {
       checkpoint: { latest: { resources: { urn: string; outputs?: Record<string, unknown> }[] } };
     };
     const restore = checkpoint.checkpoint.latest.resources.find((r) => r.urn.endsWith("/from-nightly"));
@@ -53,29 +48,17 @@ describe("a restore of a declared snapshot", () => {
     return outputs;
   };
 
-  beforeAll(async () => {
-    // Its own process: `runStackwright` waits synchronously for each command.
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant"], 60_000, { fromDist: true });
-    hooks = emulatorHooks(emulator.url);
-    project = createScratchProject({
-      stacksConfig: { "acme-web.yaml": file({ notes: "before release", mode: "db" }, "t0") },
-    });
-    env = { ...project.env, ...demoCredentials(emulator.url) };
-  }, 120_000);
-
-  afterAll(async () => {
-    emulator?.child.kill("SIGTERM");
-    await emulator?.exited;
-    project?.remove();
-  });
-
-  it("runs once, and an edit of only the snapshot's notes neither runs it again nor takes a snapshot", async () => {
+  test("runs once, and an edit of only the snapshot's notes neither runs it again nor takes a snapshot", async ({
+    project,
+    transfers,
+    stackwright: run,
+  }) => {
     const first = run(["up"]);
     expect(first.status, first.out).toBe(0);
     expect(await transfers("restore")).toHaveLength(1);
     expect(await transfers("create")).toHaveLength(1);
 
-    write(file({ notes: "before the release", mode: "db" }, "t0"));
+    write(project.dir, file({ notes: "before the release", mode: "db" }, "t0"));
     const summary = path.join(project.dir, "preview.md");
     const preview = run(["preview", "--summary", summary]);
     expect(preview.status, preview.out).toBe(0);
@@ -92,8 +75,12 @@ describe("a restore of a declared snapshot", () => {
     expect(comment).not.toMatch(/\| restore \|/);
   }, 480_000);
 
-  it("is not run again when its snapshot is taken anew, and keeps the id it restored from", async () => {
-    write(file({ notes: "before the release", mode: "all" }, "t0"));
+  test("is not run again when its snapshot is taken anew, and keeps the id it restored from", async ({
+    project,
+    transfers,
+    stackwright: run,
+  }) => {
+    write(project.dir, file({ notes: "before the release", mode: "all" }, "t0"));
     const summary = path.join(project.dir, "preview.md");
     const preview = run(["preview", "--summary", summary]);
     expect(preview.status, preview.out).toBe(0);
@@ -107,14 +94,14 @@ describe("a restore of a declared snapshot", () => {
     expect(await transfers("create")).toHaveLength(2);
     const restores = await transfers("restore");
     expect(restores).toHaveLength(1);
-    expect(recordedRestore()).toMatchObject({
+    expect(recordedRestore(project.stateFile("dev.acme-web"))).toMatchObject({
       restored_snapshot_id: String(restores[0]?.snapshot),
       snapshot_id: String((await transfers("create"))[1]?.snapshot ?? "?"),
     });
   }, 480_000);
 
-  it("runs again when its own trigger changes", async () => {
-    write(file({ notes: "before the release", mode: "all" }, "t1"));
+  test("runs again when its own trigger changes", async ({ project, transfers, stackwright: run }) => {
+    write(project.dir, file({ notes: "before the release", mode: "all" }, "t1"));
     const up = run(["up"]);
     expect(up.status, up.out).toBe(0);
     expect(await transfers("restore")).toHaveLength(2);

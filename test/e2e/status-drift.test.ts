@@ -1,22 +1,15 @@
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import Ajv from "ajv";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { stringify } from "yaml";
 import { createClient, type StackwrightClient } from "../../src/client";
 import { DRIFT_SCHEMA_FILE, STATUS_SCHEMA_FILE, type DriftReport, type FleetStatus } from "../../src/observe";
 import { confirmationKey, driftMemoryKey } from "../../src/state-backend";
-import {
-  emulatorHooks,
-  demoCredentials,
-  defaultTestAnswers,
-  spawnEmulator,
-  type EmulatorHooks,
-  type EmulatorProcess,
-} from "../helpers/emulator";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
-import { runStackwright, waitFor } from "../helpers/stackwright-process";
+import { defaultTestAnswers, type EmulatorHooks } from "../helpers/emulator";
+import { fixtures, type Stackwright } from "../helpers/fixtures";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { waitFor } from "../helpers/stackwright-process";
 
 const SHA_A = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const SHA_B = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
@@ -69,17 +62,22 @@ function seedYaml(): string {
 const siteFile = (name: string) =>
   stringify({ stack: name, environments: { uat: { deployment: { ref_type: "branch", ref: "main" } } } });
 
+// STACKWRIGHT_TEST_ANSWERS=platform runs the same against the platform's reduced list items.
+const test = fixtures({
+  seed: { yaml: seedYaml() },
+  project: { stacksConfig: Object.fromEntries([...SITES, "hidden"].map((s) => [`${s}.yaml`, siteFile(s)])) },
+});
+
 // `status` and `drift` against a fleet in every sync state, through the real command, the real
 // engine (for the first up only) and the emulator.
 describe("status and drift of a fleet in every sync state", () => {
   let project: ScratchProject;
-  let emulator: EmulatorProcess;
   let hooks: EmulatorHooks;
+  let stackwright: Stackwright;
   let client: StackwrightClient;
-  let env: Record<string, string>;
   let pulumiLog: string;
   const out = (name: string) => path.join(project.dir, name);
-  const run = (args: string[]) => runStackwright(project.dir, args, { ...project.env, ...env });
+  const run = (args: string[]) => stackwright(args);
   // A hook's kept-alive connection may have been closed by the emulator while a command ran: once more.
   const again = <T>(call: () => Promise<T>) => call().catch(() => call());
   const requests = async () =>
@@ -96,20 +94,9 @@ describe("status and drift of a fleet in every sync state", () => {
   const schema = (file: string) =>
     ajv.compile(JSON.parse(fs.readFileSync(path.join(repoRoot, file), "utf8")));
 
-  beforeAll(async () => {
-    const seed = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-seed-")), "seed.yaml");
-    fs.writeFileSync(seed, seedYaml());
-    // STACKWRIGHT_TEST_ANSWERS=platform runs the same against the platform's reduced list items.
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", seed], 60_000, {
-      fromDist: true,
-      answers: defaultTestAnswers(),
-    });
-    hooks = emulatorHooks(emulator.url);
-    env = demoCredentials(emulator.url);
+  test.beforeAll(async ({ project: scratch, emulator, stackwright: cli }) => {
+    [project, hooks, stackwright] = [scratch, emulator.hooks, cli];
     client = createClient({ baseUrl: emulator.url, email: "ops@example.com", token: "demo-token" });
-    project = createScratchProject({
-      stacksConfig: Object.fromEntries([...SITES, "hidden"].map((s) => [`${s}.yaml`, siteFile(s)])),
-    });
     // Every `pulumi` process the runs start is logged: status and drift must start none.
     pulumiLog = path.join(project.dir, "pulumi-calls.log");
     fs.unlinkSync(path.join(project.dir, ".tools"));
@@ -161,12 +148,9 @@ describe("status and drift of a fleet in every sync state", () => {
 
   afterAll(async () => {
     await client?.close();
-    emulator?.child.kill("SIGTERM");
-    await emulator?.exited;
-    project?.remove();
   });
 
-  it("reports each site's sync state as JSON that validates against its schema, reading only and starting no engine", async () => {
+  test("reports each site's sync state as JSON that validates against its schema, reading only and starting no engine", async () => {
     fs.writeFileSync(pulumiLog, "");
     await clearRequests();
     const result = run(["status", "--json", "-"]);
@@ -202,7 +186,7 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(paths.some((p) => p.includes("/hidden/"))).toBe(false);
   }, 240_000);
 
-  it("prints a table with the counts first, without colour when not on a terminal, and writes the page", () => {
+  test("prints a table with the counts first, without colour when not on a terminal, and writes the page", () => {
     const result = run(["status", "--html", out("fleet.html")]);
     expect(result.status, result.out).toBe(0);
     const lines = result.out.split("\n");
@@ -225,7 +209,7 @@ describe("status and drift of a fleet in every sync state", () => {
     }
   }, 240_000);
 
-  it("proves a clean fleet without the engine, with no more reads than status makes", async () => {
+  test("proves a clean fleet without the engine, with no more reads than status makes", async () => {
     fs.writeFileSync(pulumiLog, "");
     await clearRequests();
     const statusRun = run(["status", "in-sync", "steady"]);
@@ -245,12 +229,10 @@ describe("status and drift of a fleet in every sync state", () => {
     expect((await requests()).map((r) => `${r.method} ${r.path}`).sort()).toEqual(statusReads);
   }, 240_000);
 
-  it("takes the proof of the release user's up for a read-only user's check, whose own reads answer the same", async () => {
+  test("takes the proof of the release user's up for a read-only user's check, whose own reads answer the same", async () => {
     fs.writeFileSync(pulumiLog, "");
     await clearRequests();
-    const reader = runStackwright(project.dir, ["drift", "in-sync", "steady"], {
-      ...project.env,
-      ...env,
+    const reader = stackwright(["drift", "in-sync", "steady"], {
       STACKWRIGHT_EMAIL: "reader@example.com",
       STACKWRIGHT_API_TOKEN: "reader-token",
     });
@@ -260,7 +242,7 @@ describe("status and drift of a fleet in every sync state", () => {
     expect((await requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 240_000);
 
-  it("exits 0 on a clean stack, 5 on drift and 1 when a check cannot be made, combining error > drift > clean", () => {
+  test("exits 0 on a clean stack, 5 on drift and 1 when a check cannot be made, combining error > drift > clean", () => {
     expect(run(["drift", "in-sync"]).status).toBe(0);
     expect(run(["drift", "in-sync", "by-hand"]).status).toBe(5);
     expect(run(["drift", "in-sync", "by-hand", "hidden"]).status).toBe(1);
@@ -272,7 +254,7 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(all.out).toContain(`by-hand/uat: hand deployment, runs 2b7e151${who}`);
   }, 240_000);
 
-  it("says new, still and resolved across three runs, remembered in the state backend", async () => {
+  test("says new, still and resolved across three runs, remembered in the state backend", async () => {
     const key = driftMemoryKey("stackwright", "dev.by-hand");
     fs.rmSync(path.join(project.stateDir, ...key.split("/")), { force: true });
     const report = (n: number) => {
@@ -307,7 +289,7 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(writes).toEqual([]);
   }, 240_000);
 
-  it("runs the engine's preview only for the stack whose proof does not hold, and reports what it plans", async () => {
+  test("runs the engine's preview only for the stack whose proof does not hold, and reports what it plans", async () => {
     // A lock added to the file: the reads cannot see it (the deployment is as desired), the engine can.
     const file = path.join(project.dir, "stacks-config", "in-sync.yaml");
     const original = fs.readFileSync(file, "utf8");
@@ -350,7 +332,7 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(fs.readFileSync(pulumiLog, "utf8")).toBe("");
   }, 300_000);
 
-  it("with --full runs the engine's preview on every stack, proven or not, and counts what it would change as drift", async () => {
+  test("with --full runs the engine's preview on every stack, proven or not, and counts what it would change as drift", async () => {
     const file = path.join(project.dir, "stacks-config", "in-sync.yaml");
     const original = fs.readFileSync(file, "utf8");
     fs.writeFileSync(file, LOCKED_FILE);

@@ -7,10 +7,10 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { lockDirectory } from "../../src/cli/state/locks";
-import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { killProcessesIn, killTree, startStackwright, waitFor } from "../helpers/stackwright-process";
 
 const STACK = "dev.acme-web";
@@ -33,8 +33,10 @@ interface Checkpoint {
   };
 }
 
+const test = fixtures({ project: { stacksConfig: { "acme-web.yaml": FILE } } });
+
 describe("an up killed while its deployment is queued", () => {
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let project: ScratchProject;
   let env: Record<string, string>;
   const run = async (args: string[]) => {
@@ -51,18 +53,12 @@ describe("an up killed while its deployment is queued", () => {
   };
   const row = (out: string) => out.match(/^dev\.acme-web\s+(\S+)\s+(.+?)\s{2,}[\d.]+ s(?:\s{2,}(.*))?$/m);
 
-  beforeAll(async () => {
-    emulator = await startTestEmulator({ speed: "instant" });
-    project = createScratchProject({ stacksConfig: { "acme-web.yaml": FILE } });
-    env = { ...project.env, ...demoCredentials(emulator.url) };
+  test.beforeAll(({ emulatorInProcess, project: scratch }) => {
+    [emulator, project] = [emulatorInProcess, scratch];
+    env = { ...project.env, ...emulator.env };
   }, 120_000);
 
-  afterAll(async () => {
-    await emulator?.close();
-    project?.remove();
-  });
-
-  it("is recovered by the next up into the steady state, and the up after it is confirmed", async () => {
+  test("is recovered by the next up into the steady state, and the up after it is confirmed", async () => {
     // The deployment is queued on the platform; the first poll of it is held, then the run killed.
     await emulator.hooks.fault({
       method: "GET",
@@ -101,14 +97,14 @@ describe("an up killed while its deployment is queued", () => {
     expect(after.out).not.toMatch(/pending operations? from previous deployment/);
   }, 480_000);
 
-  it("says in the closing table why the engine ran when the up is not confirmed", async () => {
+  test("says in the closing table why the engine ran when the up is not confirmed", async () => {
     fs.appendFileSync(path.join(project.dir, "stacks-config", "acme-web.yaml"), "      title: Deploy main\n");
     const changed = await run(["up", "--project", project.dir]);
     expect(changed.code, changed.out).toBe(0);
     expect(row(changed.out)?.[3]).toBe("inputs changed: file");
   }, 480_000);
 
-  it("refresh clears a pending create whose resource the state records", async () => {
+  test("refresh clears a pending create whose resource the state records", async () => {
     // A pending create of the recorded deployment, as a run killed while replacing it leaves one.
     const text = checkpoint();
     const deployment = text.checkpoint.latest.resources.find((r) => r.type.endsWith(":Deployment"));

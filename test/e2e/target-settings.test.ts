@@ -7,19 +7,20 @@
  */
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { encryptedWithBuiltInPassphrase } from "../../src/cli/engine/passphrase";
-import { demoCredentials, startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { TEST_USERS } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { runToEnd, startStackwright } from "../helpers/stackwright-process";
 
 const OPS = TEST_USERS.stackManager;
+const test = fixtures();
 
 describe("a production target", { timeout: 180_000 }, () => {
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let project: ScratchProject;
   /** The operator's own passphrase (never the built-in one). */
   const passphrase = crypto.randomBytes(18).toString("base64url");
@@ -39,16 +40,11 @@ describe("a production target", { timeout: 180_000 }, () => {
     return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
   };
 
-  beforeAll(async () => {
-    emulator = await startTestEmulator();
-    project = createScratchProject();
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    project?.remove();
+  test.beforeAll(({ emulatorInProcess, project: scratch }) => {
+    [emulator, project] = [emulatorInProcess, scratch];
   });
 
-  it("is created as docs/guide.md says: env makes the state directory and pulumi seals the token with the operator's passphrase", () => {
+  test("is created as docs/guide.md says: env makes the state directory and pulumi seals the token with the operator's passphrase", () => {
     const fresh = path.join(project.dir, ".stackwright", "fresh-state");
     const script = [
       'eval "$(node bin/stackwright.js env --target production)"',
@@ -71,7 +67,7 @@ describe("a production target", { timeout: 180_000 }, () => {
     expect(stacksIn(fresh)).toContain("production.json");
   });
 
-  it("is read by history --target production with no STACKWRIGHT_* variable set", async () => {
+  test("is read by history --target production with no STACKWRIGHT_* variable set", async () => {
     const { status, out } = await run(["history", "acme-web", "uat", "--target", "production"], {
       PULUMI_CONFIG_PASSPHRASE: passphrase,
     });
@@ -80,7 +76,7 @@ describe("a production target", { timeout: 180_000 }, () => {
     expect(status).toBe(0);
   });
 
-  it("is refused without a passphrase, in one line and before any file or state is written", async () => {
+  test("is refused without a passphrase, in one line and before any file or state is written", async () => {
     const before = fs.readFileSync(settingsFile(), "utf8");
     const stacksBefore = stacksIn(project.stateDir);
     for (const args of [
@@ -100,7 +96,7 @@ describe("a production target", { timeout: 180_000 }, () => {
     expect(stacksIn(project.stateDir)).toEqual(stacksBefore);
   });
 
-  it("is never created by env without a passphrase: no settings file, no state directory", async () => {
+  test("is never created by env without a passphrase: no settings file, no state directory", async () => {
     const fresh = path.join(project.dir, ".stackwright", "staging-state");
     const { status, out } = await run(["env", "--target", "staging"], {
       PULUMI_BACKEND_URL: pathToFileURL(fresh).href,
@@ -113,7 +109,7 @@ describe("a production target", { timeout: 180_000 }, () => {
     expect(fs.existsSync(path.join(project.dir, "Pulumi.staging.yaml"))).toBe(false);
   });
 
-  it("gives way to the variables: they win over the file, and with all three set the file is not read", async () => {
+  test("gives way to the variables: they win over the file, and with all three set the file is not read", async () => {
     const wrongToken = await run(["history", "acme-web", "uat", "--target", "production"], {
       PULUMI_CONFIG_PASSPHRASE: passphrase,
       STACKWRIGHT_API_TOKEN: "not-the-token",
@@ -123,15 +119,12 @@ describe("a production target", { timeout: 180_000 }, () => {
     );
     expect(wrongToken.status).toBe(2);
     // No passphrase is needed when nothing is read from the file.
-    const variables = await run(
-      ["history", "acme-web", "uat", "--target", "production"],
-      demoCredentials(emulator.url),
-    );
+    const variables = await run(["history", "acme-web", "uat", "--target", "production"], emulator.env);
     expect(variables.out).toContain("current build of acme-web/uat");
     expect(variables.status).toBe(0);
   });
 
-  it("names a production file sealed with the built-in passphrase as readable by anyone", async () => {
+  test("names a production file sealed with the built-in passphrase as readable by anyone", async () => {
     const own = fs.readFileSync(settingsFile(), "utf8");
     // What the old README made: the demo's file, its token sealed with the public passphrase.
     fs.copyFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), settingsFile());
@@ -151,7 +144,7 @@ describe("a production target", { timeout: 180_000 }, () => {
     }
   });
 
-  it("points to --help after a flag error only, naming the command as run in a checkout", async () => {
+  test("points to --help after a flag error only, naming the command as run in a checkout", async () => {
     const flag = await run(["history", "acme-web", "uat", "--target", "prod.eu"]);
     expect(flag.out.trim().split("\n")).toEqual([
       "stackwright history: --target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.') (npm run stackwright -- history --help lists its flags)",
@@ -164,7 +157,7 @@ describe("a production target", { timeout: 180_000 }, () => {
     expect(missing.status).toBe(2);
   });
 
-  it("names the settings file and the key when the file leaves a setting out", async () => {
+  test("names the settings file and the key when the file leaves a setting out", async () => {
     const partial = path.join(project.dir, "Pulumi.partial.yaml");
     fs.writeFileSync(
       partial,
@@ -185,25 +178,20 @@ describe("a production target", { timeout: 180_000 }, () => {
 });
 
 describe("the command a message names, from an installed package", { timeout: 60_000 }, () => {
-  it("is npx stackwright when the code lives under node_modules", () => {
-    const ops = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-ops-"));
-    try {
-      const installed = path.join(ops, "node_modules", "stackwright");
-      fs.mkdirSync(installed, { recursive: true });
-      for (const entry of ["package.json", "Pulumi.yaml", "bin", "dist"]) {
-        fs.cpSync(path.join(repoRoot, entry), path.join(installed, entry), { recursive: true });
-      }
-      fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
-      const { status, out } = runToEnd(
-        ops,
-        process.execPath,
-        [path.join(installed, "bin", "stackwright.js"), "validate", "--bogus"],
-        { PATH: process.env["PATH"] ?? "" },
-      );
-      expect(out).toContain("(npx stackwright validate --help lists its flags)");
-      expect(status).toBe(2);
-    } finally {
-      fs.rmSync(ops, { recursive: true, force: true });
+  test("is npx stackwright when the code lives under node_modules", ({ scratchDir: ops }) => {
+    const installed = path.join(ops, "node_modules", "stackwright");
+    fs.mkdirSync(installed, { recursive: true });
+    for (const entry of ["package.json", "Pulumi.yaml", "bin", "dist"]) {
+      fs.cpSync(path.join(repoRoot, entry), path.join(installed, entry), { recursive: true });
     }
+    fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(installed, "node_modules"));
+    const { status, out } = runToEnd(
+      ops,
+      process.execPath,
+      [path.join(installed, "bin", "stackwright.js"), "validate", "--bogus"],
+      { PATH: process.env["PATH"] ?? "" },
+    );
+    expect(out).toContain("(npx stackwright validate --help lists its flags)");
+    expect(status).toBe(2);
   });
 });

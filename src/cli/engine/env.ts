@@ -198,7 +198,7 @@ async function provideToolchain(tools: string): Promise<void> {
  * The SDK's `PulumiCommand` for the binary under `root` whose version is known: what
  * `PulumiCommand.get({ root })` returns (its constructor takes the command's path and the parsed
  * version; its typings declare it private, so it is reached through this one cast, and
- * test/unit/cli/engine-command.test.ts compares the two).
+ * test/unit/cli/engine/env.test.ts compares the two).
  */
 export function commandOf(sdkClass: typeof PulumiCommand, root: string, version: string): PulumiCommand {
   const construct = sdkClass as unknown as new (command: string, version: SemVer | null) => PulumiCommand;

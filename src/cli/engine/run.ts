@@ -24,7 +24,7 @@ import {
 // `PulumiCommand.run` is the method the SDK's own `Stack` runs every command with (it adds
 // `--non-interactive`, puts the CLI's folder first on PATH, sends SIGINT on abort and turns a
 // failure into the matching `CommandError`). The pinned SDK has it; its typings leave it out
-// as internal, so it is declared here (test/unit/cli/engine-run.test.ts fails if it goes away).
+// as internal, so it is declared here (test/unit/cli/engine/run.test.ts fails if it goes away).
 declare module "@pulumi/pulumi/automation/cmd" {
   interface PulumiCommand {
     run(

@@ -1,8 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   EditRefusal,
   commitOnNewBranch,
@@ -10,7 +8,9 @@ import {
   unifiedDiff,
   writeFileAtomic,
 } from "../../../src/edit";
+import { fixtures, GIT_AUTHOR } from "../../helpers/fixtures";
 
+const test = fixtures();
 const SHA = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const PIN = { sha: SHA, title: "Promote 8f3c2a1 from uat" };
 
@@ -132,11 +132,7 @@ describe("pinning a deployment", () => {
 });
 
 describe("writing a file atomically", () => {
-  let dir = "";
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it("replaces the content and leaves no temporary file", async () => {
-    dir = mkdtempSync(join(tmpdir(), "sw-atomic-"));
+  test("replaces the content and leaves no temporary file", async ({ scratchDir: dir }) => {
     const file = join(dir, "a.yaml");
     writeFileSync(file, "old\n");
     await writeFileAtomic(file, "new\n");
@@ -144,8 +140,9 @@ describe("writing a file atomically", () => {
     expect(readdirSync(dir)).toEqual(["a.yaml"]);
   });
 
-  it("leaves the original whole and removes the temporary file when the write fails before the rename", async () => {
-    dir = mkdtempSync(join(tmpdir(), "sw-atomic-"));
+  test("leaves the original whole and removes the temporary file when the write fails before the rename", async ({
+    scratchDir: dir,
+  }) => {
     const file = join(dir, "a.yaml");
     writeFileSync(file, "old\n");
     let seen = "";
@@ -164,23 +161,9 @@ describe("writing a file atomically", () => {
 });
 
 describe("committing on a new branch", () => {
-  let dir = "";
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
-
-  function repository(): string {
-    dir = mkdtempSync(join(tmpdir(), "sw-branch-"));
-    git("init", "-q", "-b", "main");
-    git("config", "user.name", "Rel Eng");
-    git("config", "user.email", "rel@example.com");
-    writeFileSync(join(dir, "a.yaml"), "old\n");
-    git("add", ".");
-    git("commit", "-qm", "first");
-    return dir;
-  }
-
-  it("commits the new content on the new branch without touching the working tree or HEAD", () => {
-    repository();
+  test("commits the new content on the new branch without touching the working tree or HEAD", ({
+    gitRepository: { dir, git },
+  }) => {
     const head = git("rev-parse", "HEAD");
     const made = commitOnNewBranch(
       dir,
@@ -191,7 +174,7 @@ describe("committing on a new branch", () => {
     expect(git("rev-parse", "promote/prod")).toBe(made.commit);
     expect(git("show", "promote/prod:a.yaml")).toBe("new");
     expect(git("log", "-1", "--format=%an <%ae>|%s|%P", "promote/prod")).toBe(
-      `Rel Eng <rel@example.com>|Promote|${head}`,
+      `${GIT_AUTHOR.name} <${GIT_AUTHOR.email}>|Promote|${head}`,
     );
     expect(git("rev-parse", "HEAD")).toBe(head);
     expect(git("symbolic-ref", "--short", "HEAD")).toBe("main");
@@ -199,15 +182,15 @@ describe("committing on a new branch", () => {
     expect(git("status", "--porcelain")).toBe("");
   });
 
-  it("refuses a directory outside any git repository", () => {
-    dir = mkdtempSync(join(tmpdir(), "sw-branch-"));
+  test("refuses a directory outside any git repository", ({ scratchDir: dir }) => {
     expect(() => commitOnNewBranch(dir, "x", [{ file: join(dir, "a.yaml"), text: "x" }], "m")).toThrow(
       /^git rev-parse failed in .*: fatal: not a git repository/,
     );
   });
 
-  it("refuses an existing branch and a file with uncommitted changes", () => {
-    repository();
+  test("refuses an existing branch and a file with uncommitted changes", ({
+    gitRepository: { dir, git },
+  }) => {
     git("branch", "taken");
     expect(() => commitOnNewBranch(dir, "taken", [{ file: join(dir, "a.yaml"), text: "x" }], "m")).toThrow(
       "branch 'taken' already exists; name a new one",

@@ -1,0 +1,53 @@
+import type { EngineEvent } from "@pulumi/pulumi/automation";
+import { CommandError } from "@pulumi/pulumi/automation";
+import { describe, expect, it } from "vitest";
+import { engineDiagnostic } from "../../../../src/cli/kit/engine-diagnostic";
+import { describeError } from "../../../../src/cli/kit/exit-codes";
+
+const diag = (message: string, severity: string, urn?: string): EngineEvent =>
+  ({
+    sequence: 0,
+    timestamp: 0,
+    diagnosticEvent: { message, severity, color: "never", ...(urn === undefined ? {} : { urn }) },
+  }) as EngineEvent;
+
+const URN =
+  "urn:pulumi:dev.acme-web::stackwright::pulumi-nodejs:dynamic/stackwright:Deployment::acme-web/prod";
+
+describe("the line that names why an engine run failed", () => {
+  it("is the resource's own error, in one line, before the engine's generic summary", () => {
+    const events = [
+      diag("preview failed", "error"),
+      diag('acme-web/prod is locked ("Change freeze")\n  and stays locked in this change\n', "error", URN),
+    ];
+    expect(engineDiagnostic(events)).toBe(
+      'acme-web/prod is locked ("Change freeze") and stays locked in this change',
+    );
+  });
+
+  it("reads a resource's error through the engine's '1 error occurred' wrapper", () => {
+    const events = [
+      diag(
+        '1 error occurred:\n\t* Deployment 104 "" on acme-web/prod ended Failed: L. The state records it.\n',
+        "error",
+        URN,
+      ),
+      diag("update failed", "error"),
+    ];
+    expect(engineDiagnostic(events)).toBe(
+      'Deployment 104 "" on acme-web/prod ended Failed: L. The state records it.',
+    );
+  });
+
+  it("falls back to the first error line of the engine's error stream when there are no events", () => {
+    const stderr = "\u001b[31merror: \u001b[0mcould not load plugin pulumi-nodejs\nerror: update failed\n";
+    expect(engineDiagnostic([], stderr)).toBe("could not load plugin pulumi-nodejs");
+  });
+
+  it("ends the command's failure line instead of pointing above", () => {
+    const err = Object.create(CommandError.prototype) as CommandError;
+    const line = describeError("preview", err, [diag("check failed: acme-web: no build", "error", URN)]);
+    expect(line).toBe("stackwright preview failed: check failed: acme-web: no build");
+    expect(line).not.toContain("above");
+  });
+});

@@ -1,0 +1,26 @@
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { commandLine, invocationOf, quietCommandLine } from "../../../../src/cli/kit/invocation";
+import { repoRoot } from "../../../helpers/scratch-project";
+
+describe("the command a message tells the user to run", () => {
+  it("is the npm script in a checkout of this repository", () => {
+    expect(commandLine("preview --target production")).toBe(
+      "npm run stackwright -- preview --target production",
+    );
+    expect(quietCommandLine("env")).toBe("npm run --silent stackwright -- env");
+    expect(invocationOf(path.join(repoRoot, "dist", "src", "cli", "kit"))).toBe("npm run stackwright --");
+  });
+
+  it("is npx from a package installed under node_modules", () => {
+    const installed = "/home/ops/sites/node_modules/stackwright/dist/src/cli/kit";
+    expect(invocationOf(installed)).toBe("npx stackwright");
+    expect(invocationOf("C:\\ops\\node_modules\\stackwright\\dist\\src\\cli\\kit")).toBe("npx stackwright");
+  });
+
+  it("is not fooled by a directory whose name only contains node_modules", () => {
+    expect(invocationOf("/work/my-node_modules-notes/stackwright/dist/src/cli/kit")).toBe(
+      "npm run stackwright --",
+    );
+  });
+});
