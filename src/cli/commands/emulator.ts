@@ -7,6 +7,7 @@ import {
   checkPublicUrl,
   loadSeed,
   startEmulator,
+  StateFileInUseError,
 } from "../../emulator";
 import type { FlagSpec } from "../kit/args";
 import { defineCommand } from "../kit/command";
@@ -103,6 +104,9 @@ function seedOf(file: string): ReturnType<typeof loadSeed> {
 
 /** A port that cannot be listened on is a bad value too (exit 2), said in one line. */
 function listenProblem(err: unknown, port: number): CliError | undefined {
+  // A second server on one state file would never see what the first writes (state-lock.ts).
+  if (err instanceof StateFileInUseError)
+    return new CliError("usage", `stackwright emulator: ${err.message}`);
   const code = typeof err === "object" && err !== null && "code" in err ? err.code : undefined;
   if (code === "EADDRINUSE") {
     return new CliError(
