@@ -30,5 +30,6 @@ export * from "./record";
 export * from "./data-reads";
 export * from "./never-repeated";
 export * from "./live-build";
+export * from "./resources";
 export * from "./notify";
 export * from "./verification";

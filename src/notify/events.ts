@@ -10,6 +10,8 @@ import {
   FAILED_DEPLOYMENT_STATES,
   NOTIFY_SCHEMA_ID,
   PENDING_DEPLOYMENT_STATES,
+  typeNameOf,
+  urnName,
   type NotifyEvent,
   type NotifyEventName,
 } from "../api";
@@ -86,9 +88,8 @@ function envelope(
   };
 }
 
-const RESOURCE_TYPE = /:([A-Za-z]+)$/;
 function typeName(type: string): string {
-  return RESOURCE_TYPE.exec(type.split("$").pop() ?? type)?.[1] ?? "";
+  return typeNameOf(type.slice(type.lastIndexOf("$") + 1));
 }
 
 function str(value: unknown): string | null {
@@ -97,7 +98,7 @@ function str(value: unknown): string | null {
 
 /** The resource's own name: the last URN segment (`acme-web/uat/refresh-uat` → `refresh-uat`). */
 function logicalName(urn: string): string {
-  const name = urn.split("::").pop() ?? urn;
+  const name = urnName(urn);
   return name.split("/").pop() ?? name;
 }
 

@@ -2,7 +2,7 @@
  * One sample of each event, for `stackwright notify test`: the shapes a real run sends, with
  * example values and `test: true`, so an operator can see how a channel shows them.
  */
-import type { NotifyEvent, NotifyEventName } from "../api";
+import { buildUrn, typeToken, type NotifyEvent, type NotifyEventName } from "../api";
 import { driftEvents, stackRunEvents, type EventContext } from "./events";
 
 /** A sample of each of `names`, about `apiStack`'s environment `environment`. */
@@ -18,7 +18,12 @@ export function sampleEvents(
   const linkOf = (id: string) =>
     `https://deploy.example.com/naut/project/${apiStack}/environment/${environment}/deploy/${id}`;
   const sha = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
-  const urn = `urn:pulumi:${pulumiStack}::stackwright::Deployment::${apiStack}/${environment}`;
+  const urn = buildUrn({
+    stack: pulumiStack,
+    project: "stackwright",
+    qualifiedType: typeToken("Deployment"),
+    name: `${apiStack}/${environment}`,
+  });
   const made = (state: string, id: string) => ({
     sequence: 0,
     timestamp: 0,
@@ -26,10 +31,10 @@ export function sampleEvents(
       metadata: {
         op: "create" as const,
         urn,
-        type: "pulumi-nodejs:dynamic/stackwright:Deployment",
+        type: typeToken("Deployment"),
         provider: "",
         new: {
-          type: "pulumi-nodejs:dynamic/stackwright:Deployment",
+          type: typeToken("Deployment"),
           urn: "",
           id,
           parent: "",
@@ -67,11 +72,16 @@ export function sampleEvents(
     resOutputsEvent: {
       metadata: {
         op: "create" as const,
-        urn: `urn:pulumi:${pulumiStack}::stackwright::SnapshotRestore::${apiStack}/${environment}/${name}`,
-        type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore",
+        urn: buildUrn({
+          stack: pulumiStack,
+          project: "stackwright",
+          qualifiedType: typeToken("SnapshotRestore"),
+          name: `${apiStack}/${environment}/${name}`,
+        }),
+        type: typeToken("SnapshotRestore"),
         provider: "",
         new: {
-          type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore",
+          type: typeToken("SnapshotRestore"),
           urn: "",
           id: "0",
           parent: "",

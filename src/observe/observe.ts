@@ -15,7 +15,7 @@
  * call, so a recorded read of an environment's document takes the observation's answer and a
  * proven fleet costs no more requests than `status`.
  */
-import { canonicalJson, type StatedDeployment } from "../api";
+import { canonicalJson, typeToken, type StatedDeployment } from "../api";
 import {
   ApiError,
   needAttributes,
@@ -34,11 +34,11 @@ import {
   readLastUpdate,
   type InputDigests,
   type StateReader,
-} from "./state-backend";
+} from "../state-backend/read";
 import { newestFirst, observedDeployment, syncOf, type Applied } from "./sync";
 
 /** The type token of the Deployment resource in a checkpoint. */
-const DEPLOYMENT_TYPE = "pulumi-nodejs:dynamic/stackwright:Deployment";
+const DEPLOYMENT_TYPE = typeToken("Deployment");
 /** How many deployments per environment the model keeps (its timeline). */
 const RECENT = 5;
 /** How many lines of a failed deployment's log the model keeps. */

@@ -13,10 +13,13 @@
  * Exit codes (combined over the stacks, error > drift > clean): 0 clean, 5 drift, 1 when a check
  * could not be made (a stack the user cannot see, a read that failed).
  *
- * Notifications (fleet/notify.ts): `drift.detected` for each new entry and `drift.resolved` for
+ * Notifications (notifications/notify.ts): `drift.detected` for each new entry and `drift.resolved` for
  * each resolved one, never for one still drifted, to the sinks of their stacks. The sinks are
- * checked as `up` checks them, before anything is read (an unset variable: exit 2); delivery
- * comes after the memory is kept and never changes the exit code.
+ * checked as `up` checks them, before anything is read (an unset variable: exit 2), and so are
+ * the paths of `--json` and `--summary`. The report is written and its notifications sent before
+ * the memory is kept: a run that fails on the way leaves the old memory, so the next run finds the
+ * same entries new and sends them, rather than calling them still (which is never sent).
+ * Delivery never changes the exit code.
  */
 import { terminalText } from "../../safe-text";
 import * as fs from "node:fs";
@@ -36,11 +39,12 @@ import {
 } from "../../observe";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { observeFlags, observeTarget } from "../fleet/observe-target";
+import { checkOutputPath } from "../kit/output-path";
+import { observeFlags, observeTarget } from "../observation/observe-target";
 import { say, stderr, stdout, warn, type Sink } from "../kit/output";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
-import { handleInterrupts } from "../state/interrupt";
-import { notifyDrift, prepareNotify } from "../fleet/notify";
+import { handleInterrupts } from "../engine/interrupt";
+import { notifyDrift, prepareNotify } from "../notifications/notify";
 import type { DriftChanges, DriftEntry as NotifyDriftEntry } from "../../notify";
 
 /** The exit code of a report: error > drift > clean. */
@@ -66,7 +70,7 @@ async function engineChecks(
   const [{ defaultConcurrency, fanOut }, { openTarget }, { previewFromEvents }, { plannedChanges }] =
     await Promise.all([
       import("../fleet/fan-out.js"),
-      import("../fleet/target.js"),
+      import("../fleet/open-target.js"),
       import("../engine/preview-events.js"),
       import("../report/summary.js"),
     ]);
@@ -185,6 +189,8 @@ export const driftCommand = defineCommand({
   },
   async run({ flags, positional }) {
     const full = flags.full === true;
+    checkOutputPath("json", flags.json);
+    checkOutputPath("summary", flags.summary);
     // The sinks of the selected stacks, checked before the reads, as `up` checks them before its engines.
     let notify: Awaited<ReturnType<typeof prepareNotify>> | undefined;
     const observed = await observeTarget({
@@ -227,14 +233,6 @@ export const driftCommand = defineCommand({
             ),
           );
     const { report, memories: next } = driftReport(status, memories, checks);
-    await Promise.all(
-      status.stacks.map(async (s) => {
-        const memory = next.get(s.stack);
-        // Not checked: its record stays as it was.
-        if (memory !== undefined)
-          await keepDriftMemory(store, project, s.pulumi_stack, memories.get(s.stack), memory);
-      }),
-    );
     // With --json -, stdout is the report alone: the delivery lines go to stderr.
     const print = flags.json === "-" ? warn : say;
     if (flags.json === "-") say(JSON.stringify(report, null, 2));
@@ -253,6 +251,15 @@ export const driftCommand = defineCommand({
       fs.writeFileSync(flags.summary, `${driftMarkdown(report)}${notified?.markdown ?? ""}`);
       warn(`summary written to ${flags.summary}`);
     }
+    // Last: only a run that reported and notified moves its entries from new to still.
+    await Promise.all(
+      status.stacks.map(async (s) => {
+        const memory = next.get(s.stack);
+        // Not checked: its record stays as it was.
+        if (memory !== undefined)
+          await keepDriftMemory(store, project, s.pulumi_stack, memories.get(s.stack), memory);
+      }),
+    );
     return driftExitCode(report.result);
   },
 });

@@ -1,6 +1,6 @@
 /**
  * `stackwright preview|up|refresh|destroy [API_STACK ...]`: each API stack file runs in its own
- * Pulumi stack `<target>.<API stack>` (fleet/target.ts), selected by name, `--changed-since` and
+ * Pulumi stack `<target>.<API stack>` (fleet/open-target.ts), selected by name, `--changed-since` and
  * `--shard` (fleet/plan.ts), K at once (fleet/fan-out.ts), each to its end. The run closes with
  * a table per stack and exits non-zero when any failed; `--summary FILE` writes one Markdown
  * summary for all. Failures are reported by the command kit (exit-codes.ts).
@@ -9,19 +9,19 @@ import type { FlagSpec, ParsedFlags } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { closingTable, fanOut, fleetSummary, parseConcurrency } from "../fleet/fan-out";
-import { DEFAULT_API_CONCURRENCY, useApiConcurrency } from "../fleet/api-budget";
+import { DEFAULT_API_CONCURRENCY, useApiConcurrency } from "../kit/api-budget";
 import { legacyProblem } from "../fleet/migrate";
 import { planRun, type Plan } from "../fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "../fleet/run-stack";
 import { makeReadsDir, openShortcut } from "../fleet/shortcut";
-import { openOwnStack, openTarget, readTargetSettings, type Target } from "../fleet/target";
+import { openOwnStack, openTarget, readTargetSettings, type Target } from "../fleet/open-target";
 import { writeSummary } from "../report/summary-file";
 import { say, warn } from "../kit/output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../gates/preflight";
-import { notifyOutcomes, prepareNotify } from "../fleet/notify";
-import { handleInterrupts } from "../state/interrupt";
-import { lockFlags, lockPolicyOf } from "../state/target";
+import { notifyOutcomes, prepareNotify } from "../notifications/notify";
+import { handleInterrupts } from "../engine/interrupt";
+import { lockFlags, lockPolicyOf } from "../kit/lock-flags";
 import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";
 import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
 
@@ -162,7 +162,7 @@ export async function runFleetCommand(
   const settings = once(() => targetSettings(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override, plan.state);
-  // Notification sinks (fleet/notify.ts): checked now, sent once every stack has ended.
+  // Notification sinks (notifications/notify.ts): checked now, sent once every stack has ended.
   const notify =
     operation === "up" && flags.stack === undefined
       ? await prepareNotify(

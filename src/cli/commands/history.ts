@@ -100,7 +100,7 @@ export const historyCommand = defineCommand({
     // deployment without our marker.
     let recorded: readonly RecordedDeployment[] = [];
     if (stated.some((d) => stackwrightMarkerOf(d) === undefined)) {
-      const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
+      const { readRecordedDeployments } = await import("../release/recorded-deployments.js");
       const read = await readRecordedDeployments(flags.project, target, stack, environment);
       if (read.unreadable !== undefined)
         warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);

@@ -34,8 +34,7 @@ import {
   targetFileText,
 } from "../ops/files";
 import { packageVersion, pulumiCli, workflowTemplates } from "../ops/package";
-import { createStackIfAbsent } from "../state/new-stack";
-import { openStateStore } from "../state/store";
+import { createStackIfAbsent, openStateStore } from "../../state-backend";
 import { errorLine } from "../settings/target-settings";
 
 const COMMAND = "init";

@@ -2,7 +2,7 @@
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
-import { openTarget } from "../fleet/target";
+import { openTarget } from "../fleet/open-target";
 import { say } from "../kit/output";
 import { commandLine } from "../kit/invocation";
 import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";

@@ -9,7 +9,7 @@ import { loadDesiredState, ConfigValidationError } from "../../config";
 import { deliveryLines, eventContext, sampleEvents, sendEvents, type PlacedSink } from "../../notify";
 import { defineCommand, type Command } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../fleet/notify";
+import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../notifications/notify";
 import { say } from "../kit/output";
 import { commandLine } from "../kit/invocation";
 import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";

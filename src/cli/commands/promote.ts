@@ -5,7 +5,7 @@
  * uat`). The platform is only read (the environment and its deployments); it changes when `up`
  * runs on the merged change. A live build is Stackwright's when it carries the marker or when the
  * target's state records it (an `up` adopted it); only then is it promoted without --allow-drift.
- * Refusals, one line each, stop the whole command before any file is written (pin-change.ts).
+ * Refusals, one line each, stop the whole command before any file is written (release/pin-change.ts).
  */
 import * as path from "node:path";
 import {
@@ -34,8 +34,8 @@ import {
   requireFlag,
   stackConfigs,
   type PlannedPin,
-} from "../fleet/pin-change";
-import type { RecordedDeployments } from "../fleet/recorded-deployments";
+} from "../release/pin-change";
+import type { RecordedDeployments } from "../release/recorded-deployments";
 import { checkedClient } from "../gates/preflight";
 import { say } from "../kit/output";
 import { API_SETTINGS_HELP, apiSettingsOf, projectDirOf, targetNameOf } from "../settings/target-settings";
@@ -204,7 +204,7 @@ async function recordedUnlessMarked(
   environment: string,
 ): Promise<RecordedDeployments | undefined> {
   if (current === undefined || stackwrightMarkerOf(current) !== undefined) return undefined;
-  const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
+  const { readRecordedDeployments } = await import("../release/recorded-deployments.js");
   return readRecordedDeployments(source.projectDir, source.target, apiStack, environment);
 }
 

@@ -26,7 +26,7 @@ import {
   pinFlags,
   planPin,
   stackFiles,
-} from "../fleet/pin-change";
+} from "../release/pin-change";
 import { checkedClient } from "../gates/preflight";
 import { say } from "../kit/output";
 import { commandLine } from "../kit/invocation";

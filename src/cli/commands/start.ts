@@ -13,9 +13,9 @@ import { defineCommand } from "../kit/command";
 import { CliError, combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
-import { openTarget, stackNameOf } from "../fleet/target";
+import { openTarget, stackNameOf } from "../fleet/open-target";
 import { say, warn } from "../kit/output";
-import { handleInterrupts } from "../state/interrupt";
+import { handleInterrupts } from "../engine/interrupt";
 import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */

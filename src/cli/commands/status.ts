@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import { statusHtml, statusTable } from "../../observe";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { observeFlags, observeTarget } from "../fleet/observe-target";
+import { observeFlags, observeTarget } from "../observation/observe-target";
 import { say, warn } from "../kit/output";
 
 /** Colour only on a terminal, and never when NO_COLOR is set and not empty (no-color.org). */

@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { z } from "zod";
+import { urnStack } from "../../api";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
 import { parsePreviewJson } from "../engine/preview-json";
@@ -60,7 +61,7 @@ export function summaryInputOf(text: string, source: string, title: string | und
   }
   const preview = parsePreviewJson(text, source);
   const urn = preview.steps[0]?.urn;
-  const stackName = urn === undefined ? undefined : /^urn:pulumi:([^:]+)::/.exec(urn)?.[1];
+  const stackName = urn === undefined ? undefined : urnStack(urn);
   const errors = preview.diagnostics.filter((d) => d.severity === "error");
   return {
     title: title ?? titleOf(stackName),

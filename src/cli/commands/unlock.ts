@@ -8,7 +8,7 @@ import { reportError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
 import { projectDirOf, targetFlags } from "../settings/target-settings";
 import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
-import { lockTargetOf } from "../state/target";
+import { lockTargetOf } from "../state/lock-target";
 
 const unlockFlags = { project: targetFlags.project } satisfies FlagSpec;
 

@@ -1,7 +1,7 @@
 /**
  * The `pulumi` processes of engine runs: started as the SDK's `PulumiCommand.run` starts them but
  * in a process group of their own, so that a signal reaches an engine only when this CLI sends
- * it (state/interrupt.ts decides when: one SIGINT to stop gracefully, a second to terminate), and
+ * it (interrupt.ts decides when: one SIGINT to stop gracefully, a second to terminate), and
  * known while they run, with what each waits for, for the line a stop prints.
  */
 import { spawn, type ChildProcess } from "node:child_process";

@@ -23,7 +23,7 @@ import {
   type ChangeSet,
   type Selected,
 } from "./selection";
-import { stackNameOf, type Target } from "./target";
+import { stackNameOf, type Target } from "./open-target";
 
 export interface PlanInput {
   readonly names: readonly string[];

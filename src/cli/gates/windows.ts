@@ -8,7 +8,7 @@
  * summary of the deployment it makes there.
  *
  * The verdict comes from the plan the engine computed (what would really change), not from a
- * guess on the YAML; the clock is {@link clockNow}, read once per run.
+ * guess on the YAML; the clock is kit/clock.ts's, read once per run.
  */
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
@@ -17,23 +17,14 @@ import {
   loadDesiredState,
   parsePerFileStackName,
   refusalText,
-  windowClock,
   windowVerdict,
   windowsOf,
 } from "../../config";
 import type { EngineRunOptions, EngineStack } from "../engine/run";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { previewFromEvents } from "../engine/preview-events";
+import { clockNow } from "../kit/clock";
 import { type ChangeKind, type PlannedChange, plannedChanges } from "../report/summary";
-
-/** The instant windows are judged at (the `STACKWRIGHT_NOW` test hook, else now). */
-export function clockNow(env: NodeJS.ProcessEnv = process.env): Date {
-  try {
-    return windowClock(env);
-  } catch (error) {
-    throw new CliError("usage", error instanceof Error ? error.message : String(error));
-  }
-}
 
 /** Plan rows that change an environment (a title edit or a git fetch does not). */
 const CHANGING: ReadonlySet<ChangeKind> = new Set<ChangeKind>([

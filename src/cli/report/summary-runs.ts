@@ -5,6 +5,7 @@
  * plan gives the same comment.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
+import { urnStack } from "../../api";
 import { engineDiagnostic } from "../kit/engine-diagnostic";
 import { factsOfOutcomes, factsSummary } from "./facts";
 import type { PreviewJson } from "../engine/preview-json";
@@ -68,7 +69,7 @@ export function runOfEventLog(events: readonly EngineEvent[]): RunForSummary {
     .map((e) => e.resourcePreEvent?.metadata.urn ?? e.resOutputsEvent?.metadata.urn)
     .find((u) => u !== undefined);
   return {
-    stackName: (urn === undefined ? undefined : /^urn:pulumi:([^:]+)::/.exec(urn)?.[1]) ?? "stack",
+    stackName: (urn === undefined ? undefined : urnStack(urn)) ?? "stack",
     events,
     result: events.some((e) => e.diagnosticEvent?.severity === "error") ? "failed" : "ok",
   };

@@ -20,9 +20,8 @@ import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "../engi
 import type { FlagSpec } from "../kit/args";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import { createStackIfAbsent } from "../state/new-stack";
-import { openStateStore } from "../state/store";
-import { projectNameOf } from "../state/target";
+import { createStackIfAbsent, openStateStore } from "../../state-backend";
+import { projectNameOf } from "../state/lock-target";
 
 const execFileAsync = promisify(execFile);
 

@@ -4,8 +4,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pathToFileURL } from "node:url";
 import { keepDriftMemory, readDriftMemory } from "../../../src/cli/state/drift-memory";
-import { openStateStore, type StateStore } from "../../../src/cli/state/store";
-import { driftMemoryKey, driftReport, type EnvironmentStatus, type FleetStatus } from "../../../src/observe";
+import { driftMemoryKey, openStateStore, type StateStore } from "../../../src/state-backend";
+import { driftReport, type EnvironmentStatus, type FleetStatus } from "../../../src/observe";
 import { countSync } from "../../../src/observe/model";
 import { startS3Server, type TestS3Server } from "../../helpers/s3-server";
 

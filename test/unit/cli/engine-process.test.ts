@@ -9,7 +9,7 @@ import {
   whatItWaitsFor,
   withoutOutputsAfterStop,
 } from "../../../src/cli/engine/engine-process";
-import { handleInterrupts, InterruptedError, SAME_KEYPRESS_MS } from "../../../src/cli/state/interrupt";
+import { handleInterrupts, InterruptedError, SAME_KEYPRESS_MS } from "../../../src/cli/engine/interrupt";
 import { waitFor } from "../../helpers/stackwright-process";
 
 const dirs: string[] = [];

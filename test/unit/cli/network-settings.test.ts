@@ -6,7 +6,7 @@ import {
   DEFAULT_API_CONCURRENCY,
   parseApiConcurrency,
   useApiConcurrency,
-} from "../../../src/cli/fleet/api-budget";
+} from "../../../src/cli/kit/api-budget";
 
 describe("the engine's environment behind a proxy", () => {
   it("keeps gRPC on loopback off the proxy, adding to what the caller listed", () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { planPin } from "../../../src/cli/fleet/pin-change";
+import { planPin } from "../../../src/cli/release/pin-change";
 
 const dir = mkdtempSync(join(tmpdir(), "sw-pin-sha-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,24 +7,18 @@
  */
 import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState, perFileStackName, type DesiredState } from "../../config";
-import {
-  observeFleetProving,
-  type FleetStatus,
-  type InputDigests,
-  type ProofVerdict,
-  type StackToObserve,
-} from "../../observe";
+import { observeFleetProving, type FleetStatus, type ProofVerdict, type StackToObserve } from "../../observe";
 import type { FlagSpec } from "../kit/args";
 import { engineEnv, pulumiVersionOf } from "../engine/env";
 import { CliError, UsageError } from "../kit/exit-codes";
-import { changesSince } from "./changes";
-import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "./selection";
+import { changesSince } from "../fleet/changes";
+import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "../fleet/selection";
 import { checkedClient } from "../gates/preflight";
-import { openStateStore, type StateStore } from "../state/store";
-import { projectNameOf } from "../state/target";
-import { clockNow } from "../gates/windows";
-import { apiConcurrencyFlag, useApiConcurrency } from "./api-budget";
-import { upInputDigests } from "./fingerprint";
+import { openStateStore, type InputDigests, type StateStore } from "../../state-backend";
+import { projectNameOf } from "../state/lock-target";
+import { clockNow } from "../kit/clock";
+import { apiConcurrencyFlag, useApiConcurrency } from "../kit/api-budget";
+import { upInputDigests } from "../fleet/fingerprint";
 import { projectDirOf, targetApiSettings, targetFlags, targetNameOf } from "../settings/target-settings";
 
 export const observeFlags = {
@@ -55,7 +49,7 @@ export interface ObserveOptions {
     /** The stack files as read for the selection (so that no one reads them twice). */
     readonly desired: DesiredState;
   }) => Promise<void>;
-  /** `--api-concurrency` as given (the budget of the run's clients and reads; see fleet/api-budget.ts). */
+  /** `--api-concurrency` as given (the budget of the run's clients and reads; see kit/api-budget.ts). */
   readonly apiConcurrency?: string | undefined;
   /**
    * Also decide, per observed stack, whether its last no-change run still proves it (`drift`):

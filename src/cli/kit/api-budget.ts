@@ -12,8 +12,8 @@ import {
   clientDefaults,
   InvalidOptionsError,
 } from "../../client";
-import type { FlagSpec } from "../kit/args";
-import { CliError, UsageError } from "../kit/exit-codes";
+import type { FlagSpec } from "./args";
+import { CliError, UsageError } from "./exit-codes";
 
 /**
  * Requests in flight to the API at once when neither `--api-concurrency` nor

@@ -10,11 +10,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { RecordedDeployment } from "../../api";
 import { perFileStackName } from "../../config";
-import { readCheckpoint, recordedDeployments } from "../../observe";
+import { recordedDeployments } from "../../observe";
 import { engineEnv } from "../engine/env";
-import { openStateStore, redactUrl } from "../state/store";
+import { openStateStore, readCheckpoint, redactUrl } from "../../state-backend";
 import { projectDirOf } from "../settings/target-settings";
-import { projectNameOf } from "../state/target";
+import { projectNameOf } from "../state/lock-target";
 
 /** What the state says about an environment's deployments. */
 export interface RecordedDeployments {

@@ -32,7 +32,8 @@ import {
 import type { FlagSpec } from "../kit/args";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { say, warn } from "../kit/output";
-import { clockNow, overrideReason } from "../gates/windows";
+import { clockNow } from "../kit/clock";
+import { overrideReason } from "../gates/windows";
 import { targetFlags } from "../settings/target-settings";
 
 /** Flags of every command that pins a deployment. */

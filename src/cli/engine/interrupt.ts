@@ -6,7 +6,7 @@
  * engine at once (Pulumi's terminate: the lock may stay behind; the next run recovers it, see
  * lock-guard.ts).
  *
- * Each engine runs in a process group of its own (engine/engine-process.ts), so that a Ctrl-C
+ * Each engine runs in a process group of its own (engine-process.ts), so that a Ctrl-C
  * typed in a terminal, which reaches every process of the foreground group, reaches the engines
  * only through this module: exactly one SIGINT per engine for the first signal and one for the
  * second, whether the signal went to the whole group or to this process alone. Under `npm start` one Ctrl-C
@@ -14,7 +14,7 @@
  * signal within {@link SAME_KEYPRESS_MS} counts as the first one.
  */
 import { CliError } from "../kit/exit-codes";
-import { runningEngines, whatItWaitsFor } from "../engine/engine-process";
+import { runningEngines, whatItWaitsFor } from "./engine-process";
 
 /** Two signals of the same name closer than this are one key press delivered twice. */
 export const SAME_KEYPRESS_MS = 300;
