@@ -141,7 +141,9 @@ describe("Ctrl-C during a run", () => {
       // Long enough for the signal to land while it runs; the graceful stop waits for its end.
       await emulator.hooks.stallNext("acme-web", "uat", 8_000);
       const run = up("acme-web");
-      await deploymentIn("acme-web", "uat", ["Deploying"]);
+      const id = await deploymentIn("acme-web", "uat", ["Deploying"]);
+      // The engine has the provider's line naming it (what the stop's line names it by).
+      await run.waitForOutput((o) => o.includes(`deployment ${id} on acme-web/uat`), "the engine naming it");
       ctrlC(run);
       expect(await run.exited, run.output()).toBe(130);
       const out = run.output();
@@ -167,7 +169,8 @@ describe("Ctrl-C during a run", () => {
     const run = up();
     // The fleet runs acme-intranet first (file order), then acme-web.
     await deploymentIn("acme-intranet", "test", ["Completed"]);
-    await deploymentIn("acme-web", "uat", ["Deploying"]);
+    const id = await deploymentIn("acme-web", "uat", ["Deploying"]);
+    await run.waitForOutput((o) => o.includes(`deployment ${id} on acme-web/uat`), "the engine naming it");
     ctrlC(run);
     await run.waitForOutput((o) => o.includes("Ctrl-C again to stop at once"), "the first stop's line");
     // A second key press, not the same one delivered twice (under npm, one Ctrl-C reaches the

@@ -38,6 +38,8 @@ class CommandResult {
 export interface RunningEngine {
   readonly stack: string;
   readonly eventLog: string;
+  /** Deployments its display has named so far, by `stack/environment`. */
+  readonly named: ReadonlyMap<string, string>;
   /** Sends `signal` to the engine (nothing once it has exited). */
   signal(signal: NodeJS.Signals): void;
 }
@@ -100,9 +102,11 @@ export async function runEngineProcess(
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    const named = new Map<string, string>();
     const engine: RunningEngine = {
       stack: options.stack,
       eventLog: options.eventLog,
+      named,
       signal: (signal) => signalChild(child, signal),
     };
     running.add(engine);
@@ -115,6 +119,7 @@ export async function runEngineProcess(
     child.stderr.setEncoding("utf8");
     child.stdout.on("data", (text: string) => {
       stdout += text;
+      for (const [where, id] of deploymentsNamed(text)) named.set(where, id);
       outputs.write(text);
     });
     child.stderr.on("data", (text: string) => {
@@ -208,6 +213,16 @@ function readTail(file: string): string {
   }
 }
 
+/**
+ * The deployments a text names, by `stack/environment`: the provider's progress lines say which
+ * one it waits for (`deployment 103 on acme-web/uat`).
+ */
+function deploymentsNamed(text: string): [string, string][] {
+  return [...text.matchAll(/\bdeployment (\d+) on ([\w.-]+\/[\w.-]+)/gi)].flatMap((m) =>
+    m[1] === undefined || m[2] === undefined ? [] : [[m[2], m[1]] as [string, string]],
+  );
+}
+
 /** The resource operations that wait on the platform, by the type token's last part. */
 const WAITS = new Set(["Deployment", "Snapshot", "SnapshotRestore", "GitFetch"]);
 
@@ -216,9 +231,12 @@ const WAITS = new Set(["Deployment", "Snapshot", "SnapshotRestore", "GitFetch"])
  * the platform (`deployment 103 on acme-web/uat to finish (its bound: 30m)`), or its engine
  * saving the state when none does.
  */
-export function whatItWaitsFor(engine: { readonly stack: string; readonly eventLog: string }): string[] {
+export function whatItWaitsFor(
+  engine: Pick<RunningEngine, "stack" | "eventLog"> & Partial<Pick<RunningEngine, "named">>,
+): string[] {
   const inFlight = new Map<string, { type: string; inputs: Record<string, unknown> }>();
-  const deploymentIds = new Map<string, string>();
+  // The engine's display may name a deployment before its event log has the line.
+  const deploymentIds = new Map<string, string>(engine.named ?? []);
   for (const line of readTail(engine.eventLog).split("\n")) {
     let value: unknown;
     try {
@@ -242,10 +260,7 @@ export function whatItWaitsFor(engine: { readonly stack: string; readonly eventL
       }
     }
     for (const ended of [out, failed]) if (ended !== undefined) inFlight.delete(ended.metadata.urn);
-    // The provider's progress lines name the deployment it waits for: `deployment 103 on acme-web/uat`.
-    for (const match of diag?.message.matchAll(/\bdeployment (\d+) on ([\w.-]+\/[\w.-]+)/gi) ?? []) {
-      if (match[1] !== undefined && match[2] !== undefined) deploymentIds.set(match[2], match[1]);
-    }
+    for (const [where, id] of deploymentsNamed(diag?.message ?? "")) deploymentIds.set(where, id);
   }
   const defaultBound = clientDefaults.poll.timeoutMs / 1000;
   const waits = [...inFlight.values()].map(({ type, inputs }) => {
@@ -253,7 +268,8 @@ export function whatItWaitsFor(engine: { readonly stack: string; readonly eventL
     const seconds = typeof inputs["timeout_seconds"] === "number" ? inputs["timeout_seconds"] : defaultBound;
     const what =
       type === "Deployment"
-        ? `deployment ${deploymentIds.get(where) ?? "(not yet created)"} on ${where}`
+        ? // The id once the provider has said it (its line reaches the event log a little after).
+          `${deploymentIds.has(where) ? `deployment ${deploymentIds.get(where) ?? ""}` : "the deployment"} on ${where}`
         : `the ${type} on ${where}`;
     return `waiting for ${what} to finish (its bound: ${durationText(seconds)})`;
   });

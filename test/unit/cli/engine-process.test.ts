@@ -159,8 +159,12 @@ describe("what a stop waits for", () => {
     );
     expect(whatItWaitsFor({ stack: "dev.acme-web", eventLog: log })).toEqual([
       "waiting for deployment 103 on acme-web/uat to finish (its bound: 30m)",
-      "waiting for deployment (not yet created) on acme-web/prod to finish (its bound: 1h30m)",
+      "waiting for the deployment on acme-web/prod to finish (its bound: 1h30m)",
     ]);
+    // Named by the engine's display before its event log has the line.
+    expect(
+      whatItWaitsFor({ stack: "dev.acme-web", eventLog: log, named: new Map([["acme-web/prod", "104"]]) }),
+    ).toContain("waiting for deployment 104 on acme-web/prod to finish (its bound: 1h30m)");
   });
 
   it("names the engine saving its state when nothing waits on the platform, or no log yet", () => {
