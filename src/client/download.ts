@@ -146,6 +146,17 @@ async function fetchRange(
     const retryAfterMs = parseRetryAfter(headerValue(response.headers, "retry-after"), Date.now());
     return { offset, outcome: { kind: "status", status: response.statusCode, retryAfterMs }, error };
   }
+  // The overall bound beside the idle one (attempt.ts has it for every other body): a download
+  // may take bodyDeadlineMs per maxResponseBytes it carries, the pace of the largest answer at
+  // its deadline, so a large archive has the time it needs and a trickle is cut. Not repeated:
+  // the next request would trickle as well; the bytes so far stay for a later call to resume.
+  const deadlineMs =
+    ctx.settings.bodyDeadlineMs * Math.max(1, Math.ceil((declared - start) / ctx.settings.maxResponseBytes));
+  let expired = false;
+  const deadline = setTimeout(() => {
+    expired = true;
+    discardBody(response);
+  }, deadlineMs);
   const file = await open(partial, start === 0 ? "w" : "a");
   let written = start;
   try {
@@ -170,8 +181,17 @@ async function fetchRange(
     }
   } catch (thrown) {
     if (ApiError.isInstance(thrown)) throw thrown;
+    if (expired) {
+      throw new TimeoutError(
+        `GET ${link.shown}: the download took longer than ${deadlineMs} ms in all ` +
+          `(bodyDeadlineMs per maxResponseBytes of the ${declared - start} bytes asked for), at ${written} of ${declared} bytes; ` +
+          "not repeated; the bytes so far are kept for the next download to resume",
+        { method: "GET", path: link.shown, timeoutMs: deadlineMs, cause: thrown },
+      );
+    }
     return { offset: written, ...networkFailure(ctx, link, thrown, options.signal) };
   } finally {
+    clearTimeout(deadline);
     await file.close();
   }
   if (written < declared) {

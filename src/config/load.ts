@@ -1,7 +1,8 @@
-import { readFileSync, readdirSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readSync, readdirSync } from "node:fs";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigValidationError, type ConfigError, compareErrors } from "./errors";
+import { MAX_STACK_FILE_BYTES, oversizeMessage } from "./source-file";
 import { type DesiredState, type LoadResult, type StackSource, validateSources } from "./validate";
 
 /** True for the files a config directory contributes: `*.yaml` and `*.yml`, not hidden ones. */
@@ -39,6 +40,89 @@ export function stackFileNameFor(stack: string): { ok: true; name: string } | { 
 type ReadOutcome = StackSource | ConfigError;
 
 /**
+ * What a bounded read of a stack file holds: its size is checked before anything is read, and
+ * no more than one byte past the bound is ever read (a file that grows meanwhile included), so
+ * a file of gigabytes costs no memory.
+ */
+function boundedOutcome(file: string, size: number, read: Buffer): ReadOutcome {
+  if (size > MAX_STACK_FILE_BYTES || read.length > MAX_STACK_FILE_BYTES) {
+    return locationless(file, oversizeMessage(Math.max(size, read.length)));
+  }
+  return { file, text: read.toString("utf8") };
+}
+
+/** Where a bounded read puts what it reads: as much as stat said, grown once if the file grew. */
+class BoundedBuffer {
+  buffer: Buffer;
+  length = 0;
+  constructor(size: number) {
+    this.buffer = Buffer.alloc(Math.min(size, MAX_STACK_FILE_BYTES) + 1);
+  }
+  /** Room left, growing to one byte past the bound when full; 0 once nothing more may be read. */
+  room(): number {
+    if (this.length === this.buffer.length && this.buffer.length <= MAX_STACK_FILE_BYTES) {
+      const grown = Buffer.alloc(MAX_STACK_FILE_BYTES + 1);
+      this.buffer.copy(grown);
+      this.buffer = grown;
+    }
+    return this.buffer.length - this.length;
+  }
+  get read(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
+/** Reads `file` up to the bound ({@link boundedOutcome}). */
+function readStackFileSync(file: string): ReadOutcome {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (error) {
+    return unreadable(file, error);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > MAX_STACK_FILE_BYTES) return boundedOutcome(file, size, Buffer.alloc(0));
+    const into = new BoundedBuffer(size);
+    for (let room = into.room(); room > 0; room = into.room()) {
+      const n = readSync(fd, into.buffer, into.length, room, null);
+      if (n === 0) break;
+      into.length += n;
+    }
+    return boundedOutcome(file, size, into.read);
+  } catch (error) {
+    return unreadable(file, error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The asynchronous form of {@link readStackFileSync}. */
+async function readStackFile(file: string): Promise<ReadOutcome> {
+  let handle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    return unreadable(file, error);
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_STACK_FILE_BYTES) return boundedOutcome(file, size, Buffer.alloc(0));
+    const into = new BoundedBuffer(size);
+    for (let room = into.room(); room > 0; room = into.room()) {
+      const { bytesRead } = await handle.read(into.buffer, into.length, room, null);
+      if (bytesRead === 0) break;
+      into.length += bytesRead;
+    }
+    return boundedOutcome(file, size, into.read);
+  } catch (error) {
+    return unreadable(file, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Reads every `*.yaml`/`*.yml` file of `dir` (not subdirectories, not `schema.json`) and validates
  * them together. Never throws for a bad config: every error of every file is in the result.
  * A directory that is missing or holds no stack file is an error too, because an empty desired
@@ -51,15 +135,7 @@ export async function loadDesiredState(dir: string): Promise<LoadResult> {
   } catch (error) {
     return directoryError(dir, error);
   }
-  const outcomes = await Promise.all(
-    names.map((name): Promise<ReadOutcome> => {
-      const file = join(dir, name);
-      return readFile(file, "utf8").then(
-        (text) => ({ file, text }),
-        (error: unknown) => unreadable(file, error),
-      );
-    }),
-  );
+  const outcomes = await Promise.all(names.map((name) => readStackFile(join(dir, name))));
   return finish(dir, outcomes);
 }
 
@@ -71,14 +147,7 @@ export function loadDesiredStateSync(dir: string): LoadResult {
   } catch (error) {
     return directoryError(dir, error);
   }
-  const outcomes = names.map((name): ReadOutcome => {
-    const file = join(dir, name);
-    try {
-      return { file, text: readFileSync(file, "utf8") };
-    } catch (error) {
-      return unreadable(file, error);
-    }
-  });
+  const outcomes = names.map((name) => readStackFileSync(join(dir, name)));
   return finish(dir, outcomes);
 }
 
@@ -106,12 +175,9 @@ export function scanDeclaredStacks(dir: string): DeclaredSource[] | undefined {
   const seen = new Set<string>();
   for (const name of names) {
     const file = join(dir, name);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      return undefined;
-    }
+    const read = readStackFileSync(file);
+    if (!("text" in read)) return undefined;
+    const { text } = read;
     const declared = [...text.matchAll(/^stack:[ \t]*(["']?)([^"'\s#]+)\1[ \t]*(?:#.*)?$/gm)];
     const stack = declared.length === 1 ? declared[0]?.[2] : undefined;
     if (stack === undefined || seen.has(stack)) return undefined;

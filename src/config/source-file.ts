@@ -47,6 +47,14 @@ export interface Finding {
  */
 export const MAX_STACK_FILE_BYTES = 4 * 1024 * 1024;
 
+/** The one error of a stack file over {@link MAX_STACK_FILE_BYTES}. */
+export function oversizeMessage(bytes: number): string {
+  return (
+    `the file is ${bytes} bytes, over the ${MAX_STACK_FILE_BYTES} (4 MiB) a stack file may be; ` +
+    "real ones are far smaller: find what made it this large"
+  );
+}
+
 /** Parses `text` and returns the file plus the YAML-level errors (syntax, tabs, duplicate keys). */
 export function parseSourceFile(file: string, text: string): { source: SourceFile; errors: ConfigError[] } {
   const bytes = Buffer.byteLength(text, "utf8");
@@ -54,9 +62,7 @@ export function parseSourceFile(file: string, text: string): { source: SourceFil
     const lineCounter = new LineCounter();
     const document = parseDocument("", { lineCounter });
     const source = { file, text: "", document, value: undefined, broken: true, lineCounter, lines: [] };
-    const message =
-      `the file is ${bytes} bytes, over the ${MAX_STACK_FILE_BYTES} (4 MiB) a stack file may be; ` +
-      "real ones are far smaller: find what made it this large";
+    const message = oversizeMessage(bytes);
     return { source, errors: [{ file, line: 1, column: 1, path: "", message, lineText: "" }] };
   }
   const lineCounter = new LineCounter();

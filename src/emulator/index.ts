@@ -8,6 +8,7 @@ import { Faults, RequestLog } from "./faults";
 import { SPEEDS, Scheduler, type Speed } from "./scheduler";
 import { type SeedInput, loadSeed } from "./seed";
 import { buildServer } from "./server";
+import { takeStateLock } from "./state-lock";
 import { Store } from "./store";
 import { ANSWERS, type Answers } from "./deployment-fields";
 
@@ -15,6 +16,7 @@ export { SPEEDS, type Speed } from "./scheduler";
 export { ANSWERS, type Answers } from "./deployment-fields";
 export { checkPublicUrl } from "./links";
 export { Seed, type SeedInput, loadSeed } from "./seed";
+export { StateFileInUseError, stateFileHolder, stateLockPath, type StateLockHolder } from "./state-lock";
 
 /** Options of `startEmulator`. */
 export interface EmulatorOptions {
@@ -75,7 +77,15 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     throw new Error(`startEmulator: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   const seed = loadSeed(options.seed);
-  const store = new Store(seed, options.stateFile);
+  // One server per state file (state-lock.ts): taken before the file is opened.
+  const lock = options.stateFile === undefined ? undefined : takeStateLock(resolve(options.stateFile));
+  let store: Store;
+  try {
+    store = new Store(seed, options.stateFile);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const scheduler = new Scheduler(speed);
   const engine = new Engine(store, scheduler);
   const faults = new Faults();
@@ -107,11 +117,13 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   } catch (err) {
     scheduler.close();
     store.close();
+    lock?.release();
     throw err;
   }
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error("emulator: not listening on TCP");
   base = `http://127.0.0.1:${address.port}`;
+  lock?.listening(base);
   engine.resume();
   let closing: Promise<void> | null = null;
   return {
@@ -121,6 +133,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         scheduler.close();
         await app.close();
         store.close();
+        lock?.release();
       })();
       return closing;
     },

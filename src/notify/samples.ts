@@ -36,33 +36,58 @@ export function sampleEvents(
 ): NotifyEvent[] {
   const ctx = { ...context, test: true };
   const pulumiStack = `${ctx.target}.${apiStack}`;
-  const link = "https://deploy.example.com/naut/project/example/environment/example/deploy/0";
-  const made = (state: string, extra: Record<string, unknown> = {}) => ({
+  // As the platform's own links and a real failure read, about the stack and environment named.
+  const linkOf = (id: string) =>
+    `https://deploy.example.com/naut/project/${apiStack}/environment/${environment}/deploy/${id}`;
+  const sha = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
+  const urn = buildUrn({
+    stack: pulumiStack,
+    project: "stackwright",
+    qualifiedType: typeToken("Deployment"),
+    name: `${apiStack}/${environment}`,
+  });
+  const made = (state: string, id: string, extra: Record<string, unknown> = {}) => ({
     sequence: 0,
     timestamp: 0,
     resOutputsEvent: {
       metadata: {
         op: "create" as const,
-        urn: buildUrn({
-          stack: pulumiStack,
-          project: "stackwright",
-          qualifiedType: typeToken("Deployment"),
-          name: `${apiStack}/${environment}`,
-        }),
+        urn,
         type: typeToken("Deployment"),
         provider: "",
         new: {
           type: typeToken("Deployment"),
           urn: "",
-          id: "0",
+          id,
           parent: "",
           provider: "",
           inputs: { stack: apiStack, environment, ref: "main" },
-          outputs: { deployment_id: "0", state, sha: "0".repeat(40), link, ...extra },
+          outputs: { deployment_id: id, state, sha, link: linkOf(id), ...extra },
         },
       },
     },
   });
+  // The provider's error for a failed deployment, with the last lines of its log (log-follower.ts).
+  const tail = [
+    `Fetching branch main (${sha.slice(0, 7)})`,
+    "Running composer install --no-dev --optimize-autoloader",
+    "Installing silverstripe/framework (5.2.1)",
+    "PHP Fatal error:  Allowed memory size of 536870912 bytes exhausted",
+    "Deployment failed: composer install exited with code 255",
+  ];
+  const failedLog = {
+    sequence: 0,
+    timestamp: 0,
+    diagnosticEvent: {
+      urn,
+      severity: "error" as const,
+      color: "never",
+      message:
+        `Deployment 102 "Sample release" on ${apiStack}/${environment} ended Failed: ${linkOf("102")}. ` +
+        "The state records it; the next up deploys again.\n" +
+        `Last ${tail.length} lines of its log:\n${tail.map((l) => `  ${l}`).join("\n")}`,
+    },
+  };
   const restore = (status: string, name: string) => ({
     sequence: 0,
     timestamp: 0,
@@ -91,15 +116,15 @@ export function sampleEvents(
   });
   const base = { apiStack, pulumiStack, exitCode: 0, events: [] };
   const samples: NotifyEvent[] = [
-    ...stackRunEvents({ ...base, events: [made("Completed")] }, ctx),
-    ...stackRunEvents({ ...base, events: [made("Failed")] }, ctx),
-    ...stackRunEvents({ ...base, events: [made("Submitted")] }, ctx),
+    ...stackRunEvents({ ...base, events: [made("Completed", "101")] }, ctx),
+    ...stackRunEvents({ ...base, events: [failedLog, made("Failed", "102")] }, ctx),
+    ...stackRunEvents({ ...base, events: [made("Submitted", "103")] }, ctx),
     ...stackRunEvents(
-      { ...base, events: [made("Completed", { verification: sampleVerification("failed") })] },
+      { ...base, events: [made("Completed", "104", { verification: sampleVerification("failed") })] },
       ctx,
     ),
     ...stackRunEvents(
-      { ...base, events: [made("Completed", { verification: sampleVerification("rolled_back") })] },
+      { ...base, events: [made("Completed", "105", { verification: sampleVerification("rolled_back") })] },
       ctx,
     ),
     ...stackRunEvents(

@@ -127,3 +127,37 @@ it("writes the stacks it can, skips the others with one line each, and exits 1",
   const loaded = await loadDesiredState(into);
   expect(loaded.ok).toBe(true);
 }, 120_000);
+
+it("goes on with the other stacks when the API fails for one, naming it in one line at the end (exit 1)", async () => {
+  const into = path.join(dir, "after-api-error");
+  // More failures than the client's retries: the list of plain's deployments fails for good.
+  await emulator.hooks.fault({
+    method: "GET",
+    path: "/svc/project/plain/environment/uat/deploys",
+    kind: "status",
+    status: 500,
+    count: 50,
+  });
+  try {
+    const run = startStackwright(repoRoot, ["import", "--all", "--into", into], {
+      PATH: process.env["PATH"] ?? "",
+      STACKWRIGHT_API_URL: proxy.url,
+      STACKWRIGHT_EMAIL: OPS.email,
+      STACKWRIGHT_API_TOKEN: OPS.token,
+    });
+    const status = await run.exited;
+    const out = run.output();
+    expect(status, out).toBe(1);
+    expect(fs.readdirSync(into).sort()).toEqual(["schema.json", "x.yaml"]);
+    const skipped = out.split("\n").filter((line) => line.startsWith("stackwright import: skipped "));
+    expect(skipped).toHaveLength(5);
+    expect(skipped.sort()[4]).toMatch(
+      /^stackwright import: skipped "plain": reading it from the API failed, nothing written: .*\/svc\/project\/plain\/environment\/uat\/deploys.*500/,
+    );
+    expect(out).toContain(
+      "stackwright import: 5 stacks were skipped (listed above); the others were imported",
+    );
+  } finally {
+    await emulator.hooks.clearFaults();
+  }
+}, 120_000);

@@ -255,5 +255,32 @@ describe("the stackwright command on the example stacks-config", () => {
       );
       expect(status).toBe(1);
     }, 240_000);
+
+    it("runs start on the emulator that already serves .stackwright/emulator.db, never a second one", async () => {
+      editConfig((text) => text.replace("    snapshots:\n      frozen-db: { mode: db }\n", ""));
+      await hooks.clearRequests();
+      const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
+      expect(out).toContain(
+        `against the emulator of process ${String(emulator.child.pid)} at ${emulator.url}, which serves .stackwright/emulator.db`,
+      );
+      expect(status, out).toBe(0);
+      // The run's reads reached the emulator that was running.
+      expect((await hooks.requests()).some((r) => r.path.startsWith("/svc/project/acme-web"))).toBe(true);
+    }, 240_000);
+
+    it("stops start in one line when the process that holds the state file does not answer", () => {
+      const lock = path.join(project.dir, ".stackwright", "emulator.db.lock");
+      const held = fs.readFileSync(lock, "utf8");
+      fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, url: "http://127.0.0.1:1" }));
+      try {
+        const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
+        expect(out.trim().split("\n").slice(1)).toEqual([
+          `.stackwright/emulator.db is held by process ${process.pid}, which does not answer at http://127.0.0.1:1; stop it (kill ${process.pid}) and run start again`,
+        ]);
+        expect(status).toBe(2);
+      } finally {
+        fs.writeFileSync(lock, held);
+      }
+    }, 240_000);
   });
 });

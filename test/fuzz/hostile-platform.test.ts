@@ -7,14 +7,16 @@
  * payload, the webhook's JSON keeps the data. The processes end to end are
  * test/e2e/platform-text.test.ts; this covers many more strings, in process.
  */
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import MarkdownIt from "markdown-it";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Deployment, Environment, NotifyEvent } from "../../src/api";
 import { HistoryDocument, historyTable } from "../../src/cli/commands/history";
 import { linePrinter } from "../../src/cli/commands/logs";
 import { renderComment } from "../../src/cli/report/summary";
-import { needAttributes } from "../../src/client";
+import { ApiError, needAttributes, ReadBudget } from "../../src/client";
 import { validateStackFile } from "../../src/config";
 import { importedStackFile, type ImportedStack } from "../../src/importer";
 import { eventContext, sampleEvents, sinkRequest } from "../../src/notify";
@@ -26,8 +28,9 @@ import {
   type FleetStatus,
 } from "../../src/observe";
 import { EVERY_STATE_SITES, demoFleet } from "../helpers/demo-fleet";
+import { testClient } from "../helpers/client";
 import { hostileText, hostileUrl, mrkdwnTexts } from "../helpers/hostile-text";
-import { fuzz } from "./harness";
+import { count, fuzz } from "./harness";
 
 const FILE = "test/fuzz/hostile-platform.test.ts";
 
@@ -283,6 +286,137 @@ describe("a hostile platform through every renderer", () => {
         expect(file.text).not.toMatch(CONTROL);
         expect(validateStackFile("stacks-config/site.yaml", file.text).errors).toEqual([]);
         counts["outputs"] = (counts["outputs"] ?? 0) + 10;
+      },
+      { bounded: 40, file: FILE },
+    );
+  }, 120_000);
+});
+
+/** One page a hostile list answers with. */
+const HostilePage = fc.record({
+  body: fc.oneof(
+    { arbitrary: fc.constant("json" as const), weight: 12 },
+    { arbitrary: fc.constant("garbage" as const), weight: 1 },
+    { arbitrary: fc.constant("huge" as const), weight: 1 },
+  ),
+  items: fc.integer({ min: 0, max: 60 }),
+  pad: fc.integer({ min: 0, max: 5_000 }),
+  next: fc.oneof(
+    { arbitrary: fc.constant("next" as const), weight: 10 },
+    { arbitrary: fc.constant("end" as const), weight: 3 },
+    { arbitrary: fc.constant("loop" as const), weight: 1 },
+    { arbitrary: fc.constant("foreign" as const), weight: 1 },
+  ),
+  chunked: fc.boolean(),
+});
+type HostilePage = typeof HostilePage extends fc.Arbitrary<infer T> ? T : never;
+/** Three lists read at once, each a sequence of pages (past its end: an empty last page). */
+const HostileLists = fc.array(fc.array(HostilePage, { minLength: 1, maxLength: 12 }), {
+  minLength: 3,
+  maxLength: 3,
+});
+
+const LIMITS = { maxResponseBytes: 256 * 1024, maxListBytes: 600 * 1024, budget: 512 * 1024 };
+
+/** A process's read budget that also counts what it let through, and the largest page it saw. */
+class CountingBudget extends ReadBudget {
+  admitted = 0;
+  largest = 0;
+  override take(bytes: number, method: string, path: string, pages: number): void {
+    this.largest = Math.max(this.largest, bytes);
+    super.take(bytes, method, path, pages);
+    this.admitted += bytes;
+  }
+}
+
+describe("a hostile platform's lists", () => {
+  let server: http.Server;
+  let url = "";
+  let lists: HostilePage[][] = [];
+  /** Body bytes sent per list in the current case. */
+  let sent: number[] = [];
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const match = /^\/l(\d)\/svc\/projects(?:\?page=(\d+))?$/.exec(req.url ?? "");
+      const list = Number(match?.[1] ?? 0);
+      const index = Number(match?.[2] ?? 1);
+      const page = lists[list]?.[index - 1];
+      const here = `/l${list}/svc/projects?page=${index}`;
+      const next =
+        page === undefined || page.next === "end"
+          ? undefined
+          : page.next === "loop"
+            ? here
+            : page.next === "foreign"
+              ? `http://evil.example/l${list}/svc/projects?page=${index + 1}`
+              : `${url}/l${list}/svc/projects?page=${index + 1}`;
+      let body: string;
+      if (page?.body === "garbage") body = `{"data": [${"{".repeat(page.pad % 5_000)}`;
+      else if (page?.body === "huge")
+        body = `{"data": [], "x": "${"y".repeat(LIMITS.maxResponseBytes + page.pad)}"}`;
+      else {
+        const items = Array.from({ length: page?.items ?? 0 }, (_, i) => ({
+          type: "stacks",
+          id: `s${index}-${i}`,
+          attributes: { name: `s${index}-${i}`, title: "t".repeat(page?.pad ?? 0) },
+        }));
+        body = JSON.stringify({ data: items, links: next === undefined ? {} : { next } });
+      }
+      sent[list] = (sent[list] ?? 0) + Buffer.byteLength(body);
+      const headers: http.OutgoingHttpHeaders = { "content-type": "application/vnd.api+json" };
+      if (page?.chunked !== true) headers["content-length"] = String(Buffer.byteLength(body));
+      res.writeHead(200, headers);
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("never lets the client account for more than its read budget, whatever the pages", async () => {
+    await fuzz(
+      "hostile lists",
+      HostileLists,
+      async (drawn, counts) => {
+        lists = drawn;
+        sent = [];
+        const budget = new CountingBudget(LIMITS.budget);
+        const clients = drawn.map((_, i) =>
+          testClient({
+            baseUrl: `${url}/l${i}`,
+            email: "ops@example.com",
+            token: "hostile-lists-token",
+            maxResponseBytes: LIMITS.maxResponseBytes,
+            maxListBytes: LIMITS.maxListBytes,
+            readBudget: budget,
+            retry: { maxAttempts: 1 },
+          }),
+        );
+        try {
+          const results = await Promise.allSettled(clients.map((c) => c.stacks.list()));
+          // What was let through for parsing never passes the budget, one page never the cap.
+          expect(budget.admitted).toBeLessThanOrEqual(LIMITS.budget);
+          expect(budget.largest).toBeLessThanOrEqual(LIMITS.maxResponseBytes);
+          results.forEach((result, i) => {
+            if (result.status === "fulfilled") {
+              // A list that ends read no more than one list may.
+              expect(sent[i] ?? 0).toBeLessThanOrEqual(LIMITS.maxListBytes);
+              count(counts, "lists read");
+            } else {
+              // Anything else fails as the client's own error, with one line.
+              expect(ApiError.isInstance(result.reason), String(result.reason)).toBe(true);
+              expect((result.reason as Error).message).not.toContain("\n");
+              count(counts, "lists refused");
+            }
+          });
+          count(counts, "bytes admitted", budget.admitted);
+        } finally {
+          await Promise.all(clients.map((c) => c.close()));
+        }
       },
       { bounded: 40, file: FILE },
     );

@@ -1,4 +1,12 @@
-import { ANSWERS, DEFAULT_SEED_PATH, SPEEDS, checkPublicUrl, loadSeed, startEmulator } from "../../emulator";
+import {
+  ANSWERS,
+  DEFAULT_SEED_PATH,
+  SPEEDS,
+  checkPublicUrl,
+  loadSeed,
+  startEmulator,
+  StateFileInUseError,
+} from "../../emulator";
 import { flag, FlagRuleError } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
@@ -58,6 +66,9 @@ function seedOf(file: string): ReturnType<typeof loadSeed> {
 
 /** A port that cannot be listened on is a bad value too (exit 2), said in one line. */
 function listenProblem(err: unknown, port: number): CliError | undefined {
+  // A second server on one state file would never see what the first writes (state-lock.ts).
+  if (err instanceof StateFileInUseError)
+    return new CliError("usage", `stackwright emulator: ${err.message}`);
   const code = typeof err === "object" && err !== null && "code" in err ? err.code : undefined;
   if (code === "EADDRINUSE") {
     return new CliError(

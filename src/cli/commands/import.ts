@@ -5,13 +5,20 @@
  * lock declared). Reads only (GET): the stack list, and per stack its snapshots and, per
  * environment, the environment and its deployments. What the files say is decided by
  * src/importer; this command reads, validates each file with the loader's own rules, and writes
- * it atomically, never over an existing file without --force.
+ * it atomically, never over an existing file without --force. A stack that cannot be read or
+ * written is skipped with one line at the end (exit 1); the others are imported.
  */
 import { terminalLines, terminalText } from "../../safe-text";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { nameProblem, shownValue } from "../../api";
-import { InvalidArgumentError, missingValue, needAttributes, type StackwrightClient } from "../../client";
+import {
+  ApiError,
+  InvalidArgumentError,
+  missingValue,
+  needAttributes,
+  type StackwrightClient,
+} from "../../client";
 import {
   formatErrorLine,
   isStackFileName,
@@ -115,8 +122,15 @@ export const importCommand = defineCommand({
           return await readStack(client, t.stack);
         } catch (error) {
           // A name the API paths cannot carry: no request was sent for it.
-          if (!InvalidArgumentError.isInstance(error)) throw error;
-          skip(t.stack.attributes.name, `the name cannot be read through the API: ${error.message}`);
+          if (InvalidArgumentError.isInstance(error)) {
+            skip(t.stack.attributes.name, `the name cannot be read through the API: ${error.message}`);
+            return undefined;
+          }
+          // An answer of the API about this stack (an error, a timeout, a shape that cannot be
+          // read): the other stacks are imported all the same; this one is listed at the end.
+          if (!ApiError.isInstance(error)) throw error;
+          const line = error.message.split("\n")[0] ?? error.message;
+          skip(t.stack.attributes.name, `reading it from the API failed, nothing written: ${line}`);
           return undefined;
         }
       });

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState } from "../../config";
 import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
-import { combinedExitCode } from "../kit/exit-codes";
+import { CliError, combinedExitCode, EXIT_CODES } from "../kit/exit-codes";
 import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget, stackNameOf } from "../fleet/open-target";
@@ -51,17 +51,37 @@ async function embeddedEmulator(
   port: number,
 ): Promise<ApiTarget> {
   // Loaded only here: `validate` and friends never open the emulator's database.
-  const { DEFAULT_SEED_PATH, startEmulator } = await import("../../emulator/index.js");
+  const { DEFAULT_SEED_PATH, startEmulator, StateFileInUseError } = await import("../../emulator/index.js");
   const stateDir = path.join(projectDir, ".stackwright");
   fs.mkdirSync(stateDir, { recursive: true });
   const stateFile = path.join(stateDir, "emulator.db");
   // The port of Pulumi.dev.yaml's apiUrl, so links in the outputs stay valid between runs; any
   // free port when something else holds it.
   const options = { seed: DEFAULT_SEED_PATH, stateFile, speed: pace };
-  const emulator = await startEmulator({ ...options, port }).catch((err: unknown) => {
-    if (err instanceof Error && "code" in err && err.code === "EADDRINUSE") return startEmulator(options);
-    throw err;
-  });
+  const shown = path.relative(process.cwd(), stateFile) || stateFile;
+  let emulator: { url: string; close(): Promise<void> };
+  let description: string;
+  try {
+    emulator = await startEmulator({ ...options, port }).catch((err: unknown) => {
+      if (err instanceof Error && "code" in err && err.code === "EADDRINUSE") return startEmulator(options);
+      throw err;
+    });
+    description = `the embedded emulator at ${emulator.url} (state in ${shown})`;
+  } catch (err) {
+    // An emulator already serves this state file (one kept running, as the README's laptop flow
+    // does): the run uses it, never a second server over the same file.
+    if (!(err instanceof StateFileInUseError)) throw err;
+    const url = err.holder.url;
+    if (url === undefined || !(await answers(url))) {
+      throw new CliError(
+        "usage",
+        `${shown} is held by process ${err.holder.pid}, which does not answer${url === undefined ? "" : ` at ${url}`}; ` +
+          `stop it (kill ${err.holder.pid}) and run start again`,
+      );
+    }
+    emulator = { url, close: () => Promise.resolve() };
+    description = `the emulator of process ${err.holder.pid} at ${url}, which serves ${shown}`;
+  }
   return {
     env: {
       STACKWRIGHT_API_URL: emulator.url,
@@ -70,9 +90,20 @@ async function embeddedEmulator(
       // On this machine's loopback: never through a proxy that HTTPS_PROXY may name.
       STACKWRIGHT_PROXY: "direct",
     },
-    description: `the embedded emulator at ${emulator.url} (state in ${path.relative(process.cwd(), stateFile) || stateFile})`,
+    description,
     close: () => emulator.close(),
   };
+}
+
+/** True when a server answers HTTP at `url` within a few seconds (any status). */
+async function answers(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/_emulator/requests`, { signal: AbortSignal.timeout(5_000) });
+    await res.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const startCommand = defineCommand({

@@ -1,15 +1,23 @@
 /**
- * SIGINT and SIGTERM during an engine run (a cancelled CI job, Ctrl-C): the first stops the
- * engine gracefully (Pulumi's own cancel: no new resource operation starts, the ones in flight
- * finish or reach their timeout, the checkpoint is written and the lock released); a second one
- * aborts at once (the lock may stay behind; the next run recovers it, see lock-guard.ts).
+ * SIGINT and SIGTERM during an engine run (Ctrl-C, a cancelled CI job): the first asks every
+ * running engine, once, to stop gracefully (Pulumi's own cancel: no new resource operation
+ * starts, the ones in flight finish or reach their bound, the checkpoint is written and the lock
+ * released), starts no engine after it, and says what the run waits for; the second stops every
+ * engine at once (Pulumi's terminate: the lock may stay behind; the next run recovers it, see
+ * lock-guard.ts).
  *
- * The engine gets exactly one signal per signal we get. A Ctrl-C typed in a terminal reaches
- * every process of the foreground group, the engine included, so a SIGINT while stdin is a
- * terminal is not passed on again (Pulumi would count it as the second and terminate).
+ * Each engine runs in a process group of its own (engine-process.ts), so that a Ctrl-C
+ * typed in a terminal, which reaches every process of the foreground group, reaches the engines
+ * only through this module: exactly one SIGINT per engine for the first signal and one for the
+ * second, whether the signal went to the whole group or to this process alone. Under `npm start` one Ctrl-C
+ * reaches this process twice (from the terminal and forwarded by npm), so a repeat of the same
+ * signal within {@link SAME_KEYPRESS_MS} counts as the first one.
  */
-import { execFileSync } from "node:child_process";
 import { CliError } from "../kit/exit-codes";
+import { runningEngines, whatItWaitsFor } from "./engine-process";
+
+/** Two signals of the same name closer than this are one key press delivered twice. */
+export const SAME_KEYPRESS_MS = 300;
 
 export interface Interruption {
   /** Aborted at the first signal: pass it to every engine call (`signal` option). */
@@ -25,7 +33,7 @@ export class InterruptedError extends CliError {
   constructor(readonly signalName: NodeJS.Signals) {
     super(
       "interrupted",
-      `stopped by ${signalName}: the operations in flight were finished and the state saved; run it again to carry on.`,
+      `stopped by ${signalName}; run it again to carry on (it recovers what the stop left)`,
     );
     this.name = "InterruptedError";
   }
@@ -33,61 +41,46 @@ export class InterruptedError extends CliError {
 
 export interface InterruptOptions {
   readonly log?: (line: string) => void;
-  /** Whether a SIGINT came from a terminal (and so reached the engine too). */
-  readonly fromTerminal?: (signal: NodeJS.Signals) => boolean;
-  /** Sends `signal` to the engine processes this process started. */
-  readonly signalEngines?: (signal: NodeJS.Signals) => void;
+  readonly now?: () => number;
 }
 
 /** Installs the handlers for one command's run. */
 export function handleInterrupts(options: InterruptOptions = {}): Interruption {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const fromTerminal =
-    options.fromTerminal ?? ((s: NodeJS.Signals) => s === "SIGINT" && process.stdin.isTTY === true);
-  const signalEngines = options.signalEngines ?? signalChildren;
+  const now = options.now ?? (() => performance.now());
   const controller = new AbortController();
-  let first: NodeJS.Signals | undefined;
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
+  let stopped = false;
+  const again = (signal: NodeJS.Signals) => (signal === "SIGINT" ? "Ctrl-C again" : `${signal} again`);
   const onSignal = (signal: NodeJS.Signals) => {
     if (first === undefined) {
-      first = signal;
+      first = { signal, at: now() };
+      // Aborting sends each running engine its one SIGINT (runEngineProcess) and keeps the
+      // others from starting.
+      const waits = runningEngines().flatMap((engine) => whatItWaitsFor(engine));
+      controller.abort(new InterruptedError(signal));
       log(
-        `\nstackwright: ${signal} received: stopping gracefully. Resource operations in flight finish ` +
-          `or reach their timeout, then the state is saved and the stack's lock released. ` +
-          `Send ${signal} again to abort at once.`,
+        `\nstackwright: ${signal} received: stopping gracefully; ` +
+          (waits.length === 0 ? "no engine is running and none will start" : waits.join("; ")) +
+          `; ${again(signal)} to stop at once`,
       );
-      if (!fromTerminal(signal)) controller.abort(new InterruptedError(signal));
       return;
     }
-    log(`\nstackwright: ${signal} received again: aborting now. The next run recovers the lock.`);
-    if (!fromTerminal(signal)) signalEngines("SIGTERM");
+    if (signal === first.signal && now() - first.at < SAME_KEYPRESS_MS) return;
+    if (stopped) return;
+    stopped = true;
+    log(`\nstackwright: ${signal} received again: stopping at once. The next run recovers the lock.`);
+    // Pulumi's second SIGINT: terminate.
+    for (const engine of runningEngines()) engine.signal("SIGINT");
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   return {
     signal: controller.signal,
-    received: () => first,
+    received: () => first?.signal,
     dispose() {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     },
   };
-}
-
-/** Sends `signal` to this process's direct children (the `pulumi` CLI processes). */
-function signalChildren(signal: NodeJS.Signals): void {
-  let table: string;
-  try {
-    table = execFileSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8", timeout: 5_000 });
-  } catch {
-    return;
-  }
-  for (const line of table.split("\n")) {
-    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
-    if (pid === undefined || ppid !== process.pid) continue;
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Exited meanwhile.
-    }
-  }
 }

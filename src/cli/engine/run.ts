@@ -1,7 +1,8 @@
 /**
  * The engine run of one stack: `pulumi preview|up|refresh|destroy --stack NAME`, with the
- * arguments and environment the Automation API's `Stack` passes, through the same
- * `PulumiCommand` (so a failure is the same `CommandError`), minus what this tool never uses.
+ * arguments and environment the Automation API's `Stack` passes, run as its `PulumiCommand` runs
+ * them (so a failure is the same `CommandError`) but in a process group of its own
+ * (engine-process.ts), minus what this tool never uses.
  * The SDK's `Stack` selects the stack when it is made (`pulumi stack select`), and after an
  * update, refresh or destroy reads the stack's outputs twice and its history: four `pulumi`
  * processes around each run, measured at 1.3 CPU-seconds per stack, a sixth of a per-file
@@ -20,23 +21,7 @@ import {
   type ProviderPortFactory,
   type RunGuard,
 } from "../../program";
-
-// `PulumiCommand.run` is the method the SDK's own `Stack` runs every command with (it adds
-// `--non-interactive`, puts the CLI's folder first on PATH, sends SIGINT on abort and turns a
-// failure into the matching `CommandError`). The pinned SDK has it; its typings leave it out
-// as internal, so it is declared here (test/unit/cli/engine/run.test.ts fails if it goes away).
-declare module "@pulumi/pulumi/automation/cmd" {
-  interface PulumiCommand {
-    run(
-      args: string[],
-      cwd: string,
-      additionalEnv: Record<string, string>,
-      onOutput?: (data: string) => void,
-      onError?: (data: string) => void,
-      signal?: AbortSignal,
-    ): Promise<{ readonly stdout: string; readonly stderr: string }>;
-  }
-}
+import { runEngineProcess } from "./engine-process";
 
 export type EngineOperation = "preview" | "up" | "refresh" | "destroy";
 
@@ -55,7 +40,7 @@ export interface EngineRunOptions {
    * and to its end once it has exited, also when it failed).
    */
   readonly onEvent?: (event: EngineEvent) => void;
-  /** Aborting sends the engine SIGINT: it stops at a safe point and releases its lock. */
+  /** Aborting sends the engine SIGINT, once: it stops at a safe point and releases its lock. */
   readonly signal?: AbortSignal;
   /** The run's guard of its never-repeated creates (state/in-flight.ts), with the shared host. */
   readonly guard?: RunGuard;
@@ -231,7 +216,14 @@ export class EngineStack {
         "--color",
         "never",
       ];
-      await ws.pulumiCommand.run(args, ws.workDir, env, options.onOutput, options.onError, options.signal);
+      // In a process group of its own: signals reach it only from this CLI (engine-process.ts).
+      await runEngineProcess(ws.pulumiCommand, args, ws.workDir, env, {
+        stack: this.name,
+        eventLog: log,
+        ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
     } finally {
       program?.close();
       providers?.close();

@@ -275,11 +275,16 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
             where ?? lockTargetOf(target.projectDir, job.stackName, target.env),
             options.lockPolicy,
             gated,
-            { onRecovered: (holder, reason) => void notices.recoveredLocks.push({ holder, reason }) },
+            {
+              onRecovered: (holder, reason) => void notices.recoveredLocks.push({ holder, reason }),
+              signal: options.signal,
+            },
           );
     });
     return outcome(EXIT_CODES.ok, changes);
-  } catch (err) {
+  } catch (caught) {
+    // A stop ends the engine with an error of its own ("update canceled"): the stop is the cause.
+    const err: unknown = options.signal.aborted ? options.signal.reason : caught;
     return outcome(exitCodeOf(err), {}, describeError(options.operation, err, events));
   } finally {
     errors.flush();

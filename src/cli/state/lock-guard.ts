@@ -50,6 +50,8 @@ export interface GuardHooks {
   readonly now?: () => number;
   /** Told of each stale lock removed: whose it was, and why it was judged stale (notifications). */
   readonly onRecovered?: (holder: string, reason: string) => void;
+  /** A stop (engine/interrupt.ts): the wait for another run's lock ends with its reason. */
+  readonly signal?: AbortSignal;
 }
 
 const POLL_MS = 1_000;
@@ -129,7 +131,21 @@ export async function withStackLock<T>(
         said = true;
       }
       // Jittered so that two waiting runs do not retry in step.
-      await sleep(Math.min(left, POLL_MS * (0.8 + Math.random() * 0.4)));
+      await untilAborted(sleep(Math.min(left, POLL_MS * (0.8 + Math.random() * 0.4))), hooks.signal);
     }
   }
+}
+
+/** `wait`, or the signal's reason as soon as it is aborted. */
+function untilAborted(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return wait;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void wait.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
 }

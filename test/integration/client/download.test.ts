@@ -9,6 +9,7 @@ import {
   AbortedError,
   InvalidArgumentError,
   PARTIAL_SUFFIX,
+  TimeoutError,
   UnexpectedResponseError,
 } from "../../../src/client";
 import type { DownloadProgress } from "../../../src/client";
@@ -42,6 +43,8 @@ interface Behaviour {
   status: string;
   /** The partial file the client writes, for cuts that wait until the bytes are on disk. */
   partial?: string | undefined;
+  /** Send the body a little at a time, never pausing as long as the idle bound, never ending. */
+  trickle?: boolean;
 }
 
 let api: http.Server;
@@ -112,6 +115,16 @@ function serveArchive(req: http.IncomingMessage, res: http.ServerResponse): void
   const headers: http.OutgoingHttpHeaders = { "content-length": String(body.length) };
   if (start > 0) headers["content-range"] = `bytes ${start}-${SIZE - 1}/${SIZE}`;
   res.writeHead(start > 0 ? 206 : 200, headers);
+  if (behaviour.trickle === true) {
+    let at = 0;
+    const timer = setInterval(() => {
+      if (at >= body.length) return;
+      res.write(body.subarray(at, at + 1_000));
+      at += 1_000;
+    }, 20);
+    res.on("close", () => clearInterval(timer));
+    return;
+  }
   const cut = behaviour.cutAfter.shift();
   if (cut === undefined) {
     res.end(body);
@@ -166,12 +179,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function client() {
+function client(options: { bodyDeadlineMs?: number } = {}) {
   return testClient({
     baseUrl: apiUrl,
     email: "ops@example.com",
     token: TOKEN,
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    ...options,
   });
 }
 
@@ -194,6 +208,23 @@ describe("a snapshot download", () => {
       [...progress.map((p) => p.receivedBytes)].sort((a, b) => a - b),
     );
     await c.close();
+  });
+
+  it("is cut at its overall deadline when the body trickles within the idle bound, not repeated, its bytes kept", async () => {
+    behaviour.trickle = true;
+    const c = client({ bodyDeadlineMs: 400 });
+    const to = target();
+    behaviour.partial = `${to}${PARTIAL_SUFFIX}`;
+    const error = await failure(c.snapshots.download("acme-web", 5, { to }));
+    await c.close();
+    expect(TimeoutError.isInstance(error)).toBe(true);
+    expect((error as TimeoutError).timeoutMs).toBe(400);
+    expect((error as Error).message).toMatch(
+      /^GET \S+snapshot-all\.sspak: the download took longer than 400 ms in all \(bodyDeadlineMs per maxResponseBytes of the 300000 bytes asked for\), at \d+ of 300000 bytes; not repeated/,
+    );
+    expect(archiveGets()).toHaveLength(1);
+    expect(existsSync(to)).toBe(false);
+    expect(statSync(`${to}${PARTIAL_SUFFIX}`).size).toBeLessThan(SIZE);
   });
 
   it("resumes with Range after the connection breaks mid-body, twice, and ends with the exact bytes", async () => {

@@ -1,5 +1,15 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatConfigErrors, formatErrorLine, validateStackFile } from "../../../src/config";
+import {
+  formatConfigErrors,
+  formatErrorLine,
+  loadDesiredState,
+  loadDesiredStateSync,
+  loadStackSync,
+  validateStackFile,
+} from "../../../src/config";
 
 /** A stack file of `count` environments, each a one-line deployment. */
 function manyEnvironments(count: number, extra = ""): string {
@@ -25,6 +35,38 @@ describe("validate on a large file", () => {
     expect(errors.map(formatErrorLine)).toEqual([
       `big.yaml:1:1: the file is ${text.length} bytes, over the 4194304 (4 MiB) a stack file may be; real ones are far smaller: find what made it this large`,
     ]);
+  });
+});
+
+describe("a stack file over 4 MiB in the config directory", () => {
+  it("is refused by its size before it is read: a sparse file of 1 GiB costs no memory and names its size", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "config-bound-"));
+    try {
+      fs.writeFileSync(path.join(dir, "small.yaml"), "stack: small\nenvironments: {}\n");
+      // Read whole, this file would not even fit in a string (V8's limit is under 1 GiB).
+      const huge = path.join(dir, "huge.yaml");
+      fs.writeFileSync(huge, "stack: huge\n");
+      fs.truncateSync(huge, 1024 * 1024 * 1024);
+      const expected = [
+        `${huge}:1:1: the file is 1073741824 bytes, over the 4194304 (4 MiB) a stack file may be; real ones are far smaller: find what made it this large`,
+      ];
+      for (const result of [
+        await loadDesiredState(dir),
+        loadDesiredStateSync(dir),
+        loadStackSync(dir, "small"),
+      ]) {
+        expect(result.ok).toBe(false);
+        expect(result.ok ? [] : result.errors.map(formatErrorLine)).toEqual(expected);
+      }
+      // One byte over the bound is refused the same way; at the bound the file is read.
+      fs.truncateSync(huge, 4 * 1024 * 1024 + 1);
+      const over = await loadDesiredState(dir);
+      expect(over.ok ? [] : over.errors.map(formatErrorLine)).toEqual([
+        expected[0]?.replace("1073741824", "4194305"),
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -30,6 +30,34 @@ describe("the notification events' JSON Schema", () => {
     }
   });
 
+  it("gives notify test's deployment samples a link of the stack they name and the failure a real log tail", () => {
+    const samples = sampleEvents(
+      ["deployment.succeeded", "deployment.failed", "deployment.awaiting_approval"],
+      "acme-intranet",
+      "test",
+      eventContext("dev", {}),
+    );
+    expect(samples).toHaveLength(3);
+    for (const sample of samples) {
+      expect(sample.links.deployment).toMatch(
+        /^https:\/\/deploy\.example\.com\/naut\/project\/acme-intranet\/environment\/test\/deploy\/\d+$/,
+      );
+    }
+    const failed = samples.find((e) => e.event === "deployment.failed");
+    expect(failed?.summary).toBe("acme-intranet/test: deployment 102 failed (Failed)");
+    const details = failed?.details ?? {};
+    expect("log_tail" in details ? details.log_tail : []).toEqual([
+      "Fetching branch main (8f3c2a1)",
+      "Running composer install --no-dev --optimize-autoloader",
+      "Installing silverstripe/framework (5.2.1)",
+      "PHP Fatal error:  Allowed memory size of 536870912 bytes exhausted",
+      "Deployment failed: composer install exited with code 255",
+    ]);
+    expect("message" in details ? details.message : "").toMatch(
+      /^Deployment 102 "Sample release" on acme-intranet\/test ended Failed/,
+    );
+  });
+
   it("gives the same drift the same id in two runs, so a receiver can drop a repeat", () => {
     const entry = {
       apiStack: "acme-web",
