@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState } from "../../config";
 import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
-import { CliError, combinedExitCode, EXIT_CODES } from "../kit/exit-codes";
+import { CliError, combinedExitCode } from "../kit/exit-codes";
 import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget, stackNameOf } from "../fleet/open-target";
