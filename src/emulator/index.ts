@@ -9,6 +9,7 @@ import { SPEEDS, Scheduler, type Speed } from "./scheduler";
 import { type SeedInput, loadSeed } from "./seed";
 import { buildServer } from "./server";
 import { Store } from "./store";
+import { Sites } from "./sites";
 import { ANSWERS, type Answers } from "./deployment-fields";
 
 export { SPEEDS, type Speed } from "./scheduler";
@@ -80,6 +81,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const engine = new Engine(store, scheduler);
   const faults = new Faults();
   const log = new RequestLog();
+  const sites = new Sites();
   // Links start as the client called the server; the listening address, known once listening,
   // only when the request says nothing usable.
   let base = "";
@@ -92,10 +94,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     faults,
     log,
     scheduler,
+    sites,
     strict: options.strict === true,
     reset: () => {
       faults.clear();
       log.clear();
+      sites.clear();
       engine.deployments.clearStalls();
       engine.snapshots.clearStalls();
       engine.fetches.clearScripts();
