@@ -21,6 +21,23 @@ const BOUNDS_TEXT = "between 10s and 24h";
 
 /** Parses `30m`, `90s`, `1h30m`, `2h` into seconds and checks {@link DURATION_BOUNDS}. */
 export function parseDuration(text: string): DurationResult {
+  return parseBoundedDuration(text, DURATION_BOUNDS);
+}
+
+/** A duration's seconds as the stack files write them: `300` → `5m`, `3700` → `1h1m40s`. */
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const text = `${h > 0 ? `${h}h` : ""}${m > 0 ? `${m}m` : ""}${s > 0 ? `${s}s` : ""}`;
+  return text === "" ? "0s" : text;
+}
+
+/** {@link parseDuration} with other bounds (in seconds). */
+export function parseBoundedDuration(
+  text: string,
+  bounds: { readonly minSeconds: number; readonly maxSeconds: number },
+): DurationResult {
   const match = durationRegex.exec(text);
   if (match === null) {
     return {
@@ -30,8 +47,12 @@ export function parseDuration(text: string): DurationResult {
   }
   const [, hours, minutes, seconds] = match;
   const total = part(hours) * 3600 + part(minutes) * 60 + part(seconds);
-  if (total < DURATION_BOUNDS.minSeconds || total > DURATION_BOUNDS.maxSeconds) {
-    return { ok: false, message: `must be ${BOUNDS_TEXT}; got '${text}' (${total} seconds)` };
+  if (total < bounds.minSeconds || total > bounds.maxSeconds) {
+    const range =
+      bounds === DURATION_BOUNDS
+        ? BOUNDS_TEXT
+        : `between ${formatDuration(bounds.minSeconds)} and ${formatDuration(bounds.maxSeconds)}`;
+    return { ok: false, message: `must be ${range}; got '${text}' (${total} seconds)` };
   }
   return { ok: true, seconds: total };
 }
@@ -50,3 +71,16 @@ export const Duration = z
     ctx.issues.push({ code: "custom", message: parsed.message, input: text });
     return z.NEVER;
   });
+
+/** A duration as written, parsed to seconds within `bounds` (a check's latency, a retry interval). */
+export function boundedDuration(bounds: { readonly minSeconds: number; readonly maxSeconds: number }) {
+  return z
+    .string({ error: "must be a duration such as 2s, 10s or 5m (a bare number has no unit)" })
+    .meta({ pattern: DURATION_PATTERN })
+    .transform((text, ctx) => {
+      const parsed = parseBoundedDuration(text, bounds);
+      if (parsed.ok) return parsed.seconds;
+      ctx.issues.push({ code: "custom", message: parsed.message, input: text });
+      return z.NEVER;
+    });
+}

@@ -32,3 +32,4 @@ export * from "./never-repeated";
 export * from "./live-build";
 export * from "./notify";
 export * from "./verification";
+export * from "./verify";

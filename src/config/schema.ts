@@ -15,6 +15,7 @@ import { EnvironmentCheckSchema, StackCheckSchema } from "./check-schema";
 import { ENVIRONMENT_FACTS, STACK_FACTS } from "./facts";
 import { WindowsSchema } from "./window-schema";
 import { NotifySchema } from "./notify-schema";
+import { VerifySchema } from "./verify-schema";
 
 /**
  * The zod schema of one stack file (`stacks-config/<stack>.yaml`, docs/stacks-config.md). Every type of
@@ -162,6 +163,7 @@ export const EnvironmentSchema = strictObject({
     .default([])
     .meta({ description: "Assertions on the environment's facts, checked before any change." }),
   windows: WindowsSchema,
+  verify: VerifySchema.optional(),
 });
 /** One environment's desired state. */
 export type EnvironmentConfig = z.output<typeof EnvironmentSchema>;
@@ -205,6 +207,10 @@ export const StackFileSchema = strictObject({
   windows: WindowsSchema.meta({
     description:
       "Change windows for every environment of the stack (an environment's own windows apply too).",
+  }),
+  verify: VerifySchema.optional().meta({
+    description:
+      "Checks that the site answers after every deployment, for every environment of the file that declares no verify of its own.",
   }),
   notify: NotifySchema.meta({
     description:
