@@ -214,7 +214,7 @@ async function verified(
   if (spec === undefined || final.attributes.state !== "Completed" || typeof sha !== "string" || sha === "") {
     return { id: final.id, outs: outputsOf(final, props, marker) };
   }
-  const place = { stack: inputs.stack, environment: inputs.environment };
+  const place = { stack: inputs.stack, environment: inputs.environment, url: inputs.environment_url };
   const where = `${inputs.stack}/${inputs.environment}`;
   let verification: Verification;
   try {
@@ -414,7 +414,7 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
     if (inputs.verify === undefined || verification === null || verification.sha !== olds["sha"]) {
       return Promise.resolve({ outs });
     }
-    const place = { stack: inputs.stack, environment: inputs.environment };
+    const place = { stack: inputs.stack, environment: inputs.environment, url: inputs.environment_url };
     // Rolled back (or tried to): the file still pins the build that failed. It is not deployed
     // again, and the run says so, until the file changes (a replacement).
     if (verification.result === "rolled_back" || verification.rolled_back_to !== null) {

@@ -21,6 +21,8 @@ const DISPATCHER_SETTINGS = { connectTimeoutMs: 10_000, keepAliveTimeoutMs: 4_00
 export interface Place {
   readonly stack: string;
   readonly environment: string;
+  /** The environment's URL as the run read it, when it did. */
+  readonly url?: string | undefined;
 }
 
 const whereOf = (p: Place) => `${p.stack}/${p.environment}`;
@@ -35,9 +37,10 @@ export async function verifyBuild(
 ): Promise<Verification> {
   const where = whereOf(place);
   const needsUrl = spec.checks.some((c) => c.path !== undefined);
-  const siteUrl = needsUrl
-    ? ((await client.environments.get(place.stack, place.environment)).attributes.url ?? undefined)
-    : undefined;
+  const siteUrl =
+    !needsUrl || (place.url !== undefined && place.url !== "")
+      ? place.url
+      : ((await client.environments.get(place.stack, place.environment)).attributes.url ?? undefined);
   const dispatcher = environmentDispatcher(process.env, DISPATCHER_SETTINGS);
   progress(`verifying deployment ${d.id} (${short(d.sha)}) on ${where}: ${spec.checks.length} check(s)`);
   try {

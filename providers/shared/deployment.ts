@@ -55,6 +55,8 @@ export const deploymentContract = defineContract({
        * redeploys (the next deployment is checked with it).
        */
       verify: VerifySpec.optional(),
+      /** The environment's URL, read during the run with `observed_sha` (a `path` check joins it). */
+      environment_url: z.string().optional(),
       ...MARKER_INPUTS,
     })
     // An adopted deployment may leave out the ref its type names.
