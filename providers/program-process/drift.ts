@@ -136,8 +136,9 @@ export function deploymentWithDriftCheck(
       live,
       args.self_heal,
       args.environment_lock,
+      deployment.verification,
     ])
-    .apply(([sha, state, recordedObservation, liveSha, selfHeal, lock]) => {
+    .apply(([sha, state, recordedObservation, liveSha, selfHeal, lock, verification]) => {
       // Self-heal redeploys instead of warning, except while a lock freezes the environment.
       const frozenBy = selfHeal === true && lock !== undefined ? lock : undefined;
       if (
@@ -150,6 +151,8 @@ export function deploymentWithDriftCheck(
         return;
       // No live sha from the platform, or the same one: nothing to warn about.
       if (liveSha === undefined || liveSha === sha) return;
+      // Stackwright itself rolled back to it after a failed verification; the run says so.
+      if (verification?.rolled_back_to?.sha === liveSha) return;
       // After a create or replacement in this very run the outputs record this run's observation.
       if (!pulumi.runtime.isDryRun() && recordedObservation === liveSha) return;
       // The run waits for the read and the warning, as it waits for any call to the engine.
