@@ -12,6 +12,7 @@ import { DEFAULT_SEED_PATH } from "../../src/emulator";
 import type { SiteBehaviour } from "../../src/emulator/sites";
 import { v1 } from "../../providers/provider-process";
 import { TEST_USERS, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { count, fuzz, runs } from "./harness";
 import { up, type State } from "./lifecycle";
 
 const BEFORE = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
@@ -77,40 +78,53 @@ async function failure(run: Promise<void>): Promise<string | undefined> {
 }
 
 describe("on_failure: rollback (property)", () => {
-  it("never leaves a build that failed verification running unless it says the rollback failed, and never loops", async () => {
-    await fc.assert(
-      fc.asyncProperty(answerArb, answerArb, async (newAnswers, beforeAnswers) => {
-        await emulator.hooks.reset();
-        if (newAnswers !== undefined)
-          await emulator.hooks.site("acme-web", "uat", { ...newAnswers, sha: NEW });
-        if (beforeAnswers !== undefined)
-          await emulator.hooks.site("acme-web", "uat", { ...beforeAnswers, sha: BEFORE });
-        const state: State = new Map();
-        const message = await failure(up(state, declared));
-        const running = (await emulator.hooks.siteRequests("acme-web", "uat")).build_sha;
-        const fails = (sha: string) => !passes(sha === NEW ? newAnswers : beforeAnswers);
+  it(
+    "never leaves a build that failed verification running unless it says the rollback failed, and never loops",
+    async () => {
+      const counts = await fuzz(
+        "verify rollback",
+        fc.tuple(answerArb, answerArb),
+        async ([newAnswers, beforeAnswers], tally) => {
+          await emulator.hooks.reset();
+          if (newAnswers !== undefined)
+            await emulator.hooks.site("acme-web", "uat", { ...newAnswers, sha: NEW });
+          if (beforeAnswers !== undefined)
+            await emulator.hooks.site("acme-web", "uat", { ...beforeAnswers, sha: BEFORE });
+          const state: State = new Map();
+          const message = await failure(up(state, declared));
+          const running = (await emulator.hooks.siteRequests("acme-web", "uat")).build_sha;
+          const fails = (sha: string) => !passes(sha === NEW ? newAnswers : beforeAnswers);
 
-        if (!fails(NEW)) {
-          expect(message).toBeUndefined();
-          expect(running).toBe(NEW);
-          return;
-        }
-        expect(message).toMatch(/^acme-web\/uat: verify failed: GET /);
-        if (fails(running)) {
-          // Still on a failing build: only when the run said its rollback failed.
-          expect(message).toMatch(/which failed verification too|rollback to \w+ failed|nothing rolled back/);
-        } else {
-          expect(running).toBe(BEFORE);
-          expect(message).toMatch(/rolled back to 8f3c2a1 \(deployment \d+, verified\)/);
-        }
-        // The next up of the same file refuses the failed build and deploys nothing.
-        await emulator.hooks.clearRequests();
-        const next = await failure(up(state, declared));
-        expect(next).toMatch(/failed verification and was rolled back/);
-        const posts = (await emulator.hooks.requests()).filter((r) => r.method === "POST");
-        expect(posts).toEqual([]);
-      }),
-      { numRuns: 12 },
-    );
-  }, 240_000);
+          count(
+            tally,
+            fails(NEW) ? (fails(BEFORE) ? "both builds failing" : "new build failing") : "passing",
+          );
+          if (!fails(NEW)) {
+            expect(message).toBeUndefined();
+            expect(running).toBe(NEW);
+            return;
+          }
+          expect(message).toMatch(/^acme-web\/uat: verify failed: GET /);
+          if (fails(running)) {
+            // Still on a failing build: only when the run said its rollback failed.
+            expect(message).toMatch(
+              /which failed verification too|rollback to \w+ failed|nothing rolled back/,
+            );
+          } else {
+            expect(running).toBe(BEFORE);
+            expect(message).toMatch(/rolled back to 8f3c2a1 \(deployment \d+, verified\)/);
+          }
+          // The next up of the same file refuses the failed build and deploys nothing.
+          await emulator.hooks.clearRequests();
+          const next = await failure(up(state, declared));
+          expect(next).toMatch(/failed verification and was rolled back/);
+          const posts = (await emulator.hooks.requests()).filter((r) => r.method === "POST");
+          expect(posts).toEqual([]);
+        },
+        { bounded: 12, file: "test/fuzz/verify-rollback.test.ts" },
+      );
+      expect(counts["cases"]).toBe(runs(12));
+    },
+    runs(12) * 20_000,
+  );
 });
