@@ -35,11 +35,9 @@ export const VerifyCheckSchema = strictObject({
   path: ruled(checkPathProblem)
     .optional()
     .meta({ description: "A path joined to the environment's URL on the platform, such as /health." }),
-  url: ruled(checkUrlProblem)
-    .optional()
-    .meta({
-      description: "An absolute URL instead of a path: https (http only to this machine), no credentials.",
-    }),
+  url: ruled(checkUrlProblem).optional().meta({
+    description: "An absolute URL instead of a path: https (http only to this machine), no credentials.",
+  }),
   status: z
     .union([z.number().int(STATUS_MESSAGE), z.string()], { error: STATUS_MESSAGE })
     .default(VERIFY_DEFAULTS.status)
