@@ -1,4 +1,7 @@
 // Lint rules for our TypeScript. `any` is an error: parse unknown data with zod instead.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -11,171 +14,86 @@ const nodeGlobals = {
   __dirname: "readonly",
 };
 
-// The layers of docs/architecture.md ("Layers and import rules"): who may import whom. A relative import that reaches a forbidden
-// layer (any path segment naming it) fails the lint.
-const layer = (files, forbidden, why, packages = []) => ({
-  files,
-  rules: {
-    "no-restricted-imports": [
-      "error",
-      {
-        patterns: [
-          {
-            regex: `^\\.\\.?/(?:.*/)?(?:${forbidden.join("|")})(?:/.*)?$`,
-            message: `${why} (docs/architecture.md: nothing imports upward)`,
-          },
-        ],
-        paths: packages.map((name) => ({ name, message: why, allowTypeImports: true })),
-      },
-    ],
+// The layers of docs/architecture.md ("Layers and import rules"), read from layers.json: who may
+// import whom. Each relative import of a file in src/ or providers/ must land in the file's own
+// layer or in one it may import; a file in no layer fails, so a new folder is refused until
+// layers.json lists it with what it may import.
+const root = path.dirname(fileURLToPath(import.meta.url));
+const table = JSON.parse(fs.readFileSync(path.join(root, "layers.json"), "utf8"));
+const withoutExtension = (file) => file.replace(/\.(?:ts|js|mts|cjs)$/, "");
+const layerPaths = Object.keys(table.layers).sort((a, b) => b.length - a.length);
+const layerOf = (file) =>
+  layerPaths.find((layer) =>
+    layer.endsWith(".ts") ? withoutExtension(layer) === withoutExtension(file) : file.startsWith(`${layer}/`),
+  );
+const rulesOf = (layer) => {
+  const common = table.common.filter((c) => layer.startsWith(c.prefix));
+  return {
+    may: [...table.layers[layer].may, ...common.flatMap((c) => c.may)],
+    notPackages: [...(table.layers[layer].notPackages ?? []), ...common.flatMap((c) => c.notPackages ?? [])],
+    why: table.layers[layer].why,
+  };
+};
+const inside = (file, entry) =>
+  entry.endsWith(".ts") ? withoutExtension(entry) === file : file === entry || file.startsWith(`${entry}/`);
+const layered = (file) => file.startsWith("src/") || file.startsWith("providers/");
+const layerRule = {
+  meta: {
+    type: "problem",
+    messages: {
+      unlisted: "{{file}} is in no layer of layers.json: list its folder there with what it may import",
+      upward:
+        "{{layer}} may not import {{target}}: {{why}} (layers.json; docs/architecture.md: nothing imports upward)",
+      unlistedTarget:
+        "{{target}} is in no layer of layers.json: list its folder there with what it may import",
+      sdk: "{{layer}} may import only types of {{name}}: {{why}} (layers.json)",
+    },
   },
-});
-const layers = [
-  layer(
-    ["src/api/**"],
-    ["client", "emulator", "config", "program", "cli", "providers", "observe", "safe-text"],
-    "src/api imports none of ours",
-  ),
-  // Platform text made safe per medium (terminal, YAML comment, Markdown, chat, HTML): every
-  // layer that renders may import it; it imports nothing of ours.
-  layer(
-    ["src/safe-text/**"],
-    [
-      "api",
-      "client",
-      "emulator",
-      "config",
-      "importer",
-      "program",
-      "cli",
-      "providers",
-      "observe",
-      "notify",
-      "edit",
-    ],
-    "src/safe-text imports none of ours",
-  ),
-  layer(
-    ["src/client/**"],
-    ["emulator", "config", "program", "cli", "providers", "observe"],
-    "src/client imports only src/api",
-  ),
-  layer(
-    ["src/emulator/**"],
-    ["client", "config", "program", "cli", "providers", "observe"],
-    "src/emulator imports only src/api",
-  ),
-  layer(
-    ["src/config/**"],
-    ["client", "emulator", "program", "cli", "providers", "observe"],
-    "src/config imports none of ours but api",
-  ),
-  layer(
-    ["src/importer/**"],
-    ["client", "emulator", "config", "program", "cli", "providers", "observe"],
-    "src/importer imports only src/api: it decides what an imported file says, the CLI reads and writes",
-  ),
-  layer(
-    ["providers/**"],
-    ["emulator", "config", "program", "cli", "observe"],
-    "providers import only src/client and src/api",
-  ),
-  // Inside providers/, which process a file runs in (providers/README.md): the provider
-  // process has only the serialized provider, which loads provider-process/ by path.
-  layer(
-    ["providers/provider-process/**"],
-    ["emulator", "config", "program", "cli", "data", "program-process"],
-    "providers/provider-process imports src/client, src/api and providers/shared only",
-    ["@pulumi/pulumi"],
-  ),
-  layer(
-    ["providers/program-process/**", "providers/data/**"],
-    ["emulator", "config", "program", "cli", "provider-process"],
-    "the program process reaches providers/provider-process only through the serialized provider (program-process/provider.ts)",
-  ),
-  // The dynamic-provider plugin's process serves any serialized provider; it knows none of ours
-  // and must not load the SDK's runtime (the point of having it).
-  layer(
-    ["providers/provider-host/**"],
-    [
-      "api",
-      "client",
-      "emulator",
-      "config",
-      "program",
-      "cli",
-      "data",
-      "program-process",
-      "provider-process",
-      "shared",
-    ],
-    "providers/provider-host imports none of ours, and of the SDK only its generated messages",
-    ["@pulumi/pulumi"],
-  ),
-  layer(
-    ["providers/shared/**"],
-    ["emulator", "config", "program", "cli", "program-process", "provider-process", "data"],
-    "providers/shared is loaded by both processes: it imports src/client and src/api only",
-    ["@pulumi/pulumi"],
-  ),
-  // Notifications: events, sink formats and delivery; the CLI calls it after a run.
-  layer(
-    ["src/notify/**"],
-    ["client", "emulator", "program", "cli", "providers", "observe"],
-    "src/notify imports only src/config and src/api",
-  ),
-  layer(
-    ["src/edit/**"],
-    ["client", "emulator", "program", "cli", "providers", "observe"],
-    "src/edit imports only src/config and src/api",
-  ),
-  // The observe layer reads (files, state backend, API) and never writes; the CLI's commands and
-  // what reports on the fleet use it. It is neither the program nor the providers.
-  layer(
-    ["src/observe/**"],
-    ["emulator", "program", "cli", "providers"],
-    "src/observe imports only src/api, src/client and src/config",
-    ["@pulumi/pulumi"],
-  ),
-  layer(
-    ["src/program/**"],
-    ["client", "emulator", "cli", "observe"],
-    "src/program imports only src/config and providers",
-  ),
-  // The CLI calls the API itself only before the engine starts (the preflight) and for commands
-  // that are API calls, not desired state (logs, snapshot download, history, and the reads of
-  // promote and rollback, which change files through src/edit); everything else goes through
-  // the engine.
-  // The engine runs the program; for a `stackwright` run it runs it in the CLI's own process,
-  // hosted through src/program's entry point (src/program/host.ts). Nothing else of the program
-  // or of providers/ is the CLI's to call.
-  layer(
-    ["src/cli/**"],
-    ["program/.+", "providers"],
-    "src/cli hosts the program only through src/program's entry point (index.ts) and never calls providers/",
-  ),
-  // Inside src/cli, from the bottom up: the command kit (flags, output, exit codes), the engine run,
-  // reports (summaries, facts), gates (preflight, change windows), the state backend, a target's
-  // settings (--target, --project, its file and secrets, read one way by every command), the fleet
-  // run, an ops repository's files (what init writes and doctor compares); commands sit on top and
-  // nothing imports them. Each folder may import only those below it.
-  ...[
-    ["kit", ["engine", "report", "gates", "state", "settings", "fleet", "ops", "commands"]],
-    ["engine", ["report", "gates", "state", "settings", "fleet", "ops", "commands"]],
-    ["report", ["gates", "state", "settings", "fleet", "ops", "commands"]],
-    ["gates", ["state", "settings", "fleet", "ops", "commands"]],
-    ["state", ["settings", "fleet", "ops", "commands"]],
-    ["settings", ["fleet", "ops", "commands"]],
-    ["fleet", ["ops", "commands"]],
-    ["ops", ["commands"]],
-  ].map(([folder, above]) =>
-    layer(
-      [`src/cli/${folder}/**`],
-      ["program/.+", "providers", ...above],
-      `src/cli/${folder} imports only the folders of src/cli below it (kit < engine < report < gates < state < settings < fleet < ops < commands), and the program only through its entry point`,
-    ),
-  ),
-];
+  create: (context) => {
+    const file = path.relative(root, context.filename).split(path.sep).join("/");
+    if (!layered(file)) return {};
+    const layer = layerOf(file);
+    if (layer === undefined) {
+      return { Program: (node) => context.report({ node, messageId: "unlisted", data: { file } }) };
+    }
+    const rules = rulesOf(layer);
+    const check = (node, source, typeOnly) => {
+      if (typeof source !== "string") return;
+      if (!source.startsWith(".")) {
+        if (!typeOnly && rules.notPackages.includes(source)) {
+          context.report({ node, messageId: "sdk", data: { layer, name: source, why: rules.why } });
+        }
+        return;
+      }
+      let resolved = path.resolve(path.dirname(context.filename), source);
+      if (fs.existsSync(resolved) && fs.statSync(resolved).isDirectory())
+        resolved = path.join(resolved, "index");
+      const target = withoutExtension(path.relative(root, resolved).split(path.sep).join("/"));
+      if (!layered(target)) return;
+      const targetLayer = layerOf(`${target}.ts`);
+      if (targetLayer === undefined) {
+        context.report({ node, messageId: "unlistedTarget", data: { target } });
+        return;
+      }
+      if (targetLayer === layer || rules.may.some((entry) => inside(target, entry))) return;
+      context.report({ node, messageId: "upward", data: { layer, target, why: rules.why } });
+    };
+    const typeOnly = (node) =>
+      node.importKind === "type" ||
+      node.exportKind === "type" ||
+      (node.specifiers?.length > 0 &&
+        node.specifiers.every((s) => s.importKind === "type" || s.exportKind === "type"));
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value, typeOnly(node)),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value, typeOnly(node)),
+      ExportAllDeclaration: (node) => check(node, node.source.value, node.exportKind === "type"),
+      ImportExpression: (node) => node.source.type === "Literal" && check(node, node.source.value, false),
+      TSImportEqualsDeclaration: (node) =>
+        node.moduleReference.type === "TSExternalModuleReference" &&
+        check(node, node.moduleReference.expression.value, false),
+    };
+  },
+};
 
 // Every eslint-disable says why, after " -- " (a directive without a reason fails the lint).
 const disableNeedsReason = {
@@ -200,7 +118,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { stackwright: { rules: { "disable-needs-reason": disableNeedsReason } } },
+    plugins: { stackwright: { rules: { "disable-needs-reason": disableNeedsReason, layers: layerRule } } },
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
@@ -208,7 +126,7 @@ export default tseslint.config(
       "stackwright/disable-needs-reason": "error",
     },
   },
-  ...layers,
+  { files: ["src/**/*.ts", "providers/**/*.ts"], rules: { "stackwright/layers": "error" } },
   {
     // Benches measure what users get, so they import the public entry points only.
     files: ["bench/**"],

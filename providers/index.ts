@@ -1,6 +1,6 @@
 /**
  * Stackwright's resources and data sources, for the program process. The resource classes
- * (program-process/) carry a provider object that loads provider-process/ (the provider process) by
+ * (program-process/) carry a provider object that loads behaviour/ (the provider process, through provider-process/index.ts) by
  * path; both derive their types from the contracts (shared/). See providers/README.md.
  */
 export * from "./program-process/resources";

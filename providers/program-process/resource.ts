@@ -7,6 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { typeToken } from "../../src/api";
 import { hasMarker, outputKeys, PROVIDER_KEY, type Contract, type InternalInput } from "../shared/contract";
 import { markerSeed } from "./identity";
 import { providerOf } from "./provider";
@@ -43,7 +44,7 @@ export function resourceClass<C extends Contract>(contract: C): ResourceClass<C>
     constructor(name: string, args: ArgsOf<C>, opts?: pulumi.CustomResourceOptions) {
       const seed = marked ? { marker_seed: markerSeed(contract.type, name) } : {};
       super(
-        `pulumi-nodejs:dynamic/stackwright:${contract.type}`,
+        typeToken(contract.type),
         name,
         { ...outputs, ...args, ...seed, [PROVIDER_KEY]: providerOf(contract.kind) },
         opts,

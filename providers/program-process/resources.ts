@@ -1,6 +1,6 @@
 /**
  * The six resource types, one line each: their arguments and outputs are their contracts'
- * (shared/), their behaviour is provider-process/'s. Runs in the program process.
+ * (shared/), their behaviour is behaviour/'s. Runs in the program process.
  */
 import {
   deploymentContract,

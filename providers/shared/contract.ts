@@ -6,6 +6,7 @@
  * validates with the same schema, `create` builds outputs of the same type).
  */
 import { z } from "zod";
+import type { ResourceTypeName } from "../../src/api";
 
 /** Property bag as the dynamic-provider host passes it. */
 export type Props = Record<string, unknown>;
@@ -87,8 +88,8 @@ export type InternalInput = keyof typeof MARKER_INPUTS;
 
 /** One resource type: its type name, inputs and outputs, and which inputs make a new object. */
 export interface Contract<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObject = z.ZodObject> {
-  /** The type token is `pulumi-nodejs:dynamic/stackwright:<type>`. */
-  readonly type: string;
+  /** The type token is `typeToken(type)` (src/api/resources.ts). */
+  readonly type: ResourceTypeName;
   /** The key of the type's methods in the provider module. */
   readonly kind: ResourceKind;
   /** What the resource is given: the API's and the YAML's names. Strict: unknown keys fail `check`. */
@@ -109,6 +110,25 @@ export function defineContract<In extends z.ZodObject, Out extends z.ZodObject>(
 /** The names of a contract's outputs (what the resource class declares as outputs to fill). */
 export function outputKeys(contract: Contract): string[] {
   return Object.keys(contract.outputs.shape);
+}
+
+/**
+ * The inputs a state or a plan records for a resource of `contract`, each key read on its own
+ * with the contract's rule: a key that does not fit (an older release's shape, a value the
+ * engine does not know yet, a secret) is left out rather than failing the whole reading, so
+ * readers of recorded inputs (the run summary) use the contract's names and types.
+ */
+export function recordedInputs<In extends z.ZodObject, Out extends z.ZodObject>(
+  contract: Contract<In, Out>,
+  inputs: Readonly<Record<string, unknown>>,
+): Partial<z.output<In>> {
+  const known: Record<string, unknown> = {};
+  for (const [key, rule] of Object.entries(contract.inputs.shape)) {
+    if (inputs[key] === undefined) continue;
+    const parsed = z.safeParse(rule as z.ZodType, inputs[key]);
+    if (parsed.success && parsed.data !== undefined) known[key] = parsed.data;
+  }
+  return known as Partial<z.output<In>>;
 }
 
 /** True when the resource carries a crash-safety marker. */

@@ -17,27 +17,21 @@ const durationRegex = new RegExp(DURATION_PATTERN);
 /** The result of {@link parseDuration}: seconds, or a message that completes "<path> ...". */
 export type DurationResult = { ok: true; seconds: number } | { ok: false; message: string };
 
-const BOUNDS_TEXT = "between 10s and 24h";
+/**
+ * Bounds of a soak time (`promotion.min_soak`), in seconds: a build may have to run upstream for
+ * days before it moves on, but a month is the longest a release train waits.
+ */
+export const SOAK_BOUNDS = { minSeconds: 60, maxSeconds: 30 * 24 * 60 * 60 } as const;
 
-/** Parses `30m`, `90s`, `1h30m`, `2h` into seconds and checks {@link DURATION_BOUNDS}. */
-export function parseDuration(text: string): DurationResult {
-  return parseBoundedDuration(text, DURATION_BOUNDS);
-}
+const BOUNDS_TEXT = new Map<DurationBounds, string>([
+  [DURATION_BOUNDS, "between 10s and 24h"],
+  [SOAK_BOUNDS, "between 1m and 720h (30 days)"],
+]);
 
-/** A duration's seconds as the stack files write them: `300` → `5m`, `3700` → `1h1m40s`. */
-export function formatDuration(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  const text = `${h > 0 ? `${h}h` : ""}${m > 0 ? `${m}m` : ""}${s > 0 ? `${s}s` : ""}`;
-  return text === "" ? "0s" : text;
-}
+type DurationBounds = { readonly minSeconds: number; readonly maxSeconds: number };
 
-/** {@link parseDuration} with other bounds (in seconds). */
-export function parseBoundedDuration(
-  text: string,
-  bounds: { readonly minSeconds: number; readonly maxSeconds: number },
-): DurationResult {
+/** Parses `30m`, `90s`, `1h30m`, `2h` into seconds and checks `bounds` ({@link DURATION_BOUNDS} by default). */
+export function parseDuration(text: string, bounds: DurationBounds = DURATION_BOUNDS): DurationResult {
   const match = durationRegex.exec(text);
   if (match === null) {
     return {
@@ -48,13 +42,21 @@ export function parseBoundedDuration(
   const [, hours, minutes, seconds] = match;
   const total = part(hours) * 3600 + part(minutes) * 60 + part(seconds);
   if (total < bounds.minSeconds || total > bounds.maxSeconds) {
-    const range =
-      bounds === DURATION_BOUNDS
-        ? BOUNDS_TEXT
-        : `between ${formatDuration(bounds.minSeconds)} and ${formatDuration(bounds.maxSeconds)}`;
-    return { ok: false, message: `must be ${range}; got '${text}' (${total} seconds)` };
+    const within =
+      BOUNDS_TEXT.get(bounds) ??
+      `between ${formatDuration(bounds.minSeconds)} and ${formatDuration(bounds.maxSeconds)}`;
+    return { ok: false, message: `must be ${within}; got '${text}' (${total} seconds)` };
   }
   return { ok: true, seconds: total };
+}
+
+/** A duration's seconds as the stack files write them: `300` → `5m`, `3700` → `1h1m40s`. */
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const text = `${h > 0 ? `${h}h` : ""}${m > 0 ? `${m}m` : ""}${s > 0 ? `${s}s` : ""}`;
+  return text === "" ? "0s" : text;
 }
 
 function part(text: string | undefined): number {
@@ -72,13 +74,24 @@ export const Duration = z
     return z.NEVER;
   });
 
+/** A soak time as written (`2h`, `72h`), parsed to seconds within {@link SOAK_BOUNDS}. */
+export const SoakDuration = z
+  .string({ error: "must be a duration such as 2h, 30m or 72h (a bare number has no unit)" })
+  .meta({ pattern: DURATION_PATTERN })
+  .transform((text, ctx) => {
+    const parsed = parseDuration(text, SOAK_BOUNDS);
+    if (parsed.ok) return parsed.seconds;
+    ctx.issues.push({ code: "custom", message: parsed.message, input: text });
+    return z.NEVER;
+  });
+
 /** A duration as written, parsed to seconds within `bounds` (a check's latency, a retry interval). */
-export function boundedDuration(bounds: { readonly minSeconds: number; readonly maxSeconds: number }) {
+export function boundedDuration(bounds: DurationBounds) {
   return z
     .string({ error: "must be a duration such as 2s, 10s or 5m (a bare number has no unit)" })
     .meta({ pattern: DURATION_PATTERN })
     .transform((text, ctx) => {
-      const parsed = parseBoundedDuration(text, bounds);
+      const parsed = parseDuration(text, bounds);
       if (parsed.ok) return parsed.seconds;
       ctx.issues.push({ code: "custom", message: parsed.message, input: text });
       return z.NEVER;

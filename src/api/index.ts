@@ -30,6 +30,8 @@ export * from "./record";
 export * from "./data-reads";
 export * from "./never-repeated";
 export * from "./live-build";
+export * from "./resources";
 export * from "./notify";
 export * from "./verification";
+export * from "./verification-words";
 export * from "./verify";

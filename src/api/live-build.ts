@@ -12,12 +12,13 @@
  * takes it over as it is, and the platform's record of it carries no marker of ours. The caller
  * reads the state and passes the deployments it records.
  */
+import { shortSha } from "./resources";
 import type { Deployment, DeploymentState } from "./deployment";
 import { IN_PROGRESS_DEPLOYMENT_STATES, PENDING_DEPLOYMENT_STATES } from "./deployment";
 
 /**
  * The line Stackwright's Deployment provider appends to a deployment's summary,
- * `[stackwright sw-<20 hex>]` (providers/provider-process/common.ts, `withMarker`): the marker is
+ * `[stackwright sw-<20 hex>]` (providers/behaviour/common.ts, `withMarker`): the marker is
  * a hash of the resource's identity and of the desired inputs that made it (ref_type, ref,
  * trigger, ...), so it also names the file state the deployment came from.
  */
@@ -88,11 +89,6 @@ export function currentBuildOf<D extends StatedDeployment>(deployments: readonly
 export function shaOf(d: Deployment): string {
   const sha: string | null | undefined = d.attributes.sha;
   return sha ?? "";
-}
-
-/** The short form of a sha, as the platform shows it (7 characters). */
-export function shortSha(sha: string): string {
-  return sha.slice(0, 7);
 }
 
 /** Why an environment's live build should not be taken as what was tested. */

@@ -12,6 +12,8 @@ export const NOTIFY_EVENT_NAMES = [
   "deployment.succeeded",
   "deployment.failed",
   "deployment.awaiting_approval",
+  "verification.failed",
+  "verification.rolled_back",
   "restore.succeeded",
   "restore.failed",
   "restore.outcome_unknown",
@@ -58,6 +60,39 @@ const DeploymentDetails = z.object({
   message: maybe(text).meta({ description: "What happened, in one line (failures: why)." }),
   log_tail: z.array(text).meta({
     description: "The last lines of the deployment's log (deployment.failed only; empty otherwise).",
+  }),
+});
+
+const VerificationDetails = z.object({
+  checked_deployment_id: text.meta({ description: "The deployment whose build was checked." }),
+  sha: text.meta({ description: "The sha of the build that was checked." }),
+  check: maybe(text).meta({
+    description: "The check that failed and what it expected, e.g. `check 1 (/health): expected status 200`.",
+  }),
+  answer: maybe(
+    z.object({
+      url: text,
+      status: z.number().int().nullable(),
+      latency_ms: z.number().int().nullable(),
+      body_excerpt: text.meta({
+        description: "The first bytes of the body, cut to a bound (text, never markup).",
+      }),
+      error: maybe(text).meta({ description: "Why no usable answer came (reset, timeout, ...)." }),
+    }),
+  ).meta({ description: "What the check got back the last time it ran." }),
+  message: text.meta({ description: "The check and its answer, in one line." }),
+  rolled_back_to: maybe(
+    z.object({
+      deployment_id: text,
+      sha: text,
+      result: z.enum(["passed", "failed", "unverified"]),
+    }),
+  ).meta({
+    description: "verification.rolled_back: the build deployed again and what its own checks found.",
+  }),
+  rollback_command: maybe(text).meta({
+    description:
+      "verification.rolled_back: the `stackwright rollback --branch` command that pins the file to the build that runs now.",
   }),
 });
 
@@ -122,6 +157,8 @@ export const NotifyEvent = z
     event("deployment.succeeded", DeploymentDetails),
     event("deployment.failed", DeploymentDetails),
     event("deployment.awaiting_approval", DeploymentDetails),
+    event("verification.failed", VerificationDetails),
+    event("verification.rolled_back", VerificationDetails),
     event("restore.succeeded", RestoreDetails),
     event("restore.failed", RestoreDetails),
     event("restore.outcome_unknown", RestoreDetails),
@@ -138,6 +175,7 @@ export const NotifyEvent = z
 export type NotifyEvent = z.infer<typeof NotifyEvent>;
 export type DeploymentEventDetails = z.infer<typeof DeploymentDetails>;
 export type RestoreEventDetails = z.infer<typeof RestoreDetails>;
+export type VerificationEventDetails = z.infer<typeof VerificationDetails>;
 export type DriftEventDetails = z.infer<typeof DriftDetails>;
 
 /** Where the generated JSON Schema of {@link NotifyEvent} lives, relative to the repository root. */

@@ -4,6 +4,7 @@
  * Each command is built with the kit in kit/command.ts; exit codes come from kit/exit-codes.ts.
  */
 import type { Command } from "./kit/command";
+import { processContext, type CommandContext } from "./kit/context";
 import { EXIT_CODES } from "./kit/exit-codes";
 import { commandLine } from "./kit/invocation";
 
@@ -105,18 +106,19 @@ ${Object.entries(commands)
   .map(([name, c]) => `  ${name.padEnd(10)} ${c.help}`)
   .join("\n")}`;
 
-export async function main(argv: string[]): Promise<number> {
+/** Runs `stackwright ARGV` with `context` (the process's streams, environment and clock by default). */
+export async function main(argv: string[], context: CommandContext = processContext()): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    console.log(usage);
+    context.io.say(usage);
     return name === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;
   }
-  const command = commands[name];
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
-    console.error(
+    context.io.warn(
       `stackwright: unknown command '${name}'. Known commands: ${Object.keys(commands).join(", ")}`,
     );
     return EXIT_CODES.usage;
   }
-  return (await command.load())(rest);
+  return (await command.load())(rest, context);
 }

@@ -5,16 +5,10 @@
  */
 import type { z } from "zod";
 import { ApiErrorDocument } from "../api";
-import { UnexpectedResponseError } from "./errors";
+import { UnexpectedResponseError, type ResponseContext } from "./errors";
 import { rememberOrigin } from "./needs";
 
-/** Context a decoder receives, for precise error messages. */
-export interface ResponseContext {
-  method: string;
-  path: string;
-  status: number;
-  requestId: string | undefined;
-}
+export type { ResponseContext };
 
 /** Turns a parsed JSON body into the method's result (or throws UnexpectedResponseError). */
 export type Decoder<T> = (body: unknown, ctx: ResponseContext) => T;

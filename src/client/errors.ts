@@ -47,6 +47,14 @@ export interface SafeCause {
 }
 
 /** Fields shared by every error; all optional except the message. */
+/** The response a decoder or a check of a decoded value reads, for precise error messages. */
+export interface ResponseContext {
+  method: string;
+  path: string;
+  status: number;
+  requestId: string | undefined;
+}
+
 export interface ApiErrorFields {
   /** HTTP status of the response, when there was one. */
   status?: number | undefined;

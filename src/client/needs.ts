@@ -5,8 +5,7 @@
  * typed as present, or one {@link UnexpectedResponseError} that names the endpoint the resource
  * came from, the field, what was received, and why it was needed.
  */
-import { UnexpectedResponseError } from "./errors";
-import type { ResponseContext } from "./decode";
+import { UnexpectedResponseError, type ResponseContext } from "./errors";
 
 /** Where a decoded resource came from: the response and its JSON path in that response. */
 interface Origin extends ResponseContext {

@@ -6,7 +6,7 @@ import {
   type ApprovalMode,
   type RefType,
 } from "../api/deployment";
-import { Duration } from "../api/duration";
+import { Duration, SoakDuration } from "../api/duration";
 import { NUMERIC_ID_MAX, NumericId, isNumericIdText } from "../api/ids";
 import { SNAPSHOT_MODES, type SnapshotMode } from "../api/snapshot";
 import { safeName, safeNameKey } from "./names";
@@ -142,6 +142,20 @@ export const RestoreSchema = strictObject({
 /** A declared restore. `snapshot` is a declared logical name or a numeric id (see `resolveRestoreSnapshot`). */
 export type RestoreConfig = z.output<typeof RestoreSchema>;
 
+/**
+ * `environments.<name>.promotion`: where this environment's builds come from and how long they
+ * must have run there first (`promote` refuses an earlier one; `promote --all --ready` pins it).
+ */
+export const PromotionSchema = strictObject({
+  from: safeName("The environment of this file whose builds are promoted here, e.g. uat."),
+  min_soak: SoakDuration.optional().meta({
+    description:
+      "How long the build must have run on `from` before it is promoted here, e.g. 2h or 72h (1m to 720h). Parsed to seconds.",
+  }),
+});
+/** An environment's promotion rule. `min_soak` is in seconds after parsing. */
+export type PromotionConfig = z.output<typeof PromotionSchema>;
+
 /** `environments.<name>`: everything desired for one environment of the stack. */
 export const EnvironmentSchema = strictObject({
   deployment: DeploymentSchema.optional(),
@@ -163,6 +177,10 @@ export const EnvironmentSchema = strictObject({
     .default([])
     .meta({ description: "Assertions on the environment's facts, checked before any change." }),
   windows: WindowsSchema,
+  promotion: PromotionSchema.optional().meta({
+    description:
+      "Where this environment's builds come from (`from`) and how long they must have run there (`min_soak`); `promote` checks both.",
+  }),
   verify: VerifySchema.optional(),
 });
 /** One environment's desired state. */

@@ -5,7 +5,7 @@ import { nameProblem, shownName } from "../api/names";
 import { SnapshotMode, snapshotModeCovers } from "../api/snapshot";
 import { type Finding, type SourceFile, position } from "./source-file";
 import { checkNotify } from "./notify-schema";
-import { DURATION_BOUNDS, formatDuration, parseBoundedDuration, parseDuration } from "../api/duration";
+import { DURATION_BOUNDS, formatDuration, parseDuration } from "../api/duration";
 import { VERIFY_WITHIN_BOUNDS } from "../api/verify";
 import { DEFAULT_DEPLOYMENT_WAIT_SECONDS } from "./verify-schema";
 
@@ -29,6 +29,7 @@ export function checkStackFile(source: SourceFile): Finding[] {
     const settings = asMap(rawEnvironment);
     if (settings === undefined) continue;
     checkDeployment([...environmentPath, "deployment"], asMap(settings["deployment"]), findings);
+    checkPromotion(environmentPath, environment, asMap(settings["promotion"]), environments, findings);
     checkVerifyWithin(environment, settings, root, findings);
     const restores = asMap(settings["restores"]) ?? {};
     for (const [name, rawRestore] of Object.entries(restores)) {
@@ -63,7 +64,7 @@ function checkVerifyWithin(environment: string, settings: RawMap, root: RawMap, 
   }
   const verify = own ?? asMap(root["verify"]);
   if (verify === undefined || deployment === undefined || typeof verify["within"] !== "string") return;
-  const within = parseBoundedDuration(verify["within"], VERIFY_WITHIN_BOUNDS);
+  const within = parseDuration(verify["within"], VERIFY_WITHIN_BOUNDS);
   const timeout = deployment["timeout"];
   const wait =
     timeout === undefined
@@ -95,6 +96,32 @@ function checkName(path: PathSegment[], what: string, name: string, findings: Fi
   const problem = nameProblem(name);
   if (problem !== undefined)
     findings.push({ path, target: "key", message: `${what} ${shownName(name)} ${problem}` });
+}
+
+/** `promotion.from` names another environment of the same file. */
+function checkPromotion(
+  path: PathSegment[],
+  environment: string,
+  promotion: RawMap | undefined,
+  environments: RawMap,
+  findings: Finding[],
+): void {
+  const from = promotion?.["from"];
+  if (typeof from !== "string" || nameProblem(from) !== undefined) return;
+  const others = Object.keys(environments).filter((name) => name !== environment);
+  if (from === environment) {
+    findings.push({
+      path: [...path, "promotion", "from"],
+      target: "value",
+      message: `names ${shownName(from)} itself; name the environment whose builds are promoted here (${others.join(", ") || "none in this file"})`,
+    });
+  } else if (!Object.hasOwn(environments, from)) {
+    findings.push({
+      path: [...path, "promotion", "from"],
+      target: "value",
+      message: `names ${shownName(from)}, which is not an environment of this file (${others.join(", ") || "none"})`,
+    });
+  }
 }
 
 function checkDeployment(path: PathSegment[], deployment: RawMap | undefined, findings: Finding[]): void {

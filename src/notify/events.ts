@@ -10,6 +10,11 @@ import {
   FAILED_DEPLOYMENT_STATES,
   NOTIFY_SCHEMA_ID,
   PENDING_DEPLOYMENT_STATES,
+  typeNameOf,
+  urnName,
+  checkText,
+  failureText,
+  verificationOf,
   type NotifyEvent,
   type NotifyEventName,
 } from "../api";
@@ -86,9 +91,8 @@ function envelope(
   };
 }
 
-const RESOURCE_TYPE = /:([A-Za-z]+)$/;
 function typeName(type: string): string {
-  return RESOURCE_TYPE.exec(type.split("$").pop() ?? type)?.[1] ?? "";
+  return typeNameOf(type.slice(type.lastIndexOf("$") + 1));
 }
 
 function str(value: unknown): string | null {
@@ -97,7 +101,7 @@ function str(value: unknown): string | null {
 
 /** The resource's own name: the last URN segment (`acme-web/uat/refresh-uat` → `refresh-uat`). */
 function logicalName(urn: string): string {
-  const name = urn.split("::").pop() ?? urn;
+  const name = urnName(urn);
   return name.split("/").pop() ?? name;
 }
 
@@ -211,6 +215,7 @@ export function stackRunEvents(run: StackRunReport, ctx: EventContext): NotifyEv
     const message = errorsOf(run.events, urn).join("\n");
     if (typeName(meta.type) === "Deployment") {
       out.push(...deploymentEvent(run, ctx, at(environment), values, failedEvent, message));
+      out.push(...verificationEvents(run, ctx, at(environment), values));
     } else {
       const status = str(values["status"]);
       const name = logicalName(urn);
@@ -318,6 +323,57 @@ function deploymentEvent(
         log_tail: event === "deployment.failed" ? tail : [],
       },
     } as NotifyEvent,
+  ];
+}
+
+/**
+ * `verification.failed` or `verification.rolled_back` when the deployment's checks (`verify:`)
+ * failed in this run, from the verification the Deployment resource recorded in its outputs.
+ */
+function verificationEvents(
+  run: StackRunReport,
+  ctx: EventContext,
+  where: { stack: string; pulumiStack: string; environment: string | null },
+  values: Record<string, unknown>,
+): NotifyEvent[] {
+  const v = verificationOf(values);
+  if (v === undefined || v.result === "passed") return [];
+  const env = where.environment ?? "?";
+  const short = (sha: string) => sha.slice(0, 7);
+  const message = failureText(v);
+  const to = v.rolled_back_to;
+  const rollbackCommand =
+    v.result === "rolled_back" && to !== null
+      ? `stackwright rollback ${run.apiStack} ${env} --to ${to.deployment_id} --target ${ctx.target} ` +
+        `--branch rollback/${run.apiStack}-${env}-${short(to.sha)}`
+      : null;
+  const event = v.result === "rolled_back" ? "verification.rolled_back" : "verification.failed";
+  const summary =
+    event === "verification.failed"
+      ? `${run.apiStack}/${env}: deployment ${v.deployment_id} (${short(v.sha)}) failed verification: ${message}`
+      : `${run.apiStack}/${env}: ${short(v.sha)} failed verification (${message}); rolled back to ` +
+        `${short(to?.sha ?? "")}${rollbackCommand === null ? "" : `; make the file match: ${rollbackCommand}`}`;
+  return [
+    {
+      ...envelope(
+        ctx,
+        event,
+        where,
+        [`verification:${v.deployment_id}:${v.finished_at}`],
+        summary,
+        str(values["link"]),
+      ),
+      event,
+      details: {
+        checked_deployment_id: v.deployment_id,
+        sha: v.sha,
+        check: v.failed_check === null ? null : checkText(v.failed_check),
+        answer: v.answer,
+        message,
+        rolled_back_to: to,
+        rollback_command: rollbackCommand,
+      },
+    },
   ];
 }
 

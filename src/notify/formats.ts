@@ -51,6 +51,8 @@ const TITLES: Readonly<Record<NotifyEvent["event"], string>> = {
   "deployment.succeeded": "Deployment succeeded",
   "deployment.failed": "Deployment failed",
   "deployment.awaiting_approval": "Deployment awaiting approval",
+  "verification.failed": "Verification failed",
+  "verification.rolled_back": "Verification failed, rolled back",
   "restore.succeeded": "Restore succeeded",
   "restore.failed": "Restore failed",
   "restore.outcome_unknown": "Restore outcome unknown",
@@ -84,6 +86,20 @@ export function factsOf(event: NotifyEvent): [string, string][] {
     add("State", d.state);
     add("Sha", d.sha);
     add("Ref", d.ref);
+  }
+  if ("checked_deployment_id" in d) {
+    add("Deployment", d.checked_deployment_id);
+    add("Sha", d.sha);
+    add("Check", d.check);
+    if (d.answer !== null)
+      add("Answer", `${d.answer.url}: ${d.answer.status ?? d.answer.error ?? "no answer"}`);
+    if (d.rolled_back_to !== null) {
+      add(
+        "Rolled back to",
+        `${d.rolled_back_to.sha} (deployment ${d.rolled_back_to.deployment_id}, ${d.rolled_back_to.result})`,
+      );
+    }
+    add("Make the file match", d.rollback_command);
   }
   if ("transfer_id" in d) {
     add("Restore", d.restore);

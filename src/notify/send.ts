@@ -114,11 +114,16 @@ export function sinkUrlProblem(variable: string, url: string): string | undefine
 }
 
 /** The lines printed after the closing table: a count, then one line per failed delivery. */
-export function deliveryLines(results: readonly DeliveryResult[]): string[] {
+export function deliveryLines(
+  results: readonly DeliveryResult[],
+  options: { readonly decideExitCode?: boolean } = {},
+): string[] {
   if (results.length === 0) return [];
   const failed = results.filter((r) => !r.delivered);
+  // A run's notifications never change its exit code; those of `notify test` are its result.
+  const note = options.decideExitCode === true ? "" : " (the exit code does not depend on them)";
   const lines = [
-    `notifications: ${results.length - failed.length} delivered, ${failed.length} failed (the exit code does not depend on them)`,
+    `notifications: ${results.length - failed.length} delivered, ${failed.length} failed${note}`,
   ];
   for (const r of failed) lines.push(`  ${r.sink} (${r.kind}) ${r.event}: ${r.detail}`);
   return lines;

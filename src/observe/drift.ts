@@ -4,9 +4,11 @@
  * (the drift memory of each stack), so that each entry is new, still there, or resolved. Pure:
  * the memories are read and written by the caller.
  */
+import { verdictFor } from "../api";
 import type { ProofVerdict } from "./proof";
 import {
   countSync,
+  type CurrentVerification,
   type DriftCheck,
   type DriftEntry,
   type DriftMemory,
@@ -123,9 +125,25 @@ export function driftReport(
       drift,
       errors,
       stacks: checked,
+      verifications: status.stacks.flatMap((stack) => stack.environments.flatMap(currentVerification)),
     },
     memories: next,
   };
+}
+
+/** What the checks say about the build `env` runs now (none when it runs no known build). */
+function currentVerification(env: EnvironmentStatus): CurrentVerification[] {
+  if (env.live === null || env.live.sha === "") return [];
+  const verdict = env.verification === null ? undefined : verdictFor(env.verification, env.live.sha);
+  return [
+    {
+      stack: env.stack,
+      environment: env.environment,
+      live_sha: env.live.sha,
+      result: verdict ?? "unverified",
+      verification: env.verification,
+    },
+  ];
 }
 
 /** Why every stack's engine ran under `drift --full`. */

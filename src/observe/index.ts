@@ -5,7 +5,6 @@
  * src/config; it never writes to the API or to the state backend.
  */
 export * from "./model";
-export * from "./state-backend";
 export {
   observeFleet,
   observeFleetProving,

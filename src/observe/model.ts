@@ -6,6 +6,7 @@
  * docs/schemas/ (generated from this file, never written by hand).
  */
 import { z } from "zod";
+import { Verification } from "../api";
 
 /** Where the JSON Schema of the status document is committed, relative to the repository root. */
 export const STATUS_SCHEMA_FILE = "docs/schemas/status-v1.schema.json";
@@ -19,13 +20,15 @@ export const SYNC_STATES = [
   "deploying",
   "awaiting approval",
   "failed",
+  "verify failed",
+  "rolled back",
   "not yet deployed",
   "not managed",
   "unknown",
 ] as const;
 export const SyncState = z.enum(SYNC_STATES).meta({
   description:
-    "in sync: the platform runs what the last up deployed, and the file asks for it; drifted: it runs something else (a hand deployment) or the file asks for another ref than the last up deployed; deploying / awaiting approval: the environment's newest deployment is in progress / waits for approval or a start; failed: its newest deployment failed; not yet deployed: the file asks for a deployment that no up made; not managed: the file asks for none; unknown: it could not be read (reason says why).",
+    "in sync: the platform runs what the last up deployed, and the file asks for it; drifted: it runs something else (a hand deployment) or the file asks for another ref than the last up deployed; deploying / awaiting approval: the environment's newest deployment is in progress / waits for approval or a start; failed: its newest deployment failed; verify failed: it runs the build the last up deployed, whose checks (`verify:`) failed; rolled back: that build failed its checks and the build before it was deployed again (`on_failure: rollback`), so the environment runs another sha than the file pins until the file changes; not yet deployed: the file asks for a deployment that no up made; not managed: the file asks for none; unknown: it could not be read (reason says why).",
 });
 export type SyncState = z.infer<typeof SyncState>;
 
@@ -68,6 +71,10 @@ export const EnvironmentStatus = z.object({
     .object({ ref_type: z.string(), ref: z.string(), sha: z.string(), deployment_id: z.string() })
     .nullable()
     .meta({ description: "what the last up deployed, as the stack's Pulumi state records it" }),
+  verification: Verification.nullable().meta({
+    description:
+      "what the checks of `verify:` found after the last up's deployment here, as the state records it; null when nothing was checked",
+  }),
   live: z
     .object({ sha: z.string(), short_sha: z.string(), deployment: ObservedDeployment.nullable() })
     .nullable()
@@ -166,6 +173,22 @@ export const DriftCheck = z.object({
 });
 export type DriftCheck = z.infer<typeof DriftCheck>;
 
+/** What the checks of `verify:` say about the build an environment runs now. */
+export const CurrentVerification = z.object({
+  stack: z.string(),
+  environment: z.string(),
+  live_sha: z.string().meta({ description: "the build the environment runs" }),
+  result: z.enum(["passed", "failed", "rolled_back", "unverified"]).meta({
+    description:
+      "passed / failed: what the checks found after the up that deployed this build; rolled_back: this build failed them and was replaced by the build before it; unverified: no check of this build is recorded (no `verify:`, or a build Stackwright did not check)",
+  }),
+  verification: Verification.nullable().meta({
+    description:
+      "the verification the state records for the environment (it may be about this build or the one it replaced)",
+  }),
+});
+export type CurrentVerification = z.infer<typeof CurrentVerification>;
+
 /** The document of `stackwright drift --json`. */
 export const DriftReport = z
   .object({
@@ -183,6 +206,10 @@ export const DriftReport = z
     drift: z.array(DriftEntry),
     errors: z.array(z.object({ stack: z.string(), environment: z.string().nullable(), reason: z.string() })),
     stacks: z.array(DriftCheck).meta({ description: "how each selected stack was checked" }),
+    verifications: z.array(CurrentVerification).meta({
+      description:
+        "per observed environment with a live build, what the checks of `verify:` say about that build",
+    }),
   })
   .meta({ title: "stackwright drift --json", description: "What drifted, per environment (version 1)." });
 export type DriftReport = z.infer<typeof DriftReport>;

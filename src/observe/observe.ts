@@ -15,7 +15,7 @@
  * call, so a recorded read of an environment's document takes the observation's answer and a
  * proven fleet costs no more requests than `status`.
  */
-import { canonicalJson, type StatedDeployment } from "../api";
+import { canonicalJson, typeToken, verificationOf, type StatedDeployment, type Verification } from "../api";
 import {
   ApiError,
   needAttributes,
@@ -34,11 +34,11 @@ import {
   readLastUpdate,
   type InputDigests,
   type StateReader,
-} from "./state-backend";
+} from "../state-backend/read";
 import { newestFirst, observedDeployment, syncOf, type Applied } from "./sync";
 
 /** The type token of the Deployment resource in a checkpoint. */
-const DEPLOYMENT_TYPE = "pulumi-nodejs:dynamic/stackwright:Deployment";
+const DEPLOYMENT_TYPE = typeToken("Deployment");
 /** How many deployments per environment the model keeps (its timeline). */
 const RECENT = 5;
 /** How many lines of a failed deployment's log the model keeps. */
@@ -118,9 +118,13 @@ export function readProblem(error: unknown, what: string): string {
 export function recordedDeployments(
   resources: readonly { type: string; outputs?: Record<string, unknown> | undefined }[],
   apiStack: string,
-): { readonly environment: string; readonly applied: Applied }[] {
+): {
+  readonly environment: string;
+  readonly applied: Applied;
+  readonly verification: Verification | undefined;
+}[] {
   const text = (v: unknown) => (typeof v === "string" ? v : "");
-  const out: { environment: string; applied: Applied }[] = [];
+  const out: { environment: string; applied: Applied; verification: Verification | undefined }[] = [];
   for (const r of resources) {
     if (r.type !== DEPLOYMENT_TYPE || r.outputs === undefined) continue;
     const o = r.outputs;
@@ -133,6 +137,8 @@ export function recordedDeployments(
         sha: text(o["sha"]),
         deployment_id: text(o["deployment_id"]),
       },
+      // What the checks of `verify:` found after this deployment (none without `verify:`).
+      verification: verificationOf(o),
     });
   }
   return out;
@@ -142,8 +148,8 @@ export function recordedDeployments(
 function appliedByEnvironment(
   resources: readonly { type: string; outputs?: Record<string, unknown> | undefined }[],
   apiStack: string,
-): Map<string, Applied> {
-  return new Map(recordedDeployments(resources, apiStack).map((r) => [r.environment, r.applied]));
+): Map<string, { readonly applied: Applied; readonly verification: Verification | undefined }> {
+  return new Map(recordedDeployments(resources, apiStack).map((r) => [r.environment, r]));
 }
 
 export async function observeFleet(input: ObserveInput): Promise<FleetStatus> {
@@ -242,9 +248,11 @@ async function observeEnvironment(
   s: StackToObserve,
   name: string,
   env: StackConfig["environments"][string],
-  applied: Applied | undefined,
+  recorded: { readonly applied: Applied; readonly verification: Verification | undefined } | undefined,
   stackError: string | null,
 ): Promise<EnvironmentStatus> {
+  const applied = recorded?.applied;
+  const verification = recorded?.verification;
   const { client } = input;
   const windows = windowsOf(s.config, env);
   const verdict = windows.length === 0 ? undefined : windowVerdict(windows, input.now);
@@ -257,6 +265,7 @@ async function observeEnvironment(
     environment: name,
     desired,
     applied: applied ?? null,
+    verification: verification ?? null,
     live: null,
     sync: "unknown",
     reason: stackError,
@@ -295,7 +304,7 @@ async function observeEnvironment(
   } catch (error) {
     return { ...base, reason: readProblem(error, `environment ${where}`) };
   }
-  const sync = syncOf({ desired: desired ?? undefined, applied, liveSha, deployments });
+  const sync = syncOf({ desired: desired ?? undefined, applied, verification, liveSha, deployments });
   const recent = newestFirst(deployments).slice(0, RECENT).map(observedDeployment);
   let failureLog: string[] | null = null;
   if (sync.sync === "failed" && sync.newest !== undefined) {

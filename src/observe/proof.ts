@@ -16,7 +16,7 @@ import {
   type CheckpointIdentity,
   type Confirmation,
   type StateReader,
-} from "./state-backend";
+} from "../state-backend/read";
 
 /**
  * Makes a recorded read again: its answer, or undefined when it cannot be made again (not a data

@@ -7,6 +7,7 @@
  * here, so the page paints before its script runs; the script only filters and opens details.
  */
 import { createHash } from "node:crypto";
+import { answerText, checkText, type Verification } from "../api";
 import { htmlText, httpUrl } from "../safe-text";
 import type { EnvironmentStatus, FleetStatus, ObservedDeployment, SyncState } from "./model";
 import { SYNC_STATES } from "./model";
@@ -19,6 +20,8 @@ const LOOK: Readonly<Record<SyncState, { symbol: string; bg: string; fg: string 
   deploying: { symbol: "↻", bg: "#d3ecfa", fg: "#063f5c" },
   "awaiting approval": { symbol: "…", bg: "#eadcfa", fg: "#3d1466" },
   failed: { symbol: "✗", bg: "#fbd3d3", fg: "#6b0f0f" },
+  "verify failed": { symbol: "!", bg: "#f9d3e6", fg: "#610b36" },
+  "rolled back": { symbol: "↶", bg: "#fde0cc", fg: "#5a2700" },
   "not yet deployed": { symbol: "○", bg: "#e3e7ee", fg: "#243043" },
   "not managed": { symbol: "–", bg: "#f4f4f4", fg: "#3d3d3d" },
   unknown: { symbol: "?", bg: "#ffffff", fg: "#6b0f0f" },
@@ -81,6 +84,22 @@ const deploymentText = (d: ObservedDeployment | null) =>
     ? "-"
     : `#${d.id} ${d.state} ${d.short_sha} ${d.title} (${d.deployer?.email ?? "?"}, ${whenOrUnknown(d.at)})`;
 
+/** The verification's verdict, the check that failed and its answer (each `-` when there is none). */
+function verificationDetails(v: Verification | null): [string, string, string] {
+  if (v === null) return ["not checked", "-", "-"];
+  const attempts = `${v.attempts} ${v.attempts === 1 ? "attempt" : "attempts"}`;
+  const to = v.rolled_back_to;
+  const verdict =
+    v.result === "rolled_back" && to !== null
+      ? `${v.sha.slice(0, 7)} failed; rolled back to ${to.sha.slice(0, 7)} (deployment ${to.deployment_id}, ${to.result})`
+      : `${v.result} (${v.sha.slice(0, 7)})`;
+  return [
+    `${verdict} at ${when(v.finished_at)}, after ${attempts}`,
+    v.failed_check === null ? "-" : checkText(v.failed_check),
+    v.answer === null ? "-" : `${v.answer.url}: ${answerText(v.answer)}`,
+  ];
+}
+
 /**
  * A cell's details, as the dialog shows them, in the order of the script's LABELS: texts made
  * here, so the page carries each once and short.
@@ -109,6 +128,7 @@ function details(
     // A link only when the platform's is http(s): a `javascript:` one would run in the page.
     link === null ? null : httpUrl(link),
     lastUp === null ? "-" : `${when(lastUp.at)} ${lastUp.result}`,
+    ...verificationDetails(env.verification),
     env.failure_log,
   ];
 }
@@ -183,7 +203,7 @@ export function statusHtml(status: FleetStatus): string {
   [state, envSel].forEach(function (el) { el.addEventListener("change", apply); });
   name.addEventListener("input", apply);
   var dialog = document.getElementById("details"), body = document.getElementById("details-body");
-  var LABELS = [null, "Why", "Desired", "Last up deployed", "Live", "Lock", "Change window", "Newest deployment", null, "Last up"];
+  var LABELS = [null, "Why", "Desired", "Last up deployed", "Live", "Lock", "Change window", "Newest deployment", null, "Last up", "Verification", "Failed check", "Answer"];
   function text(tag, value) { var el = document.createElement(tag); el.textContent = value; return el; }
   function show(c) {
     document.getElementById("details-title").textContent = c[0];
@@ -197,7 +217,7 @@ export function statusHtml(status: FleetStatus): string {
       dl.appendChild(dd);
     }
     body.appendChild(dl);
-    if (c[10]) { body.appendChild(text("h3", "Log (last lines)")); body.appendChild(text("pre", c[10].join("\\n"))); }
+    if (c[13]) { body.appendChild(text("h3", "Log (last lines)")); body.appendChild(text("pre", c[13].join("\\n"))); }
     dialog.showModal();
   }
   document.querySelector("tbody").addEventListener("click", function (ev) {

@@ -20,6 +20,8 @@ const COLOURS: Readonly<Record<SyncState, string>> = {
   deploying: "36",
   "awaiting approval": "35",
   failed: "31",
+  "verify failed": "31",
+  "rolled back": "33;1",
   "not yet deployed": "34",
   "not managed": "2",
   unknown: "31;1",

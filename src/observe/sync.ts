@@ -9,6 +9,8 @@ import {
   type Deployment,
   type DeploymentState,
   type StatedDeployment,
+  type Verification,
+  failureText,
 } from "../api";
 import type { DriftKind, EnvironmentStatus, ObservedDeployment, SyncState } from "./model";
 
@@ -23,6 +25,8 @@ export interface Applied {
 export interface SyncInput {
   readonly desired: { readonly ref_type: string; readonly ref: string } | undefined;
   readonly applied: Applied | undefined;
+  /** What the checks found after the last up's deployment (none without `verify:`). */
+  readonly verification?: Verification | undefined;
   /** The environment's build sha. */
   readonly liveSha: string;
   /** Every deployment of the environment the platform lists (each with its state: it decides). */
@@ -147,6 +151,23 @@ export function syncOf(input: SyncInput): SyncVerdict {
       `the file asks for ${describeRef(input.desired)}; the last up deployed ${describeRef(applied)}`,
       driftOf("desired changed", liveDeployment),
     );
+  }
+  const checked = input.verification;
+  if (
+    checked !== undefined &&
+    (applied.sha === "" || checked.sha === applied.sha || checked.rolled_back_to?.sha === applied.sha)
+  ) {
+    const to = checked.rolled_back_to;
+    if (checked.result === "rolled_back" && to !== null && input.liveSha === to.sha) {
+      return verdict(
+        "rolled back",
+        `${short(checked.sha)} failed verification (${failureText(checked)}); rolled back to ${short(to.sha)} ` +
+          `(deployment ${to.deployment_id}, ${to.result}); the file still pins the build that failed`,
+      );
+    }
+    if (checked.result === "failed" && input.liveSha === checked.sha) {
+      return verdict("verify failed", `${short(checked.sha)} failed verification: ${failureText(checked)}`);
+    }
   }
   if (applied.sha !== "" && input.liveSha !== applied.sha) {
     const by = emailOf(liveDeployment);

@@ -15,7 +15,6 @@ export {
   attachDynamicProviders,
   inFlightCreate,
   sharedProviderHost,
-  typeOfUrn,
   type InFlightCreate,
   type ProviderPort,
   type ProviderPortFactory,

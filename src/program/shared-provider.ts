@@ -1,10 +1,10 @@
 /**
  * The dynamic providers of the hosted program's engine runs, served by one process for all of
- * them (providers/provider-host/shared-host.ts) instead of a plugin process that each engine starts.
+ * them (providers/plugin-host/shared-host.ts) instead of a plugin process that each engine starts.
  * A plugin process costs every per-file stack Node's start, gRPC and our provider modules again
  * (about 0.5 CPU-seconds, measured); the shared host pays them once per `stackwright` process.
  *
- * The host is what each plugin process would have been: `providers/provider-host/main.js` of the
+ * The host is what each plugin process would have been: `providers/plugin-host/main.js` of the
  * same build, with the program directory as its working directory and the engine run's
  * environment. It is started on the first run and again after it died; each run gets a port of
  * its own, which its engine attaches to (`PULUMI_DEBUG_PROVIDERS`), and closes it when it ends.
@@ -20,15 +20,15 @@ import {
   type HostAnswer,
   type HostRequest,
   type InFlightCreate,
-} from "../../providers/provider-host/protocol";
+} from "../../providers/plugin-host/protocol";
 
-export { inFlightCreate, typeOfUrn, type InFlightCreate } from "../../providers/provider-host/protocol";
+export { inFlightCreate, type InFlightCreate } from "../../providers/plugin-host/protocol";
 
 /** A bound on the host's start and its answer to a request for a port. */
 const OPEN_TIMEOUT_MS = 60_000;
 
 /** The provider host's file in this build (dist/providers/...), beside this program's. */
-const HOST_MAIN = path.join(__dirname, "..", "..", "providers", "provider-host", "main.js");
+const HOST_MAIN = path.join(__dirname, "..", "..", "providers", "plugin-host", "main.js");
 
 /** One engine run's port on the shared host. */
 export interface ProviderPort {

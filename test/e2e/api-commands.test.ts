@@ -83,7 +83,7 @@ describe("stackwright logs", () => {
   it("refuses a deployment id that no platform id can be, before any request", async () => {
     const { status, out } = await stackwright(["logs", STACK, "uat", "--deployment", "007"]);
     expect(out.trim()).toBe(
-      "stackwright logs: --deployment '007' must be a positive whole number (a platform id)\n(npm run stackwright -- logs --help lists its flags)",
+      "stackwright logs: --deployment '007' must be a positive whole number (a platform id) (npm run stackwright -- logs --help lists its flags)",
     );
     expect(status).toBe(2);
   });

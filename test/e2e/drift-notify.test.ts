@@ -135,4 +135,27 @@ describe("drift notifications from stackwright drift", () => {
     expect(drifted.out).toMatch(/audit \(webhook\) drift\.detected: HTTP 500/);
     expect(drifted.out).not.toContain(failing.url);
   }, 120_000);
+  it("checks its output paths before reading anything, so a run that cannot write its report leaves the next run to notify", async () => {
+    await emulator.hooks.handDeploy("acme-web", "uat", RELEASE_BRANCH_SHA);
+    const settled = await run(["drift"]);
+    expect(settled.status, settled.out).toBe(0);
+    const before = received().length;
+
+    await emulator.hooks.handDeploy("acme-web", "uat", BY_HAND_SHA);
+    await emulator.hooks.clearRequests();
+    const missing = path.join(project.dir, "no-such-dir", "drift.json");
+    const refused = await run(["drift", "--json", missing]);
+    expect(refused.status, refused.out).toBe(2);
+    expect(refused.out).toContain(`--json ${missing}: the directory ${path.dirname(missing)} does not exist`);
+    expect(await apiRequests()).toEqual([]);
+    expect(received()).toHaveLength(before);
+
+    const next = await run(["drift"]);
+    expect(next.status, next.out).toBe(5);
+    expect(
+      received()
+        .slice(before)
+        .map((e) => `${e.event} ${e.stack}/${e.environment ?? ""}`),
+    ).toEqual(["drift.detected acme-web/uat"]);
+  }, 300_000);
 });

@@ -56,9 +56,8 @@ describe("the exit-code table, each row provoked by the stackwright command", ()
 
   it("2: an unknown flag, in one line with the pointer to --help", () => {
     const { status, lines } = run(["preview", "--no-such-flag"]);
-    expect(lines[0]).toMatch(/no-such-flag/);
-    expect(lines[1]).toBe("(npm run stackwright -- preview --help lists its flags)");
-    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/no-such-flag.* \(npm run stackwright -- preview --help lists its flags\)$/);
+    expect(lines).toHaveLength(1);
     expect(status).toBe(EXIT_CODES.usage);
   });
 

@@ -3,10 +3,10 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { stackFileJsonSchema } from "../../src/config";
-import { openTarget } from "../../src/cli/fleet/target";
+import { openTarget } from "../../src/cli/fleet/open-target";
 import { confirmWithoutEngine, makeReadsDir, openShortcut } from "../../src/cli/fleet/shortcut";
 import { confirmationKey } from "../../src/cli/state/confirmations";
-import { lockTargetOf } from "../../src/cli/state/target";
+import { lockTargetOf } from "../../src/cli/state/lock-target";
 import {
   demoCredentials,
   emulatorHooks,

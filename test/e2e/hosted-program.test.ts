@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
-import { openStateStore } from "../../src/cli/state/store";
+import { openStateStore } from "../../src/state-backend/store";
 import { basicAuth, demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { commandLine, descendants, parentPid, startStackwright } from "../helpers/stackwright-process";
@@ -62,7 +62,7 @@ describe("a stack whose program the stackwright process hosts", () => {
       .filter((pid) => parentPid(pid) === run.pid)
       .map(commandLine);
     expect(
-      children.filter((c) => c.includes("provider-host/main.js --shared")),
+      children.filter((c) => c.includes("plugin-host/main.js --shared")),
       below.join("\n"),
     ).toHaveLength(1);
     expect(

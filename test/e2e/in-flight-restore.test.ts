@@ -7,8 +7,8 @@
  */
 import * as fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inFlightKey } from "../../src/cli/state/in-flight";
-import { openStateStore } from "../../src/cli/state/store";
+import { inFlightKey } from "../../src/state-backend";
+import { openStateStore } from "../../src/state-backend/store";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import {
@@ -71,7 +71,7 @@ describe("a restore whose provider host and CLI are killed while the engine live
     );
     const below = descendants(run.pid);
     const engine = below.find((pid) => / up --yes /.test(commandLine(pid)));
-    const host = below.find((pid) => commandLine(pid).includes("provider-host/main.js --shared"));
+    const host = below.find((pid) => commandLine(pid).includes("plugin-host/main.js --shared"));
     expect(engine, below.map(commandLine).join("\n")).toBeDefined();
     expect(host).toBeDefined();
     if (engine === undefined || host === undefined) return;

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineEnv, pulumiCommand } from "../../src/cli/engine/env";
-import { readTargetSettings, type Target } from "../../src/cli/fleet/target";
+import { readTargetSettings, type Target } from "../../src/cli/fleet/open-target";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { runToEnd, runToEndAsync, type Finished } from "../helpers/stackwright-process";
@@ -368,7 +368,7 @@ describe("stackwright init refuses", () => {
     );
     expect(result.status).toBe(2);
     expect(result.out.split("\n")[0]).toBe(
-      "stackwright init: --target: target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.')",
+      "stackwright init: --target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.') (npm run stackwright -- init --help lists its flags)",
     );
     expect(snapshot(ops).size).toBe(0);
   });

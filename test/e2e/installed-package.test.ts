@@ -168,7 +168,7 @@ describe("stackwright installed from its package into an ops repository of its o
       "bin/stackwright.js",
       "dist/src/cli/main.js",
       "dist/src/program/main.js",
-      "dist/providers/provider-host/main.js",
+      "dist/providers/plugin-host/main.js",
       "dist/providers/provider-process/index.js",
       "stacks-config/schema.json",
       "scripts/ensure-toolchain.sh",
@@ -315,6 +315,7 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(tracked).toEqual([
       ".github/workflows/stackwright-drift.yml",
       ".github/workflows/stackwright-preview.yml",
+      ".github/workflows/stackwright-promote-ready.yml",
       ".github/workflows/stackwright-promote.yml",
       ".github/workflows/stackwright-up.yml",
       ".gitignore",

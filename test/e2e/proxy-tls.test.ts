@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import { DEFAULT_SEED_PATH, startEmulator, type RunningEmulator } from "../../src/emulator";
-import { openStateStore } from "../../src/cli/state/store";
+import { openStateStore } from "../../src/state-backend/store";
 import { demoCredentials } from "../helpers/emulator";
 import { startForwardProxy, type ForwardProxy } from "../helpers/forward-proxy";
 import { startS3Server, type TestS3Server } from "../helpers/s3-server";

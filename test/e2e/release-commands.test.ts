@@ -183,12 +183,14 @@ describe("stackwright history", () => {
     expect(table.status).toBe(0);
     const rows = table.out.split("\n");
     expect(rows[0]).toMatch(
-      /^ {2}ID +STATE +SHA +TITLE +DEPLOYER +REQUESTED \(UTC\) +STARTED +FINISHED +MADE BY$/,
+      /^ {2}ID +STATE +SHA +TITLE +DEPLOYER +REQUESTED \(UTC\) +STARTED +FINISHED +MADE BY +VERIFIED$/,
     );
     expect(rows.find((r) => r.includes("Deploy main"))).toMatch(
-      new RegExp(`^\\* \\d+ +Completed +aaaaaaa +Deploy main +${documented ? "Olivia Ops" : "-"} .* sw-0+6$`),
+      new RegExp(
+        `^\\* \\d+ +Completed +aaaaaaa +Deploy main +${documented ? "Olivia Ops" : "-"} .* sw-0+6 +-$`,
+      ),
     );
-    expect(rows.find((r) => r.includes("Deploy broken"))).toMatch(/Failed .* sw-0+7$/);
+    expect(rows.find((r) => r.includes("Deploy broken"))).toMatch(/Failed .* sw-0+7 +-$/);
     expect(table.out).not.toContain("By hand");
     expect(table.out).toContain(
       "* current build of acme-web/test; 1 older deployment(s) not shown (--limit)",
@@ -235,8 +237,11 @@ describe("stackwright promote", () => {
       const before = files();
       const run = await stackwright(["promote", "acme-web", "--from", "uat", "--to", "prod"]);
       expect(run.status).toBe(1);
-      expect(run.out).toContain(`stackwright promote: ${line}`);
-      expect(run.out).toContain("stackwright promote: refused for acme-web, so no file was changed");
+      // The refusal is the only line: it says what is wrong, what to pass, and that nothing changed.
+      const lines = run.out.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`stackwright promote: ${line}`);
+      expect(lines[0]).toMatch(/; no file was changed$/);
       expect(files()).toEqual(before);
       const overridden = await stackwright(["promote", "acme-web", "--from", "uat", "--to", "prod", flag]);
       expect(overridden.status, overridden.out).toBe(0);

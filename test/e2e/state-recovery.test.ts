@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
-import { openStateStore, type StateStore } from "../../src/cli/state/store";
+import { openStateStore, type StateStore } from "../../src/state-backend/store";
 import { openStack } from "../../src/cli/engine/workspace";
 import { basicAuth, startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
 import { startS3Server, type TestS3Server } from "../helpers/s3-server";

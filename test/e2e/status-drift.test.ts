@@ -5,14 +5,8 @@ import Ajv from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createClient, type StackwrightClient } from "../../src/client";
-import {
-  DRIFT_SCHEMA_FILE,
-  STATUS_SCHEMA_FILE,
-  confirmationKey,
-  driftMemoryKey,
-  type DriftReport,
-  type FleetStatus,
-} from "../../src/observe";
+import { DRIFT_SCHEMA_FILE, STATUS_SCHEMA_FILE, type DriftReport, type FleetStatus } from "../../src/observe";
+import { confirmationKey, driftMemoryKey } from "../../src/state-backend";
 import {
   emulatorHooks,
   demoCredentials,

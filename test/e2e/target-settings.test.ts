@@ -154,8 +154,7 @@ describe("a production target", { timeout: 180_000 }, () => {
   it("points to --help after a flag error only, naming the command as run in a checkout", async () => {
     const flag = await run(["history", "acme-web", "uat", "--target", "prod.eu"]);
     expect(flag.out.trim().split("\n")).toEqual([
-      "--target: target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.')",
-      "(npm run stackwright -- history --help lists its flags)",
+      "stackwright history: --target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.') (npm run stackwright -- history --help lists its flags)",
     ]);
     expect(flag.status).toBe(2);
     const missing = await run(["history", "acme-web", "uat", "--target", "nowhere"]);

@@ -232,6 +232,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(names).toEqual([
       "stackwright-drift.yml",
       "stackwright-preview.yml",
+      "stackwright-promote-ready.yml",
       "stackwright-promote.yml",
       "stackwright-up.yml",
     ]);
@@ -273,6 +274,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(permissions).toEqual({
       "stackwright-drift.yml": { contents: "read" },
       "stackwright-preview.yml": { contents: "read", "pull-requests": "write" },
+      "stackwright-promote-ready.yml": { contents: "read" },
       "stackwright-promote.yml": { contents: "read" },
       "stackwright-up.yml": { contents: "read" },
     });
@@ -444,6 +446,50 @@ describe("the ops repository's workflows, step by step", () => {
       "Check the token and the inputs",
     ]);
   }, 60_000);
+
+  it("promote ready, on its schedule, opens one pull request per ready promotion, and none again for one already proposed", async () => {
+    repo.git("checkout", "-q", "main");
+    const prod = `    deployment: { ref_type: sha, ref: ${PROD_SHA} }\n`;
+    fs.writeFileSync(
+      path.join(repo.dir, "stacks-config", "acme-web.yaml"),
+      ACME_WEB.replace(prod, `${prod}    promotion: { from: uat }\n`),
+    );
+    repo.git("commit", "-qam", "prod takes uat's builds");
+    const schedule: WorkflowEvent = {
+      name: "schedule",
+      ref: "refs/heads/main",
+      sha: repo.git("rev-parse", "HEAD"),
+      payload: { schedule: "47 * * * *" },
+    };
+    const runs = await run("stackwright-promote-ready.yml", schedule, APP_TOKEN);
+    expect(
+      runs.map((r) => r.succeeded),
+      output(runs),
+    ).toEqual([true]);
+    const branch = `promote-ready/acme-web-prod-${MAIN_SHA.slice(0, 7)}`;
+    expect(output(runs)).toContain(`${branch}`);
+    const pushed = execFileSync(
+      "git",
+      ["--git-dir", repo.origin, "show", `${branch}:stacks-config/acme-web.yaml`],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(parse(pushed)).toMatchObject({ environments: { prod: { deployment: { ref: MAIN_SHA } } } });
+    const opened = () => ghCalls().filter((c) => c.args[1] === "create" && c.args.includes(branch));
+    expect(opened().map((c) => c.token)).toEqual(["ghs_app-token-stand-in"]);
+    expect(runs[0]?.summary).toContain("opened 1 promotion pull request(s)");
+
+    // The next run's checkout is fresh: the branch is on origin only, and its pull request open.
+    repo.git("branch", "-D", branch);
+    const again = await run("stackwright-promote-ready.yml", schedule, APP_TOKEN);
+    expect(
+      again.map((r) => r.succeeded),
+      output(again),
+    ).toEqual([true]);
+    expect(again[0]?.summary).toContain(`${branch}: already proposed`);
+    expect(opened()).toHaveLength(1);
+  }, 300_000);
 
   it("the action stops in one line when the ops repository has no package-lock.json to install from", async () => {
     repo.git("checkout", "-q", "--detach", "main");

@@ -226,9 +226,9 @@ async function reachedPoint(lane: Lane, c: KillCase): Promise<boolean> {
 function providerPids(root: number): number[] {
   return descendants(root).filter((pid) => {
     try {
-      // Ours (providers/provider-host) in a Stackwright project; the SDK's anywhere else.
+      // Ours (providers/plugin-host) in a Stackwright project; the SDK's anywhere else.
       const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      return cmdline.includes("provider-host/main.js") || cmdline.includes("dynamic-provider");
+      return cmdline.includes("plugin-host/main.js") || cmdline.includes("dynamic-provider");
     } catch {
       return false;
     }

@@ -97,6 +97,7 @@ function hostileDrift(w: Words): DriftReport {
     ],
     errors: [{ stack: "acme-web", environment: "prod", reason: w.reason }],
     stacks: [{ stack: "acme-web", checked_by: "engine", reason: w.reason }],
+    verifications: [],
   };
 }
 
@@ -114,6 +115,8 @@ function hostileHistory(w: Words): HistoryDocument {
     current_build: id === "2",
     stackwright_marker: null,
     adopted: false,
+    // The site's answer, as a failed verification records it, is as hostile as the platform's words.
+    verification: { result: "failed", at: "2026-11-25T09:00:00.000Z", text: w.title },
   });
   // Parsed, so the document has whatever members its schema has now (an unknown one is dropped).
   return HistoryDocument.parse({

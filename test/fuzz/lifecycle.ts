@@ -16,8 +16,8 @@
  * What it leaves out (component resources, parallel steps, previews, the checkpoint file) is
  * what the engine-level kill tests cover with the real engine.
  */
-import { v1 } from "../../providers/provider-process";
-import { InitError } from "../../providers/provider-process/errors";
+import { v1 } from "../../providers/behaviour";
+import { InitError } from "../../providers/behaviour/errors";
 import type { Props, ProviderMethods, ResourceKind } from "../../providers/shared/contract";
 
 /** The resource types the fuzz drives, by their key in the provider module. */

@@ -13,7 +13,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TEST_USERS, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { v1 } from "../../providers/provider-process";
+import { v1 } from "../../providers/behaviour";
 import {
   applyChanges,
   changeArb,
@@ -219,7 +219,7 @@ async function runCase(c: Case, counts: Counts): Promise<void> {
 
 /** Smallest failing cases the fuzz found, each kept as a named test next to its fix. */
 const REGRESSIONS: Record<string, Case> = {
-  // Fixed in providers/runtime/deployment.ts (diff): only a start is refused under a lock.
+  // providers/behaviour/deployment.ts (diff): only a start is refused under a lock.
   "a deployment that outlived its wait bound in the change that also locks is waited for, not refused": {
     steps: [
       {
@@ -232,7 +232,7 @@ const REGRESSIONS: Record<string, Case> = {
       },
     ],
   },
-  // Fixed in providers/runtime/snapshot-restore.ts: a lost answer is recorded, never repeated.
+  // providers/behaviour/snapshot-restore.ts: a lost answer is recorded, never repeated.
   "a restore whose answer was lost is not run a second time by the next run": {
     steps: [
       { changes: [{ kind: "snapshot", name: "nightly", notes: "before release" }], faults: [], stall: false },
@@ -254,7 +254,7 @@ const REGRESSIONS: Record<string, Case> = {
     ],
   },
   // Fixed in src/client/deployments.ts (create's retry lookup takes the caller's `accept`) and
-  // providers/provider-process/deployment.ts (accepts only what it may adopt).
+  // providers/behaviour/deployment.ts (accepts only what it may adopt).
   "going back to an earlier ref makes a new deployment even when the create was retried": {
     steps: [
       { changes: [{ kind: "trigger" }], faults: [], stall: false },

@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TEST_USERS, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { v1 } from "../../providers/provider-process";
+import { v1 } from "../../providers/behaviour";
 import { count, fuzz, runs, type Counts } from "./harness";
 import { up, type Declared, type State } from "./lifecycle";
 

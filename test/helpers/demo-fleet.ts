@@ -48,6 +48,8 @@ function hand(i: number): ObservedDeployment {
 /** Which state site `i`'s environment `e` is in: mostly in sync, every state present. */
 function stateOf(i: number, e: number): SyncState {
   const special: Record<number, SyncState> = {
+    1: "verify failed",
+    2: "rolled back",
     3: "drifted",
     5: "deploying",
     7: "awaiting approval",
@@ -83,6 +85,8 @@ function environment(i: number, e: number): EnvironmentStatus {
     deploying: `deployment ${recent[0]?.id} is Deploying`,
     "awaiting approval": `deployment ${recent[0]?.id} is Submitted: it waits for an approval`,
     failed: `deployment ${recent[0]?.id} failed`,
+    "verify failed": `${SHAS[0]?.slice(0, 7)} failed verification: check 1 (/health): expected status 200; got 503 "Service Unavailable"`,
+    "rolled back": `${SHAS[0]?.slice(0, 7)} failed verification; rolled back to ${SHAS[2]?.slice(0, 7)}`,
     "not yet deployed": "no up has deployed branch main here yet",
     "not managed": "the file asks for no deployment here",
     unknown: `environment ${stack}/${name} could not be read: the API answered 503`,
@@ -92,6 +96,29 @@ function environment(i: number, e: number): EnvironmentStatus {
     environment: name,
     desired: sync === "not managed" ? null : { ref_type: "branch", ref: "main" },
     applied: sync === "not yet deployed" ? null : applied,
+    verification:
+      sync === "verify failed" || sync === "rolled back"
+        ? {
+            result: sync === "verify failed" ? "failed" : "rolled_back",
+            deployment_id: applied.deployment_id,
+            sha: applied.sha,
+            started_at: new Date(BASE - 600_000).toISOString(),
+            finished_at: new Date(BASE - 300_000).toISOString(),
+            attempts: 30,
+            failed_check: { index: 0, target: "/health", expected: "status 200" },
+            answer: {
+              url: `https://${stack}.example.com/health`,
+              status: 503,
+              latency_ms: 12,
+              body_excerpt: "Service Unavailable",
+              error: null,
+            },
+            rolled_back_to:
+              sync === "rolled back"
+                ? { deployment_id: recent[2]?.id ?? "", sha: SHAS[2] ?? "", result: "passed" }
+                : null,
+          }
+        : null,
     live:
       sync === "unknown"
         ? null

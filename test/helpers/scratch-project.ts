@@ -12,8 +12,8 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { engineEnv } from "../../src/cli/engine/env";
 import { openStack } from "../../src/cli/engine/workspace";
 import { targetSecretsEnv } from "../../src/cli/settings/target-settings";
-import { openStateStore } from "../../src/cli/state/store";
-import { readLastRun } from "../../src/observe";
+import { openStateStore } from "../../src/state-backend/store";
+import { readLastRun } from "../../src/state-backend";
 
 export const repoRoot = path.resolve(__dirname, "..", "..");
 

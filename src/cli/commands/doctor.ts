@@ -18,7 +18,7 @@ import { BUILT_IN_PASSPHRASE, encryptedWithBuiltInPassphrase, secretsEnv } from 
 import { defineCommand } from "../kit/command";
 import { commandLine } from "../kit/invocation";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
-import { say } from "../kit/output";
+import { flag } from "../kit/args";
 import { WORKFLOWS_DIR, mergePackageJson, readWorkflowMarker, renderWorkflow } from "../ops/files";
 import { dependencyFinding, pulumiCliFinding, workflowFinding, type Finding } from "../ops/findings";
 import {
@@ -44,11 +44,15 @@ export const doctorCommand = defineCommand({
     "--write brings up to date what it can and prints each change as a diff; a workflow changed by hand is " +
     "kept (shown as a diff) unless only its version differs.",
   flags: {
-    write: { type: "boolean", help: "bring up to date what can be, printing each change as a unified diff" },
-    project: { type: "string", help: "the ops repository (default: the project of the working directory)" },
+    write: flag.switch("bring up to date what can be, printing each change as a unified diff"),
+    project: flag.parsedOr(
+      "the ops repository (default: the project of the working directory)",
+      (text) => path.resolve(text),
+      projectDir,
+    ),
   },
-  async run({ flags }) {
-    const dir = projectDir(flags.project);
+  async run({ flags }, { io, env }) {
+    const dir = flags.project;
     requireOpsRepository(dir);
     const root = toolRoot();
     const version = packageVersion(root);
@@ -58,34 +62,32 @@ export const doctorCommand = defineCommand({
       ...workflowFindings(dir, root, version),
       ...targetFindings(dir),
       ...packageFindings(dir, version),
-      ...[pulumiCliFinding(pulumiCli(root, process.env), pinnedPulumiRelease(root))].filter(
-        (f) => f !== undefined,
-      ),
+      ...[pulumiCliFinding(pulumiCli(root, env), pinnedPulumiRelease(root))].filter((f) => f !== undefined),
     ];
     let behind = 0;
     for (const finding of findings) {
-      const fix = flags.write === true ? finding.fix : undefined;
+      const fix = flags.write ? finding.fix : undefined;
       if (fix !== undefined) {
         write(path.join(dir, finding.file), fix.after);
-        say(
+        io.say(
           `updated ${finding.file}: ${finding.says}\n${unifiedDiff(finding.file, fix.before, fix.after).trimEnd()}`,
         );
         continue;
       }
       if (finding.behind) behind++;
-      say(`${finding.behind ? "behind" : "note"}: ${finding.file}: ${finding.says}`);
+      io.say(`${finding.behind ? "behind" : "note"}: ${finding.file}: ${finding.says}`);
       if (finding.diff !== undefined) {
-        say(unifiedDiff(finding.file, finding.diff.before, finding.diff.after).trimEnd());
+        io.say(unifiedDiff(finding.file, finding.diff.before, finding.diff.after).trimEnd());
       }
     }
     if (behind === 0) {
-      say(`doctor: ${dir} is up to date with stackwright ${version}`);
+      io.say(`doctor: ${dir} is up to date with stackwright ${version}`);
       return EXIT_CODES.ok;
     }
     const fixable = findings.filter((f) => f.behind && f.fix !== undefined).length;
-    say(
+    io.say(
       `doctor: ${behind} finding${behind === 1 ? "" : "s"} behind stackwright ${version}` +
-        (flags.write === true || fixable === 0
+        (flags.write || fixable === 0
           ? ""
           : ` (${commandLine("doctor --write")} brings ${fixable} up to date)`),
     );
@@ -97,8 +99,8 @@ export const doctorCommand = defineCommand({
  * The directory to check: --project, else the project of the working directory; with none found,
  * the working directory itself, which the check then names as not an ops repository.
  */
-function projectDir(flag: string | undefined): string {
-  if (flag !== undefined) return path.resolve(flag);
+/** The ops repository when --project is not given: the project of the working directory, else the directory itself. */
+function projectDir(): string {
   try {
     return path.resolve(defaultProjectDir());
   } catch {

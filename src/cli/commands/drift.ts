@@ -13,10 +13,13 @@
  * Exit codes (combined over the stacks, error > drift > clean): 0 clean, 5 drift, 1 when a check
  * could not be made (a stack the user cannot see, a read that failed).
  *
- * Notifications (fleet/notify.ts): `drift.detected` for each new entry and `drift.resolved` for
+ * Notifications (notifications/notify.ts): `drift.detected` for each new entry and `drift.resolved` for
  * each resolved one, never for one still drifted, to the sinks of their stacks. The sinks are
- * checked as `up` checks them, before anything is read (an unset variable: exit 2); delivery
- * comes after the memory is kept and never changes the exit code.
+ * checked as `up` checks them, before anything is read (an unset variable: exit 2), and so are
+ * the paths of `--json` and `--summary`. The report is written and its notifications sent before
+ * the memory is kept: a run that fails on the way leaves the old memory, so the next run finds the
+ * same entries new and sends them, rather than calling them still (which is never sent).
+ * Delivery never changes the exit code.
  */
 import { terminalText } from "../../safe-text";
 import * as fs from "node:fs";
@@ -36,11 +39,13 @@ import {
 } from "../../observe";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { observeFlags, observeTarget } from "../fleet/observe-target";
-import { say, stderr, stdout, warn, type Sink } from "../kit/output";
+import { flag } from "../kit/args";
+import { checkOutputPath } from "../kit/output-path";
+import { observeFlags, observeTarget } from "../observation/observe-target";
+import type { Sink } from "../kit/output";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
-import { handleInterrupts } from "../state/interrupt";
-import { notifyDrift, prepareNotify } from "../fleet/notify";
+import { handleInterrupts } from "../engine/interrupt";
+import { notifyDrift, prepareNotify } from "../notifications/notify";
 import type { DriftChanges, DriftEntry as NotifyDriftEntry } from "../../notify";
 
 /** The exit code of a report: error > drift > clean. */
@@ -51,7 +56,8 @@ export function driftExitCode(result: DriftReport["result"]): number {
 /**
  * The engine's preview with refresh of the `stacks` (API stacks), K at once; what it would change,
  * per environment. Reads only (a preview writes no state, and its program only reads the API).
- * Its progress goes to `sinks` (stderr when stdout carries the JSON report).
+ * Its progress goes to `sinks` (stderr when stdout carries the JSON report); `budgetEnv` gives
+ * the engines' clients the run's API budget.
  */
 async function engineChecks(
   status: FleetStatus,
@@ -59,6 +65,7 @@ async function engineChecks(
   projectDir: string,
   target: string,
   sinks: { readonly stdout: Sink; readonly stderr: Sink },
+  budgetEnv: Record<string, string>,
 ): Promise<Map<string, EngineCheck>> {
   const checked = status.stacks.filter((s) => stacks.has(s.stack));
   if (checked.length === 0) return new Map();
@@ -66,11 +73,11 @@ async function engineChecks(
   const [{ defaultConcurrency, fanOut }, { openTarget }, { previewFromEvents }, { plannedChanges }] =
     await Promise.all([
       import("../fleet/fan-out.js"),
-      import("../fleet/target.js"),
+      import("../fleet/open-target.js"),
       import("../engine/preview-events.js"),
       import("../report/summary.js"),
     ]);
-  const opened = await openTarget(projectDir, target);
+  const opened = await openTarget(projectDir, target, budgetEnv);
   const interrupts = handleInterrupts();
   try {
     const outcomes = await fanOut(
@@ -173,33 +180,38 @@ export const driftCommand = defineCommand({
     "or resolved. With --full the preview runs on every stack.",
   flags: {
     ...observeFlags,
-    json: {
-      type: "string",
-      help: "write the drift report as JSON (version 1, docs/schemas/drift-v1.schema.json) to FILE, or - for stdout",
-    },
-    summary: { type: "string", help: "write the drift report as Markdown to FILE" },
-    full: {
-      type: "boolean",
-      help: "run the engine's preview with refresh on every stack, proven or not; a change it plans counts as drift",
-    },
+    json: flag.output(
+      "write the drift report as JSON (version 1, docs/schemas/drift-v1.schema.json) to FILE, or - for stdout",
+    ),
+    summary: flag.string("FILE: write the drift report as Markdown to FILE"),
+    full: flag.switch(
+      "run the engine's preview with refresh on every stack, proven or not; a change it plans counts as drift",
+    ),
   },
-  async run({ flags, positional }) {
-    const full = flags.full === true;
+  async run({ flags, positional }, context) {
+    const { io, env } = context;
+    const full = flags.full;
+    const json = flags.json;
+    checkOutputPath("json", json?.to === "file" ? json.path : undefined);
+    checkOutputPath("summary", flags.summary);
     // The sinks of the selected stacks, checked before the reads, as `up` checks them before its engines.
     let notify: Awaited<ReturnType<typeof prepareNotify>> | undefined;
-    const observed = await observeTarget({
-      command: "drift",
-      names: positional,
-      target: flags.target,
-      project: flags.project,
-      changedSince: flags["changed-since"],
-      shard: flags.shard,
-      apiConcurrency: flags["api-concurrency"],
-      prove: !full,
-      beforeReads: async ({ projectDir, target, apiStacks, desired }) => {
-        notify = await prepareNotify(projectDir, target, apiStacks, process.env, desired);
+    const observed = await observeTarget(
+      {
+        command: "drift",
+        names: positional,
+        target: flags.target,
+        project: flags.project,
+        changedSince: flags["changed-since"],
+        shard: flags.shard,
+        apiConcurrency: flags["api-concurrency"],
+        prove: !full,
+        beforeReads: async ({ projectDir, target, apiStacks, desired }) => {
+          notify = await prepareNotify(projectDir, target, apiStacks, env, desired);
+        },
       },
-    });
+      context,
+    );
     const { store, project } = observed;
     const memories = new Map<string, DriftMemory | undefined>();
     await Promise.all(
@@ -212,7 +224,10 @@ export const driftCommand = defineCommand({
       [...checks.values()].filter((c) => c.checked_by === "engine").map((c) => c.stack),
     );
     // With --json -, stdout is the report alone: the engine's progress goes to stderr.
-    const progress = flags.json === "-" ? { stdout: stderr, stderr } : { stdout, stderr };
+    const progress =
+      json?.to === "stdout"
+        ? { stdout: io.stderr, stderr: io.stderr }
+        : { stdout: io.stdout, stderr: io.stderr };
     const status =
       previewed.size === 0
         ? observed.status
@@ -222,11 +237,29 @@ export const driftCommand = defineCommand({
               observed.status,
               previewed,
               observed.projectDir,
-              flags.target ?? "dev",
+              flags.target,
               progress,
+              observed.budgetEnv,
             ),
           );
     const { report, memories: next } = driftReport(status, memories, checks);
+    // With --json -, stdout is the report alone: the delivery lines go to stderr.
+    const print = json?.to === "stdout" ? io.warn : io.say;
+    if (json?.to === "stdout") io.say(JSON.stringify(report, null, 2));
+    else {
+      io.say(reportLines(report));
+      if (json !== undefined) {
+        fs.writeFileSync(json.path, `${JSON.stringify(report, null, 2)}\n`);
+        io.warn(`drift report written to ${json.path}`);
+      }
+    }
+    const notified =
+      notify === undefined ? undefined : await notifyDrift(notify, driftChangesOf(report), env, print);
+    if (flags.summary !== undefined) {
+      fs.writeFileSync(flags.summary, `${driftMarkdown(report)}${notified?.markdown ?? ""}`);
+      io.warn(`summary written to ${flags.summary}`);
+    }
+    // Last: only a run that reported and notified moves its entries from new to still.
     await Promise.all(
       status.stacks.map(async (s) => {
         const memory = next.get(s.stack);
@@ -235,24 +268,6 @@ export const driftCommand = defineCommand({
           await keepDriftMemory(store, project, s.pulumi_stack, memories.get(s.stack), memory);
       }),
     );
-    // With --json -, stdout is the report alone: the delivery lines go to stderr.
-    const print = flags.json === "-" ? warn : say;
-    if (flags.json === "-") say(JSON.stringify(report, null, 2));
-    else {
-      say(reportLines(report));
-      if (flags.json !== undefined) {
-        fs.writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
-        warn(`drift report written to ${flags.json}`);
-      }
-    }
-    const notified =
-      notify === undefined
-        ? undefined
-        : await notifyDrift(notify, driftChangesOf(report), process.env, print);
-    if (flags.summary !== undefined) {
-      fs.writeFileSync(flags.summary, `${driftMarkdown(report)}${notified?.markdown ?? ""}`);
-      warn(`summary written to ${flags.summary}`);
-    }
     return driftExitCode(report.result);
   },
 });

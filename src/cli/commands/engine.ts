@@ -1,81 +1,81 @@
 /**
  * `stackwright preview|up|refresh|destroy [API_STACK ...]`: each API stack file runs in its own
- * Pulumi stack `<target>.<API stack>` (fleet/target.ts), selected by name, `--changed-since` and
+ * Pulumi stack `<target>.<API stack>` (fleet/open-target.ts), selected by name, `--changed-since` and
  * `--shard` (fleet/plan.ts), K at once (fleet/fan-out.ts), each to its end. The run closes with
  * a table per stack and exits non-zero when any failed; `--summary FILE` writes one Markdown
  * summary for all. Failures are reported by the command kit (exit-codes.ts).
  */
-import type { FlagSpec, ParsedFlags } from "../kit/args";
+import { flag, type FlagValues } from "../kit/args";
+import type { CommandContext } from "../kit/context";
 import { defineCommand } from "../kit/command";
 import { CliError, combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { closingTable, fanOut, fleetSummary, parseConcurrency } from "../fleet/fan-out";
-import { DEFAULT_API_CONCURRENCY, useApiConcurrency } from "../fleet/api-budget";
+import { closingTable, concurrencyFlag, fanOut, fleetSummary } from "../fleet/fan-out";
+import { apiBudget, apiBudgetEnv, apiConcurrencyFlagOf, DEFAULT_API_CONCURRENCY } from "../kit/api-budget";
 import { legacyProblem } from "../fleet/migrate";
 import { planRun, type Plan } from "../fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "../fleet/run-stack";
 import { makeReadsDir, openShortcut } from "../fleet/shortcut";
-import { openOwnStack, openTarget, readTargetSettings, type Target } from "../fleet/target";
+import { openOwnStack, openTarget, readTargetSettings, type Target } from "../fleet/open-target";
 import { writeSummary } from "../report/summary-file";
 import { say, warn } from "../kit/output";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../gates/preflight";
-import { notifyOutcomes, prepareNotify } from "../fleet/notify";
-import { handleInterrupts } from "../state/interrupt";
-import { lockFlags, lockPolicyOf } from "../state/target";
-import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";
-import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
+import { notifyOutcomes, prepareNotify } from "../notifications/notify";
+import { handleInterrupts } from "../engine/interrupt";
+import { lockFlags, lockPolicyOf } from "../kit/lock-flags";
+import {
+  openWindowGate,
+  overrideNotice,
+  overrideReason,
+  overrideWindowFlag,
+  windowSummary,
+} from "../gates/windows";
+import { selectionFlags as selectingFlags } from "../fleet/selection";
+import { targetFlags } from "../settings/target-settings";
 
 const selectionFlags = {
   ...targetFlags,
-  "changed-since": {
-    type: "string",
-    help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
-  },
-  shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
-  concurrency: { type: "string", help: "stacks run at once (default: two per core)" },
-  "api-concurrency": {
-    type: "string",
-    help: `requests in flight to the API at once, in this process and in the shared provider host each (default: ${DEFAULT_API_CONCURRENCY})`,
-  },
-  summary: {
-    type: "string",
-    help: "write one Markdown summary of all selected stacks to this file (cut to fit a GitHub comment)",
-  },
-  "summary-full": {
-    type: "string",
-    help: "write the summary uncut to this file too (a CI artifact or the job summary)",
-  },
-  parallel: { type: "string", help: "resource operations at once within a stack (default: the engine's)" },
-  stack: {
-    type: "string",
-    help: "run exactly this Pulumi stack, with its own Pulumi.<stack>.yaml (no selection, no fan-out)",
-  },
-} satisfies FlagSpec;
+  ...selectingFlags,
+  ...concurrencyFlag,
+  "api-concurrency": apiConcurrencyFlagOf(
+    `requests in flight to the API at once, in this process and in the shared provider host each (default: ${DEFAULT_API_CONCURRENCY})`,
+  ),
+  summary: flag.string(
+    "FILE: write one Markdown summary of all selected stacks to this file (cut to fit a GitHub comment)",
+  ),
+  "summary-full": flag.string(
+    "FILE: write the summary uncut to this file too (a CI artifact or the job summary)",
+  ),
+  parallel: flag.int("resource operations at once within a stack (default: the engine's)", {
+    min: 1,
+    max: 1024,
+  }),
+  stack: flag.string(
+    "run exactly this Pulumi stack, with its own Pulumi.<stack>.yaml (no selection, no fan-out)",
+  ),
+};
 
 const deletedFlag = {
-  "destroy-deleted": {
-    type: "boolean",
-    help: "destroy the resources of stacks whose file was deleted (--changed-since); without it they are kept and listed",
-  },
-} satisfies FlagSpec;
+  "destroy-deleted": flag.switch(
+    "destroy the resources of stacks whose file was deleted (--changed-since); without it they are kept and listed",
+  ),
+};
 
 const refreshFlag = {
-  refresh: { type: "boolean", help: "read the live state of every resource first" },
-} satisfies FlagSpec;
+  refresh: flag.switch("read the live state of every resource first"),
+};
 
 const windowFlag = {
-  "override-window": {
-    type: "string",
-    help: "REASON: make changes where change windows are closed (on call); recorded in the deployment's summary",
-  },
-} satisfies FlagSpec;
+  "override-window": overrideWindowFlag(
+    "REASON: make changes where change windows are closed (on call); recorded in the deployment's summary",
+  ),
+};
 
 const fullFlag = {
-  full: {
-    type: "boolean",
-    help: "run the engine for every stack, also those confirmed unchanged since their last no-change run",
-  },
-} satisfies FlagSpec;
+  full: flag.switch(
+    "run the engine for every stack, also those confirmed unchanged since their last no-change run",
+  ),
+};
 
 const specs = {
   preview: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...windowFlag },
@@ -84,36 +84,30 @@ const specs = {
   destroy: { ...selectionFlags, ...lockFlags, ...windowFlag },
 } as const;
 
-type AnyFlags = ParsedFlags<typeof selectionFlags> &
+/** The request of any of the four commands: the flags one of them lacks read as not given. */
+type AnyFlags = FlagValues<typeof selectionFlags> &
   Partial<
-    ParsedFlags<
+    FlagValues<
       typeof refreshFlag & typeof deletedFlag & typeof lockFlags & typeof windowFlag & typeof fullFlag
     >
   >;
-
-function parallelOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 1024) {
-    throw new UsageError(`--parallel must be a whole number from 1 to 1024, not '${value}'`);
-  }
-  return n;
-}
 
 /** `--stack NAME`: one Pulumi stack as it is, with no selection. */
 async function explicitPlan(
   flags: AnyFlags,
   names: readonly string[],
+  given: ReadonlySet<string>,
+  budgetEnv: Record<string, string>,
 ): Promise<{ target: Target; plan: Plan }> {
   const stackName = flags.stack ?? "";
-  const clash = ["changed-since", "shard", "target"].filter((f) => flags[f as keyof AnyFlags] !== undefined);
+  const clash = ["changed-since", "shard", "target"].filter((f) => given.has(f));
   if (names.length > 0 || clash.length > 0) {
     throw new UsageError(
       `--stack runs one Pulumi stack; it takes no API stack names, --${clash[0] ?? "names"}`,
     );
   }
   return {
-    target: await openOwnStack(projectDirOf(flags.project), stackName),
+    target: await openOwnStack(flags.project, stackName, budgetEnv),
     plan: {
       jobs: [{ apiStack: stackName, stackName, destroy: false }],
       kept: [],
@@ -125,14 +119,19 @@ async function explicitPlan(
 /** Runs `operation` over the selected stacks; the exit code of the whole run. */
 export async function runFleetCommand(
   operation: Operation,
-  flags: AnyFlags,
-  names: readonly string[],
+  request: {
+    readonly flags: AnyFlags;
+    readonly positional: readonly string[];
+    readonly given: ReadonlySet<string>;
+  },
+  context: CommandContext,
 ): Promise<number> {
-  const concurrency = parseConcurrency(flags.concurrency);
-  // Every client reads it from the environment: this process's (preflight, hosted programs, the
-  // shortcut) and, inherited, the shared provider host's and any plugin's.
-  useApiConcurrency(flags["api-concurrency"]);
-  const parallel = parallelOf(flags.parallel);
+  const { flags, positional: names, given } = request;
+  const concurrency = flags.concurrency;
+  // One budget for every client of the run, given in the environment the run hands them: this
+  // process's (preflight, hosted programs, the shortcut) and the shared provider host's and any plugin's.
+  const budgetEnv = apiBudgetEnv(apiBudget(flags["api-concurrency"], context.env));
+  const parallel = flags.parallel;
   const lockPolicy = lockPolicyOf(flags);
   const override = overrideReason(flags["override-window"]);
   // The fingerprint shortcut (fleet/shortcut.ts): per-file stacks, `up` without --refresh; with
@@ -141,20 +140,16 @@ export async function runFleetCommand(
     operation === "up" && flags.stack === undefined && flags.refresh !== true ? makeReadsDir() : undefined;
   const { target, plan } =
     flags.stack !== undefined
-      ? await explicitPlan(flags, names)
+      ? await explicitPlan(flags, names, given, budgetEnv)
       : await (async () => {
-          const target = await openTarget(
-            projectDirOf(flags.project),
-            targetNameOf(flags.target),
-            reads?.env ?? {},
-          );
+          const target = await openTarget(flags.project, flags.target, { ...budgetEnv, ...reads?.env });
           const legacy = await legacyProblem(target);
           if (legacy !== undefined) throw new CliError("usage", legacy);
           const plan = await planRun(target, {
             names,
             ...(flags["changed-since"] === undefined ? {} : { changedSince: flags["changed-since"] }),
             ...(flags.shard === undefined ? {} : { shard: flags.shard }),
-            destroyDeleted: flags["destroy-deleted"] === true,
+            destroyDeleted: flags["destroy-deleted"] ?? false,
             destroying: operation === "destroy",
           });
           return { target, plan };
@@ -162,7 +157,7 @@ export async function runFleetCommand(
   const settings = once(() => targetSettings(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override, plan.state);
-  // Notification sinks (fleet/notify.ts): checked now, sent once every stack has ended.
+  // Notification sinks (notifications/notify.ts): checked now, sent once every stack has ended.
   const notify =
     operation === "up" && flags.stack === undefined
       ? await prepareNotify(
@@ -294,7 +289,7 @@ function fleetCommand(operation: Operation, summary: string) {
     args: ["API_STACK..."] as const,
     summary,
     flags: specs[operation],
-    run: ({ flags, positional }) => runFleetCommand(operation, flags, positional),
+    run: (request, context) => runFleetCommand(operation, request, context),
   });
 }
 

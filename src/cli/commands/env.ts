@@ -11,8 +11,7 @@ import { engineEnv, ensureStateDir } from "../engine/env";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { quietCommandLine } from "../kit/invocation";
-import { say } from "../kit/output";
-import { projectDirOf, targetFlags, targetNameOf, targetSecretsEnv } from "../settings/target-settings";
+import { targetFlags, targetSecretsEnv } from "../settings/target-settings";
 
 /** Quotes a value for a POSIX shell. */
 export function shellQuote(value: string): string {
@@ -27,12 +26,15 @@ export const envCommand = defineCommand({
     "A target other than the demo's dev needs PULUMI_CONFIG_PASSPHRASE (or a secrets provider in its file); " +
     "a passphrase you set is used and not printed. A file:// state directory is created.",
   flags: targetFlags,
-  run({ flags }) {
-    const projectDir = projectDirOf(flags.project);
-    const target = targetNameOf(flags.target);
-    const env = { ...engineEnv({ projectDir }), ...targetSecretsEnv(projectDir, target) };
+  run({ flags }, { io, env: given }) {
+    const projectDir = flags.project;
+    const target = flags.target;
+    const env = {
+      ...engineEnv({ projectDir, baseEnv: given }),
+      ...targetSecretsEnv(projectDir, target, given),
+    };
     ensureStateDir(env);
-    for (const [name, value] of Object.entries(env)) say(`export ${name}=${shellQuote(value)}`);
+    for (const [name, value] of Object.entries(env)) io.say(`export ${name}=${shellQuote(value)}`);
     return Promise.resolve(EXIT_CODES.ok);
   },
 });

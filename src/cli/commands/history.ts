@@ -6,6 +6,7 @@
  * agree). One list request per page of the platform's answer, at most the client's page bound.
  */
 import { z } from "zod";
+import { terminalText } from "../../safe-text";
 import {
   isDeploymentFinished,
   newestFirst,
@@ -17,13 +18,16 @@ import {
   type Deployment,
   type RecordedDeployment,
   type StatedDeployment,
+  type Verification,
+  verificationText,
 } from "../../api";
 import { needAttributes } from "../../client";
-import { apiClient, nameArgument } from "../gates/api-command";
+import { apiClient, inEnvironment, nameArgument } from "../gates/api-command";
+import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
-import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { renderTable, say, warn } from "../kit/output";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags, targetNameOf } from "../settings/target-settings";
+import { EXIT_CODES } from "../kit/exit-codes";
+import { renderTable } from "../kit/output";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
 
 const COMMAND = "history";
 const DEFAULT_LIMIT = 20;
@@ -48,6 +52,19 @@ export const HistoryEntry = z.object({
    * (as the first up after `import` does), so it is Stackwright's, not made by hand.
    */
   adopted: z.boolean(),
+  /**
+   * What the checks of `verify:` found after this deployment, where Stackwright checked it and
+   * the target's state still records it (the last up's deployments); null otherwise.
+   */
+  verification: z
+    .object({
+      result: z.enum(["passed", "failed", "rolled_back"]),
+      /** When the verdict was reached (ISO 8601, UTC). */
+      at: z.string(),
+      /** The verdict in one line: the failing check and its answer, or where it rolled back to. */
+      text: z.string(),
+    })
+    .nullable(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 
@@ -68,23 +85,28 @@ export const historyCommand = defineCommand({
   summary:
     "Lists the environment's deployments, newest first: id, state, short sha, title, deployer, when requested, " +
     "started and finished, which is the current build (*), and which are Stackwright's (its marker, or 'adopted' " +
-    "for one an up adopted, as --target's state records it; 'by hand' otherwise). --json prints the same as one " +
+    "for one an up adopted, as --target's state records it; 'by hand' otherwise), and what the checks of verify: " +
+    "found where Stackwright checked it (as --target's state records it). --json prints the same as one " +
     "JSON document. " +
     API_SETTINGS_HELP,
   flags: {
-    limit: { type: "string", help: `N: show the newest N deployments (default ${DEFAULT_LIMIT})` },
-    json: { type: "boolean", help: "print one JSON document instead of a table" },
+    limit: flag.int(`N: show the newest N deployments (default ${DEFAULT_LIMIT})`, {
+      min: 1,
+      max: 10_000,
+      default: DEFAULT_LIMIT,
+    }),
+    json: flag.switch("print one JSON document instead of a table"),
     ...targetFlags,
   },
-  async run({ flags, positional }) {
+  async run({ flags, positional }, { io, env }) {
     const stack = nameArgument(COMMAND, "API_STACK", positional[0]);
     const environment = nameArgument(COMMAND, "ENV", positional[1]);
-    const limit = limitOf(flags.limit);
-    const target = targetNameOf(flags.target);
-    const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags));
+    const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags, env), env);
     let deployments: Deployment[];
     try {
-      deployments = await client.deployments.list(stack, environment);
+      deployments = await inEnvironment(client, COMMAND, stack, environment, () =>
+        client.deployments.list(stack, environment),
+      );
     } finally {
       await client.close();
     }
@@ -96,40 +118,26 @@ export const historyCommand = defineCommand({
         `cannot tell which deployment of ${stack}/${environment} is its current build`,
       ),
     );
-    // The state is read (and its reader loaded) only when the platform's record cannot tell: a
-    // deployment without our marker.
-    let recorded: readonly RecordedDeployment[] = [];
-    if (stated.some((d) => stackwrightMarkerOf(d) === undefined)) {
-      const { readRecordedDeployments } = await import("../fleet/recorded-deployments.js");
-      const read = await readRecordedDeployments(flags.project, target, stack, environment);
-      if (read.unreadable !== undefined)
-        warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);
-      recorded = read.deployments;
-    }
-    const document = historyOf(stack, environment, stated, limit, recorded);
-    if (flags.json === true) {
-      say(JSON.stringify(document, null, 2));
+    // The state says which deployments an up adopted and what the checks found after them. It is
+    // needed to tell a deployment without our marker from one made by hand: only then is a state
+    // that cannot be read worth a warning.
+    const { readRecordedDeployments } = await import("../release/recorded-deployments.js");
+    const read = await readRecordedDeployments(flags.project, flags.target, stack, environment, env);
+    if (read.unreadable !== undefined && stated.some((d) => stackwrightMarkerOf(d) === undefined))
+      io.warn(`stackwright ${COMMAND}: cannot tell which deployments an up adopted: ${read.unreadable}`);
+    const document = historyOf(stack, environment, stated, flags.limit, read.deployments, read.verifications);
+    if (flags.json) {
+      io.say(JSON.stringify(document, null, 2));
       return EXIT_CODES.ok;
     }
     if (document.deployments.length === 0) {
-      say(`${stack}/${environment} has no deployments`);
+      io.say(`${stack}/${environment} has no deployments`);
       return EXIT_CODES.ok;
     }
-    say(historyTable(document));
+    io.say(historyTable(document));
     return EXIT_CODES.ok;
   },
 });
-
-function limitOf(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_LIMIT;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 10_000) {
-    throw new UsageError(
-      `stackwright ${COMMAND}: --limit must be a whole number from 1 to 10000, not '${value}'`,
-    );
-  }
-  return n;
-}
 
 function instant(seconds: number | null | undefined): string | null {
   return seconds === null || seconds === undefined || seconds <= 0
@@ -147,6 +155,7 @@ export function historyOf(
   deployments: readonly StatedDeployment[],
   limit: number,
   recorded: readonly RecordedDeployment[] = [],
+  verifications: readonly Verification[] = [],
 ): HistoryDocument {
   const current = currentBuildOf(deployments);
   const entries = newestFirst(deployments)
@@ -176,10 +185,30 @@ export function historyOf(
         current_build: current !== undefined && d.id === current.id,
         stackwright_marker: marker,
         adopted: marker === null && isStackwrightsDeployment(d, recorded),
+        verification: verificationOfDeployment(d.id, verifications),
       };
     });
   return { version: 1, stack, environment, total: deployments.length, deployments: entries };
 }
+
+/** What the recorded verifications say of deployment `id`: its own, or the check after a rollback to it. */
+function verificationOfDeployment(
+  id: string,
+  verifications: readonly Verification[],
+): HistoryEntry["verification"] {
+  const own = verifications.find((v) => v.deployment_id === id);
+  if (own !== undefined) return { result: own.result, at: own.finished_at, text: verificationText(own) };
+  const restored = verifications.find((v) => v.rolled_back_to?.deployment_id === id);
+  const to = restored?.rolled_back_to;
+  if (restored === undefined || to === null || to === undefined || to.result === "unverified") return null;
+  return {
+    result: to.result,
+    at: restored.finished_at,
+    text: `${to.result} after the rollback from ${shortSha(restored.sha)}, which failed its checks`,
+  };
+}
+
+const VERIFIED_WORDS = { passed: "passed", failed: "failed", rolled_back: "rolled back" } as const;
 
 /** `2026-11-25 16:51` (UTC), or `-`. */
 function short(at: string | null): string {
@@ -198,10 +227,25 @@ export function historyTable(document: HistoryDocument): string {
     short(e.started_at),
     short(e.finished_at),
     e.stackwright_marker ?? (e.adopted ? "adopted" : "by hand"),
+    e.verification === null ? "-" : VERIFIED_WORDS[e.verification.result],
   ]);
   const table = renderTable(
-    ["  ID", "STATE", "SHA", "TITLE", "DEPLOYER", "REQUESTED (UTC)", "STARTED", "FINISHED", "MADE BY"],
+    [
+      "  ID",
+      "STATE",
+      "SHA",
+      "TITLE",
+      "DEPLOYER",
+      "REQUESTED (UTC)",
+      "STARTED",
+      "FINISHED",
+      "MADE BY",
+      "VERIFIED",
+    ],
     rows,
+  );
+  const checked = document.deployments.filter(
+    (e) => e.verification !== null && e.verification.result !== "passed",
   );
   const more = document.total - document.deployments.length;
   const notes = [
@@ -211,5 +255,7 @@ export function historyTable(document: HistoryDocument): string {
       : []),
     ...(more > 0 ? [`${more} older deployment(s) not shown (--limit)`] : []),
   ];
-  return `${table}\n\n${notes.join("; ")}`;
+  // The site's answer is text from outside: one line, no control character (renderTable's cells are too).
+  const why = checked.map((e) => terminalText(`deployment ${e.id}: ${e.verification?.text ?? ""}`));
+  return `${table}\n\n${notes.join("; ")}${why.length === 0 ? "" : `\n${why.join("\n")}`}`;
 }

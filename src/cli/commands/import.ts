@@ -28,7 +28,8 @@ import {
 } from "../../importer";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { say, warn } from "../kit/output";
+import { flag } from "../kit/args";
+import type { Io } from "../kit/context";
 import { checkedClient } from "../gates/preflight";
 import { commandLine } from "../kit/invocation";
 import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
@@ -48,30 +49,29 @@ export const importCommand = defineCommand({
     "read one); comments with what else could be declared. Makes only GET requests. " +
     API_SETTINGS_HELP,
   flags: {
-    all: { type: "boolean", help: "every stack the user can see (instead of naming them)" },
-    into: {
-      type: "string",
-      help: "the directory to write into (default: stacks-config, in the --project directory when given)",
-    },
-    force: { type: "boolean", help: "overwrite files that exist (never without it)" },
-    "dry-run": { type: "boolean", help: "print the files instead of writing them" },
-    track: {
-      type: "string",
-      help: "BRANCH: environments whose live sha is the branch's head deploy the branch (ref_type: branch)",
-    },
+    all: flag.switch("every stack the user can see (instead of naming them)"),
+    into: flag.string(
+      "the directory to write into (default: stacks-config, in the --project directory when given)",
+    ),
+    force: flag.switch("overwrite files that exist (never without it)"),
+    "dry-run": flag.switch("print the files instead of writing them"),
+    track: flag.string(
+      "BRANCH: environments whose live sha is the branch's head deploy the branch (ref_type: branch)",
+    ),
     ...targetFlags,
   },
-  async run({ flags, positional }) {
+  async run({ flags, positional, given }, { io, env }) {
+    const { say, warn } = io;
     const named = [...new Set(positional)];
     for (const name of named) {
       const problem = nameProblem(name);
       if (problem !== undefined)
         throw new UsageError(`stackwright ${COMMAND}: API_STACK '${name}' ${problem}`);
     }
-    if (named.length === 0 && flags.all !== true) {
+    if (named.length === 0 && !flags.all) {
       throw new UsageError(`stackwright ${COMMAND}: name the API stacks to import, or pass --all`);
     }
-    if (named.length > 0 && flags.all === true) {
+    if (named.length > 0 && flags.all) {
       throw new UsageError(`stackwright ${COMMAND}: name API stacks or pass --all, not both`);
     }
     const track = flags.track;
@@ -79,23 +79,21 @@ export const importCommand = defineCommand({
       throw new UsageError(`stackwright ${COMMAND}: --track needs a branch name (no spaces), not '${track}'`);
     }
     const into = path.resolve(
-      flags.into ??
-        (flags.project === undefined ? "stacks-config" : path.join(flags.project, "stacks-config")),
+      flags.into ?? (given.has("project") ? path.join(flags.project, "stacks-config") : "stacks-config"),
     );
     const { client, whoami } = await checkedClient({
       command: COMMAND,
       stacks: named.map((name) => ({ name, file: "an API_STACK argument" })),
-      config: await apiSettingsOf(flags),
-      env: process.env,
+      config: await apiSettingsOf(flags, env),
+      env,
     });
     try {
       const visible = await client.stacks.list();
       // A stack is imported by its name: the file and every request are keyed by it.
       const known = visible.map((s) => needAttributes(s, ["name"], `cannot import a stack without its name`));
-      const stacks =
-        flags.all === true
-          ? known
-          : named.map((name) => known.find((s) => s.attributes.name === name) ?? missing(name));
+      const stacks = flags.all
+        ? known
+        : named.map((name) => known.find((s) => s.attributes.name === name) ?? missing(name));
       if (stacks.length === 0) {
         throw new CliError("usage", `stackwright ${COMMAND}: ${whoami} sees no stack to import`);
       }
@@ -108,9 +106,9 @@ export const importCommand = defineCommand({
         skip(s.attributes.name, `the name ${fileName.problem}; not written`);
         return [];
       });
-      const dryRun = flags["dry-run"] === true;
+      const dryRun = flags["dry-run"];
       // A dry run shows what a real one would write, also over existing files (it writes nothing).
-      refuseExisting(targets, into, flags.force === true || dryRun);
+      refuseExisting(targets, into, flags.force || dryRun);
       const started = Date.now();
       const read = await mapLimit(targets, READ_CONCURRENCY, async (t) => {
         try {
@@ -157,7 +155,7 @@ export const importCommand = defineCommand({
             ].join("\n"),
           );
         }
-        return endOfImport(skipped);
+        return endOfImport(skipped, io);
       }
       fs.mkdirSync(into, { recursive: true });
       const schema = path.join(into, SCHEMA_NAME);
@@ -165,7 +163,7 @@ export const importCommand = defineCommand({
       let written = 0;
       for (const { target, file } of files) {
         try {
-          writeAtomically(target, file.text, flags.force === true);
+          writeAtomically(target, file.text, flags.force);
         } catch (error) {
           if (error instanceof CliError || !(error instanceof Error)) throw error;
           skip(
@@ -182,7 +180,7 @@ export const importCommand = defineCommand({
         `${written} file${written === 1 ? "" : "s"} written in ${seconds} s. Review them, commit them, ` +
           `then run ${commandLine("preview")}: it should show no change on the platform.`,
       );
-      return endOfImport(skipped);
+      return endOfImport(skipped, io);
     } finally {
       await client.close();
     }
@@ -190,9 +188,9 @@ export const importCommand = defineCommand({
 });
 
 /** Exit 0, or the skipped stacks listed (one line each) and exit 1. */
-function endOfImport(skipped: readonly string[]): number {
+function endOfImport(skipped: readonly string[], io: Io): number {
   if (skipped.length === 0) return EXIT_CODES.ok;
-  for (const line of skipped) warn(terminalText(`stackwright ${COMMAND}: skipped ${line}`));
+  for (const line of skipped) io.warn(terminalText(`stackwright ${COMMAND}: skipped ${line}`));
   throw new CliError(
     "failed",
     `stackwright ${COMMAND}: ${skipped.length} stack${skipped.length === 1 ? " was" : "s were"} skipped (listed above); ` +

@@ -15,14 +15,16 @@ import { pathToFileURL } from "node:url";
 import { parse } from "yaml";
 import { z } from "zod";
 import { baseUrlProblem, clientDefaults } from "../../client";
-import { stackFileJsonSchemaText, targetProblem } from "../../config";
+import { stackFileJsonSchemaText } from "../../config";
 import { unifiedDiff } from "../../edit";
 import { pulumiCommand, toolRoot } from "../engine/env";
 import { secretsEnv } from "../engine/passphrase";
 import { preflight } from "../gates/preflight";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { say } from "../kit/output";
+import { flag } from "../kit/args";
+import { targetNameFlag } from "../settings/target-settings";
+import type { Env } from "../kit/context";
 import {
   WORKFLOWS_DIR,
   gitignoreText,
@@ -34,8 +36,7 @@ import {
   targetFileText,
 } from "../ops/files";
 import { packageVersion, pulumiCli, workflowTemplates } from "../ops/package";
-import { createStackIfAbsent } from "../state/new-stack";
-import { openStateStore } from "../state/store";
+import { createStackIfAbsent, openStateStore } from "../../state-backend";
 import { errorLine } from "../settings/target-settings";
 
 const COMMAND = "init";
@@ -83,34 +84,31 @@ export const initCommand = defineCommand({
     "kept (a target file without a token gains the token when the variable is set). The token is read " +
     "from the environment only: a command line is seen by other processes and kept in shell history.",
   flags: {
-    target: { type: "string", help: "NAME: the target whose settings file to write (default production)" },
-    "api-url": { type: "string", help: "URL of the API (default: STACKWRIGHT_API_URL)" },
-    email: { type: "string", help: "ADDR: the API user's e-mail (default: STACKWRIGHT_EMAIL)" },
-    backend: {
-      type: "string",
-      help: "file (default: state under .stackwright/, to try it) or s3://BUCKET?…: the state backend CI uses",
-    },
-    ci: {
-      type: "string",
-      help: "github (default: the workflows are how preview and up run on pull requests and main) or none",
-    },
-    "dry-run": { type: "boolean", help: "print what would be written; write nothing" },
+    target: targetNameFlag(
+      "NAME: the target whose settings file to write (default production)",
+      "production",
+    ),
+    "api-url": flag.string("URL of the API (default: STACKWRIGHT_API_URL)"),
+    email: flag.string("ADDR: the API user's e-mail (default: STACKWRIGHT_EMAIL)"),
+    backend: flag.string(
+      "file (default: state under .stackwright/, to try it) or s3://BUCKET?…: the state backend CI uses",
+    ),
+    ci: flag.oneOf(
+      ["github", "none"],
+      "github (default: the workflows are how preview and up run on pull requests and main) or none",
+      "github",
+    ),
+    "dry-run": flag.switch("print what would be written; write nothing"),
   },
-  async run({ flags, positional }) {
+  async run({ flags, positional }, { io, env }) {
     if (positional.length > 1) throw new UsageError(`stackwright ${COMMAND}: one DIR at most`);
     const dir = path.resolve(positional[0] ?? process.cwd());
     if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) {
       throw new UsageError(`stackwright ${COMMAND}: ${dir} is not a directory`);
     }
-    const target = flags.target ?? "production";
-    const problem = targetProblem(target);
-    if (problem !== undefined) throw new UsageError(`stackwright ${COMMAND}: --target: ${problem}`);
-    const ci = flags.ci ?? "github";
-    if (ci !== "github" && ci !== "none") {
-      throw new UsageError(`stackwright ${COMMAND}: --ci is github or none, not '${ci}'`);
-    }
+    const { target, ci } = flags;
     const backend = backendOf(flags.backend);
-    const dryRun = flags["dry-run"] === true;
+    const dryRun = flags["dry-run"];
     const root = toolRoot();
     const version = packageVersion(root);
     const templates = ci === "github" ? workflowTemplates(root) : [];
@@ -120,11 +118,11 @@ export const initCommand = defineCommand({
         `stackwright ${COMMAND}: this stackwright package (${root}) has no workflow templates in templates/workflows/: reinstall it, or pass --ci none`,
       );
     }
-    const token = nonEmpty(process.env[TOKEN_VARIABLE]);
+    const token = nonEmpty(env[TOKEN_VARIABLE]);
     const targetFile = `Pulumi.${target}.yaml`;
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-init-"));
     try {
-      const targetStep = planTarget({ dir, target, targetFile, token, flags, scratch });
+      const targetStep = planTarget({ dir, target, targetFile, token, flags, scratch, env });
       const steps: Step[] = [
         planPackageJson(dir, version),
         planNew(dir, "Pulumi.yaml", pulumiYamlText()),
@@ -140,32 +138,32 @@ export const initCommand = defineCommand({
           ),
         ),
       ];
-      say(
+      io.say(
         `stackwright ${COMMAND}: ${dryRun ? "would make" : "making"} ${dir} an ops repository of target '${target}' (stackwright ${version})`,
       );
       if (dryRun) {
-        for (const step of steps) say(dryRunText(step));
+        for (const step of steps) io.say(dryRunText(step));
       } else {
-        const binary = steps.some(needsPulumi) ? await pulumiBinary(root) : "";
-        const sealing = { binary, scratch, target, env: targetStep.secrets };
+        const binary = steps.some(needsPulumi) ? await pulumiBinary(root, env) : "";
+        const sealing = { binary, scratch, target, env: targetStep.secrets, base: env };
         // Pulumi encrypts first, in the scratch directory: a refusal then leaves DIR as it was.
         const sealed = await Promise.all(steps.map((step) => seal(dir, step, sealing)));
         fs.mkdirSync(dir, { recursive: true });
-        for (const step of sealed) say(`  ${apply(dir, step)}`);
+        for (const step of sealed) io.say(`  ${apply(dir, step)}`);
       }
-      if (targetStep.settings !== undefined) say(await apiCheck(targetStep.settings, token));
+      if (targetStep.settings !== undefined) io.say(await apiCheck(targetStep.settings, token, env));
       if (targetStep.tokenMissing) {
-        say(
+        io.say(
           `no ${TOKEN_VARIABLE} was set, so ${targetFile} has no API token: set it in the environment (never on a command line) ` +
             `and run 'npx stackwright init${positional[0] === undefined ? "" : ` ${positional[0]}`} --target ${target}' again: it adds the token and changes nothing else`,
         );
       }
       if (backend !== "file") {
-        say(
+        io.say(
           `state backend: set the CI variable PULUMI_BACKEND_URL to ${backend} (and export it on a laptop)`,
         );
       }
-      say(nextSteps(dir, target, dryRun));
+      io.say(nextSteps(dir, target, dryRun));
       return EXIT_CODES.ok;
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
@@ -177,19 +175,19 @@ export const initCommand = defineCommand({
  * The Pulumi CLI that seals the token: the package's toolchain or one on PATH, else the one the
  * engine's runs get (provided on first use where the package can).
  */
-async function pulumiBinary(root: string): Promise<string> {
-  return pulumiCli(root, process.env)?.binary ?? (await pulumiCommand(root)).command;
+async function pulumiBinary(root: string, env: Env): Promise<string> {
+  return pulumiCli(root, env)?.binary ?? (await pulumiCommand(root)).command;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-function backendOf(flag: string | undefined): string {
-  if (flag === undefined || flag === "file") return "file";
-  if (flag.startsWith("s3://") && flag.length > "s3://".length && !/\s/.test(flag)) return flag;
+function backendOf(value: string | undefined): string {
+  if (value === undefined || value === "file") return "file";
+  if (value.startsWith("s3://") && value.length > "s3://".length && !/\s/.test(value)) return value;
   throw new UsageError(
-    `stackwright ${COMMAND}: --backend is file or s3://BUCKET (with ?region=… as needed), not '${flag}'`,
+    `stackwright ${COMMAND}: --backend is file or s3://BUCKET (with ?region=… as needed), not '${value}'`,
   );
 }
 
@@ -232,10 +230,11 @@ function planTarget(input: {
   target: string;
   targetFile: string;
   token: string | undefined;
-  flags: { "api-url"?: string | undefined; email?: string | undefined };
+  flags: { readonly "api-url": string | undefined; readonly email: string | undefined };
   scratch: string;
+  env: Env;
 }): TargetPlan {
-  const { dir, target, targetFile, token, flags } = input;
+  const { dir, target, targetFile, token, flags, env } = input;
   const full = path.join(dir, targetFile);
   if (fs.existsSync(full)) {
     const has = hasToken(full);
@@ -244,12 +243,12 @@ function planTarget(input: {
       return { step, settings: undefined, tokenMissing: !has, secrets: {} };
     }
     // Refused here, before Pulumi encrypts anything, when the target has no passphrase of its own.
-    const secrets = secretsEnv({ target, configFile: full, env: process.env });
+    const secrets = secretsEnv({ target, configFile: full, env });
     const step: Step = { file: targetFile, action: "add-token", token };
     return { step, settings: undefined, tokenMissing: false, secrets };
   }
-  const apiUrl = flags["api-url"] ?? nonEmpty(process.env["STACKWRIGHT_API_URL"]);
-  const email = flags.email ?? nonEmpty(process.env["STACKWRIGHT_EMAIL"]);
+  const apiUrl = flags["api-url"] ?? nonEmpty(env["STACKWRIGHT_API_URL"]);
+  const email = flags.email ?? nonEmpty(env["STACKWRIGHT_EMAIL"]);
   if (apiUrl === undefined) {
     throw new UsageError(
       `stackwright ${COMMAND}: --api-url URL is needed to write ${targetFile} (or set STACKWRIGHT_API_URL)`,
@@ -269,7 +268,7 @@ function planTarget(input: {
   // The file as it will be, so that the passphrase rule sees its API URL (the demo's dev is on loopback).
   const draft = path.join(input.scratch, targetFile);
   fs.writeFileSync(draft, text);
-  const secrets = secretsEnv({ target, configFile: draft, env: process.env });
+  const secrets = secretsEnv({ target, configFile: draft, env });
   const step: Step =
     token === undefined
       ? { file: targetFile, action: "write", text }
@@ -328,6 +327,8 @@ interface Sealing {
   readonly scratch: string;
   readonly target: string;
   readonly env: Record<string, string>;
+  /** The environment the user gave, under the secrets variables. */
+  readonly base: Env;
 }
 
 function needsPulumi(step: Step): boolean {
@@ -403,7 +404,7 @@ async function setSecret(configFile: string, token: string, sealing: Sealing): P
     stack: sealing.target,
   });
   const env = {
-    ...process.env,
+    ...sealing.base,
     ...sealing.env,
     PULUMI_BACKEND_URL: backend,
     PULUMI_HOME: path.join(sealing.scratch, "pulumi-home"),
@@ -469,6 +470,7 @@ async function setSecret(configFile: string, token: string, sealing: Sealing): P
 async function apiCheck(
   settings: { apiUrl: string; email: string },
   token: string | undefined,
+  env: Env,
 ): Promise<string> {
   const origin = new URL(settings.apiUrl).origin;
   if (token === undefined)
@@ -479,7 +481,7 @@ async function apiCheck(
       stacks: [],
       config: () => undefined,
       env: {
-        ...process.env,
+        ...env,
         STACKWRIGHT_API_URL: settings.apiUrl,
         STACKWRIGHT_EMAIL: settings.email,
         [TOKEN_VARIABLE]: token,

@@ -6,11 +6,18 @@
  */
 import { terminalLines, terminalText } from "../../safe-text";
 import { isDeploymentFinished, type Deployment } from "../../api";
-import { deploymentPhase, needAttributes, waitUntil, type StackwrightClient } from "../../client";
-import { apiClient, idArgument, nameArgument, timeoutArgument } from "../gates/api-command";
+import {
+  deploymentPhase,
+  needAttributes,
+  NotFoundError,
+  waitUntil,
+  type StackwrightClient,
+} from "../../client";
+import { apiClient, idFlag, inEnvironment, nameArgument } from "../gates/api-command";
+import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
-import { say, warn } from "../kit/output";
+import { commandLine } from "../kit/invocation";
 import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
 
 const COMMAND = "logs";
@@ -23,31 +30,42 @@ export const logsCommand = defineCommand({
     "lines as they come until the deployment finishes, then exits 0 if it completed, 1 if not. " +
     API_SETTINGS_HELP,
   flags: {
-    deployment: { type: "string", help: "the deployment id (default: the newest of the environment)" },
-    follow: { type: "boolean", help: "keep printing new lines until the deployment finishes" },
-    timeout: { type: "string", help: "how long --follow waits at most, e.g. 30m or 2h (default 30m)" },
+    deployment: idFlag("the deployment id (default: the newest of the environment)"),
+    follow: flag.switch("keep printing new lines until the deployment finishes"),
+    timeout: flag.duration("how long --follow waits at most, e.g. 30m or 2h (default 30m)"),
     ...targetFlags,
   },
-  async run({ flags, positional }) {
+  async run({ flags, positional }, { io, env }) {
     const stack = nameArgument(COMMAND, "API_STACK", positional[0]);
     const environment = nameArgument(COMMAND, "ENVIRONMENT", positional[1]);
-    const chosen =
-      flags.deployment === undefined ? undefined : idArgument(COMMAND, "--deployment", flags.deployment);
-    const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags));
+    const client = await apiClient(COMMAND, stack, await apiSettingsOf(flags, env), env);
     try {
-      const id = chosen ?? (await newestDeployment(client, stack, environment));
-      const printer = linePrinter();
-      const first = await client.deployments.log(stack, environment, id);
-      warn(terminalText(heading(first.deployment)));
+      const id =
+        flags.deployment ??
+        (await inEnvironment(client, COMMAND, stack, environment, () =>
+          newestDeployment(client, stack, environment),
+        ));
+      const first = await inEnvironment(client, COMMAND, stack, environment, () =>
+        client.deployments.log(stack, environment, id),
+      ).catch((error: unknown) => {
+        if (!NotFoundError.isInstance(error)) throw error;
+        throw new CliError(
+          "usage",
+          `stackwright ${COMMAND}: ${stack}/${environment} has no deployment ${id} (${commandLine(`history ${stack} ${environment}`)} lists them)`,
+          { cause: error },
+        );
+      });
+      const printer = linePrinter(io.say);
+      io.warn(terminalText(heading(first.deployment)));
       printer.print(first.lines);
       const following = `cannot tell whether deployment ${id} on ${stack}/${environment} has finished`;
       if (
-        flags.follow !== true ||
+        !flags.follow ||
         isDeploymentFinished(needAttributes(first.deployment, ["state"], following).attributes.state)
       ) {
         return EXIT_CODES.ok;
       }
-      const timeoutMs = timeoutArgument(COMMAND, flags.timeout, client.settings.poll.timeoutMs);
+      const timeoutMs = flags.timeout ?? client.settings.poll.timeoutMs;
       const last = await waitUntil(
         {
           subject: `deployment ${id} of ${stack}/${environment}`,
@@ -62,7 +80,7 @@ export const logsCommand = defineCommand({
         },
         { ...client.settings.poll, timeoutMs },
       );
-      warn(`deployment ${id} ${last.attributes.state}`);
+      io.warn(`deployment ${id} ${last.attributes.state}`);
       return deploymentPhase(last.attributes.state) === "succeeded" ? EXIT_CODES.ok : EXIT_CODES.failed;
     } finally {
       await client.close();
@@ -96,7 +114,7 @@ function heading(d: Deployment): string {
 }
 
 /** Prints each line once: the log only grows, so the lines past those printed are new. */
-export function linePrinter(write: (line: string) => void = say): { print(lines: readonly string[]): void } {
+export function linePrinter(write: (line: string) => void): { print(lines: readonly string[]): void } {
   let printed = 0;
   return {
     print(lines) {

@@ -2,18 +2,18 @@
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
-import { openTarget } from "../fleet/target";
-import { say } from "../kit/output";
+import { openTarget } from "../fleet/open-target";
 import { commandLine } from "../kit/invocation";
-import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
+import { targetFlags } from "../settings/target-settings";
 
 export const migrateCommand = defineCommand({
   name: "migrate",
   summary:
     "Moves the resources of a target's single Pulumi stack (before per-file stacks) into one stack per API stack, <target>.<API stack>, without calling the platform. Safe to run again.",
   flags: targetFlags,
-  async run({ flags }) {
-    const target = await openTarget(projectDirOf(flags.project), targetNameOf(flags.target));
+  async run({ flags }, { io }) {
+    const { say } = io;
+    const target = await openTarget(flags.project, flags.target);
     if ((await legacyProblem(target)) === undefined) {
       say(`stack '${target.name}' holds no API stack's resources: nothing to migrate`);
       return EXIT_CODES.ok;

@@ -2,17 +2,17 @@
  * `stackwright notify test [--sink NAME]`: sends one sample of each event a sink subscribes to
  * (`test: true` in the payload), to every sink of the target and of the stack files, or to the
  * named one, so an operator can check a channel. Exit 0 when every sample was delivered, 1 when
- * one was not, 2 for a sink whose variable is unset or a name no file declares.
+ * one was not (its last line says so), 2 for a sink whose variable is unset or a name no file
+ * declares.
  */
 import * as path from "node:path";
 import { loadDesiredState, ConfigValidationError } from "../../config";
 import { deliveryLines, eventContext, sampleEvents, sendEvents, type PlacedSink } from "../../notify";
-import { defineCommand, type Command } from "../kit/command";
-import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../fleet/notify";
-import { say } from "../kit/output";
-import { commandLine } from "../kit/invocation";
-import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
+import { flag } from "../kit/args";
+import { defineCommand, groupCommand } from "../kit/command";
+import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../notifications/notify";
+import { targetFlags } from "../settings/target-settings";
 
 const TEST = "notify test";
 
@@ -22,12 +22,12 @@ const testCommand = defineCommand({
     "Sends one sample of each event each notification sink subscribes to (the target's sinks in Pulumi.<target>.yaml " +
     "and those of every stack file), or only to the sink --sink names. The sinks' variables must be set.",
   flags: {
-    sink: { type: "string", help: "only the sink of this name" },
+    sink: flag.string("NAME: only the sink of this name"),
     ...targetFlags,
   },
-  async run({ flags }) {
-    const projectDir = projectDirOf(flags.project);
-    const target = targetNameOf(flags.target);
+  async run({ flags }, { io, env }) {
+    const projectDir = flags.project;
+    const target = flags.target;
     const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
     if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
     const sinks = await loadTargetSinks(projectDir, target, loaded.state);
@@ -50,35 +50,35 @@ const testCommand = defineCommand({
       (c) => flags.sink === undefined || c.placed.sink.name === flags.sink,
     );
     if (picked.length === 0) {
-      say(`no notification sink is declared for target '${target}': nothing to test`);
+      io.say(`no notification sink is declared for target '${target}': nothing to test`);
       return EXIT_CODES.ok;
     }
-    const env = process.env;
-    requireSinkVariables({ target, sinksOf: () => picked.map((c) => c.placed) }, [""], env);
-    const ctx = eventContext(target, env);
+    const sendEnv = { ...env };
+    requireSinkVariables({ target, sinksOf: () => picked.map((c) => c.placed) }, [""], sendEnv);
+    const ctx = eventContext(target, sendEnv);
     const results = (
       await Promise.all(
         picked.map(async (c) => {
           const events = sampleEvents(c.placed.sink.events, c.stack, c.environment, ctx);
-          return sendEvents(events, () => [c.placed], env, deliveryOptions(env));
+          return sendEvents(events, () => [c.placed], sendEnv, deliveryOptions(sendEnv));
         }),
       )
     ).flat();
-    for (const line of deliveryLines(results)) say(line);
-    return results.every((r) => r.delivered) ? EXIT_CODES.ok : EXIT_CODES.failed;
+    for (const line of deliveryLines(results, { decideExitCode: true })) io.say(line);
+    const failed = results.filter((r) => !r.delivered).length;
+    if (failed > 0) {
+      throw new CliError(
+        "failed",
+        `stackwright ${TEST}: ${failed} of ${results.length} sample(s) not delivered; the lines above say why`,
+      );
+    }
+    return EXIT_CODES.ok;
   },
 });
 
 /** `stackwright notify SUBCOMMAND ...`: only `test` so far. */
-export const notifyCommand: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (sub === "test") return testCommand(rest);
-  const help = sub === undefined || sub === "--help" || sub === "-h";
-  const text = `usage: ${commandLine("notify test [--sink NAME] [--target TARGET]")}   (${commandLine("notify test --help")})`;
-  if (help) {
-    say(text);
-    return sub === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;
-  }
-  process.stderr.write(`stackwright notify: unknown subcommand '${sub}'. ${text}\n`);
-  return EXIT_CODES.usage;
-};
+export const notifyCommand = groupCommand(
+  "notify",
+  { test: testCommand },
+  "notify test [--sink NAME] [--target TARGET]",
+);

@@ -16,7 +16,8 @@ import {
   type StatedDeployment,
 } from "../../api";
 import { needAttributes } from "../../client";
-import { idArgument, nameArgument } from "../gates/api-command";
+import { idFlag, inEnvironment, nameArgument } from "../gates/api-command";
+import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import {
@@ -26,17 +27,10 @@ import {
   pinFlags,
   planPin,
   stackFiles,
-} from "../fleet/pin-change";
+} from "../release/pin-change";
 import { checkedClient } from "../gates/preflight";
-import { say } from "../kit/output";
 import { commandLine } from "../kit/invocation";
-import {
-  API_SETTINGS_HELP,
-  DEFAULT_TARGET,
-  apiSettingsOf,
-  projectDirOf,
-  targetNameOf,
-} from "../settings/target-settings";
+import { API_SETTINGS_HELP, DEFAULT_TARGET, apiSettingsOf } from "../settings/target-settings";
 import { selectByNames } from "../fleet/selection";
 
 const COMMAND = "rollback";
@@ -52,29 +46,30 @@ export const rollbackCommand = defineCommand({
     "the file change to commit. " +
     API_SETTINGS_HELP,
   flags: {
-    to: { type: "string", help: "DEPLOYMENT_ID: the completed deployment whose sha to go back to" },
-    steps: {
-      type: "string",
-      help: "N: go back N distinct earlier builds (default 1: the one before the current build)",
-    },
+    to: idFlag("DEPLOYMENT_ID: the completed deployment whose sha to go back to"),
+    steps: flag.int("N: go back N distinct earlier builds (default 1: the one before the current build)", {
+      min: 1,
+      max: 1000,
+    }),
     ...pinFlags,
-    "allow-deploying": { type: "boolean", help: "roll back although a deployment of ENV is running" },
-    up: { type: "boolean", help: "run `up` for this stack at once after changing the file (on call)" },
+    "allow-deploying": flag.switch("roll back although a deployment of ENV is running"),
+    up: flag.switch("run `up` for this stack at once after changing the file (on call)"),
   },
-  async run({ flags, positional }) {
+  async run({ flags, positional }, context) {
+    const { io, env, clock } = context;
     const apiStack = nameArgument(COMMAND, "API_STACK", positional[0]);
     const environment = nameArgument(COMMAND, "ENV", positional[1]);
     if (flags.to !== undefined && flags.steps !== undefined) {
       throw new UsageError(`stackwright ${COMMAND}: give --to or --steps, not both`);
     }
-    if (flags.up === true && flags.branch !== undefined) {
+    if (flags.up && flags.branch !== undefined) {
       throw new UsageError(
         `stackwright ${COMMAND}: --up deploys the working tree's file, --branch leaves it unchanged; use one`,
       );
     }
-    const chosen = flags.to === undefined ? undefined : idArgument(COMMAND, "--to", flags.to);
-    const steps = stepsOf(flags.steps);
-    const projectDir = projectDirOf(flags.project);
+    const chosen = flags.to;
+    const steps = flags.steps ?? 1;
+    const projectDir = flags.project;
     const files = await stackFiles(projectDir);
     const [selected] = selectByNames(
       [...files].map(([name, file]) => ({ apiStack: name, file })),
@@ -85,12 +80,14 @@ export const rollbackCommand = defineCommand({
     const { client } = await checkedClient({
       command: COMMAND,
       stacks: [{ name: apiStack, file: displayPath(file) }],
-      config: await apiSettingsOf(flags),
-      env: process.env,
+      config: await apiSettingsOf(flags, env),
+      env,
     });
     let deployments: Deployment[];
     try {
-      deployments = await client.deployments.list(apiStack, environment);
+      deployments = await inEnvironment(client, COMMAND, apiStack, environment, () =>
+        client.deployments.list(apiStack, environment),
+      );
     } finally {
       await client.close();
     }
@@ -107,7 +104,7 @@ export const rollbackCommand = defineCommand({
     }
     // Where to look when the build asked for is not there: the same environment's history, read
     // with the same target's settings.
-    const targetName = targetNameOf(flags.target);
+    const targetName = flags.target;
     const historyHint = commandLine(
       `history ${apiStack} ${environment}${targetName === DEFAULT_TARGET ? "" : ` --target ${targetName}`}`,
     );
@@ -119,7 +116,7 @@ export const rollbackCommand = defineCommand({
     const overrides: string[] = [];
     const running = stated.find((d) => isDeploymentInProgress(d.attributes.state));
     if (running !== undefined) {
-      if (flags["allow-deploying"] === true) overrides.push("deploying");
+      if (flags["allow-deploying"]) overrides.push("deploying");
       else {
         refusals.push(
           `${where} is deploying (deployment ${running.id} is ${running.attributes.state}); wait for it, or pass --allow-deploying`,
@@ -139,26 +136,29 @@ export const rollbackCommand = defineCommand({
       overrides,
       refusals,
       summary: `${where}: pinned to ${sha}, ${describeDeployment(target, sha)}, instead of the current build ${describeDeployment(current, was)}`,
+      now: clock(),
     });
     await applyPins(COMMAND, [planned], {
       branch: flags.branch,
       projectDir,
       subject: `Roll back ${where} to ${shortSha(sha)} (was ${shortSha(was)})`,
+      io,
     });
-    if (flags.up !== true) return EXIT_CODES.ok;
+    if (!flags.up) return EXIT_CODES.ok;
 
-    say(`stackwright ${COMMAND}: running up for ${apiStack} now (--up)`);
-    const { runFleetCommand } = await import("./engine.js");
-    const code = await runFleetCommand(
-      "up",
-      {
-        target: targetName,
-        project: projectDir,
-        ...(flags["override-window"] === undefined ? {} : { "override-window": flags["override-window"] }),
-      },
-      [apiStack],
+    io.say(`stackwright ${COMMAND}: running up for ${apiStack} now (--up)`);
+    const { upCommand } = await import("./engine.js");
+    const code = await upCommand(
+      [
+        `--target=${targetName}`,
+        `--project=${projectDir}`,
+        ...(flags["override-window"] === undefined ? [] : [`--override-window=${flags["override-window"]}`]),
+        "--",
+        apiStack,
+      ],
+      context,
     );
-    say(
+    io.say(
       code === EXIT_CODES.ok
         ? `${where} runs ${shortSha(sha)} now. The change to ${displayPath(file)} is not committed: commit it, or the next up from the repository puts back what it says.`
         : `up for ${apiStack} did not succeed (exit ${code}); ${displayPath(file)} is changed and not committed.`,
@@ -166,17 +166,6 @@ export const rollbackCommand = defineCommand({
     return code;
   },
 });
-
-function stepsOf(value: string | undefined): number {
-  if (value === undefined) return 1;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 1 || n > 1000) {
-    throw new UsageError(
-      `stackwright ${COMMAND}: --steps must be a whole number from 1 to 1000, not '${value}'`,
-    );
-  }
-  return n;
-}
 
 /**
  * The Nth distinct build before the current one: completed deployments older than the current

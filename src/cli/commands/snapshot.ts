@@ -4,11 +4,11 @@
  * leaves FILE.part; running the same command again resumes it.
  */
 import { apiClient, idArgument, nameArgument } from "../gates/api-command";
-import { defineCommand, type Command } from "../kit/command";
-import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { say } from "../kit/output";
+import { flag } from "../kit/args";
+import { defineCommand, groupCommand } from "../kit/command";
+import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { bytes, progressReporter } from "../kit/progress";
-import { commandLine } from "../kit/invocation";
+import { NotFoundError } from "../../client";
 import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
 
 const DOWNLOAD = "snapshot download";
@@ -22,21 +22,21 @@ const downloadCommand = defineCommand({
     "does running the command again. " +
     API_SETTINGS_HELP,
   flags: {
-    to: { type: "string", help: "the file to write (required)" },
+    to: flag.string("FILE: the file to write (required)"),
     ...targetFlags,
   },
-  async run({ flags, positional }) {
+  async run({ flags, positional }, { io, env }) {
     const stack = nameArgument(DOWNLOAD, "API_STACK", positional[0]);
     if (positional[1] === undefined) throw new UsageError(`stackwright ${DOWNLOAD}: SNAPSHOT is missing`);
     const snapshot = idArgument(DOWNLOAD, "SNAPSHOT", positional[1]);
-    if (flags.to === undefined || flags.to === "") {
+    if (flags.to === undefined) {
       throw new UsageError(`stackwright ${DOWNLOAD}: --to FILE is required (where to write the snapshot)`);
     }
-    const client = await apiClient(DOWNLOAD, stack, await apiSettingsOf(flags));
+    const client = await apiClient(DOWNLOAD, stack, await apiSettingsOf(flags, env), env);
     const progress = progressReporter({
-      write: (text) => void process.stderr.write(text),
-      isTTY: process.stderr.isTTY === true,
-      columns: process.stderr.columns,
+      write: (text) => io.stderr.write(text),
+      isTTY: io.stderr.isTTY,
+      columns: io.stderr.columns,
     });
     try {
       const result = await client.snapshots.download(stack, snapshot, {
@@ -45,10 +45,15 @@ const downloadCommand = defineCommand({
       });
       progress.done();
       const resumed = result.resumedFromBytes > 0 ? `, resumed at ${bytes(result.resumedFromBytes)}` : "";
-      say(`snapshot ${snapshot} of ${stack}: ${bytes(result.bytes)} written to ${result.file}${resumed}`);
+      io.say(`snapshot ${snapshot} of ${stack}: ${bytes(result.bytes)} written to ${result.file}${resumed}`);
       return EXIT_CODES.ok;
     } catch (error) {
       progress.done();
+      if (NotFoundError.isInstance(error)) {
+        throw new CliError("usage", `stackwright ${DOWNLOAD}: ${stack} has no snapshot ${snapshot}`, {
+          cause: error,
+        });
+      }
       throw error;
     } finally {
       await client.close();
@@ -57,15 +62,8 @@ const downloadCommand = defineCommand({
 });
 
 /** `stackwright snapshot SUBCOMMAND ...`: only `download` so far. */
-export const snapshotCommand: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (sub === "download") return downloadCommand(rest);
-  const help = sub === undefined || sub === "--help" || sub === "-h";
-  const text = `usage: ${commandLine("snapshot download API_STACK SNAPSHOT --to FILE")}   (${commandLine("snapshot download --help")})`;
-  if (help) {
-    say(text);
-    return sub === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;
-  }
-  process.stderr.write(`stackwright snapshot: unknown subcommand '${sub}'. ${text}\n`);
-  return EXIT_CODES.usage;
-};
+export const snapshotCommand = groupCommand(
+  "snapshot",
+  { download: downloadCommand },
+  "snapshot download API_STACK SNAPSHOT --to FILE",
+);

@@ -8,15 +8,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState } from "../../config";
-import type { FlagSpec } from "../kit/args";
+import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
-import { combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { combinedExitCode, EXIT_CODES } from "../kit/exit-codes";
 import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
-import { openTarget, stackNameOf } from "../fleet/target";
+import { openTarget, stackNameOf } from "../fleet/open-target";
 import { say, warn } from "../kit/output";
-import { handleInterrupts } from "../state/interrupt";
-import { projectDirOf, targetFlags, targetNameOf } from "../settings/target-settings";
+import { handleInterrupts } from "../engine/interrupt";
+import { SPEEDS } from "../../emulator/scheduler";
+import { targetFlags } from "../settings/target-settings";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
 export const EMBEDDED_PORT = 8787;
@@ -26,22 +27,12 @@ export const DEMO_CREDENTIALS = { email: "ops@example.com", token: "demo-token" 
 
 const flags = {
   ...targetFlags,
-  speed: { type: "string", help: "the embedded emulator's pace: instant, fast (default) or realistic" },
-  port: {
-    type: "string",
-    help: `the embedded emulator's port (default ${EMBEDDED_PORT}, the apiUrl of Pulumi.dev.yaml, or a free port while that one is held; 0: a free port)`,
-  },
-} satisfies FlagSpec;
-
-/** The --port flag: a TCP port, 0 for a free one. */
-function portOf(value: string | undefined): number {
-  if (value === undefined) return EMBEDDED_PORT;
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) {
-    throw new UsageError(`--port must be a TCP port from 0 to 65535 (0: a free port), not '${value}'`);
-  }
-  return port;
-}
+  speed: flag.oneOf(SPEEDS, "the embedded emulator's pace: instant, fast (default) or realistic", "fast"),
+  port: flag.int(
+    `the embedded emulator's port (default ${EMBEDDED_PORT}, the apiUrl of Pulumi.dev.yaml, or a free port while that one is held; 0: a free port)`,
+    { min: 0, max: 65535, default: EMBEDDED_PORT },
+  ),
+};
 
 /** The part of the environment that points the engine at an API. */
 interface ApiTarget {
@@ -50,11 +41,13 @@ interface ApiTarget {
   close(): Promise<void>;
 }
 
-async function embeddedEmulator(projectDir: string, speed: string, port: number): Promise<ApiTarget> {
+async function embeddedEmulator(
+  projectDir: string,
+  pace: (typeof SPEEDS)[number],
+  port: number,
+): Promise<ApiTarget> {
   // Loaded only here: `validate` and friends never open the emulator's database.
-  const { DEFAULT_SEED_PATH, SPEEDS, startEmulator } = await import("../../emulator/index.js");
-  const pace = SPEEDS.find((s) => s === speed);
-  if (pace === undefined) throw new UsageError(`--speed must be one of ${SPEEDS.join(", ")}, not '${speed}'`);
+  const { DEFAULT_SEED_PATH, startEmulator } = await import("../../emulator/index.js");
   const stateDir = path.join(projectDir, ".stackwright");
   fs.mkdirSync(stateDir, { recursive: true });
   const stateFile = path.join(stateDir, "emulator.db");
@@ -84,9 +77,9 @@ export const startCommand = defineCommand({
     "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up on every API stack of the dev target and prints the outputs.",
   flags,
   async run({ flags }) {
-    const projectDir = projectDirOf(flags.project);
-    const targetName = targetNameOf(flags.target);
-    const port = portOf(flags.port);
+    const projectDir = flags.project;
+    const targetName = flags.target;
+    const port = flags.port;
 
     const configDir = path.join(projectDir, "stacks-config");
     const loaded = await loadDesiredState(configDir);
@@ -97,7 +90,7 @@ export const startCommand = defineCommand({
     const api: ApiTarget =
       external !== undefined && external !== ""
         ? { env: {}, description: `the API at ${external}`, close: async () => {} }
-        : await embeddedEmulator(projectDir, flags.speed ?? "fast", port);
+        : await embeddedEmulator(projectDir, flags.speed, port);
     const interrupts = handleInterrupts();
     try {
       const target = await openTarget(projectDir, targetName, api.env);

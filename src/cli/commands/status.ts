@@ -10,11 +10,12 @@ import * as fs from "node:fs";
 import { statusHtml, statusTable } from "../../observe";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { observeFlags, observeTarget } from "../fleet/observe-target";
-import { say, warn } from "../kit/output";
+import { flag } from "../kit/args";
+import type { Env } from "../kit/context";
+import { observeFlags, observeTarget } from "../observation/observe-target";
 
 /** Colour only on a terminal, and never when NO_COLOR is set and not empty (no-color.org). */
-export function useColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+export function useColour(stream: { readonly isTTY?: boolean }, env: Env): boolean {
   const noColour = env["NO_COLOR"];
   return stream.isTTY === true && (noColour === undefined || noColour === "");
 }
@@ -28,34 +29,37 @@ export const statusCommand = defineCommand({
     "and the API only: it never starts the engine and changes nothing.",
   flags: {
     ...observeFlags,
-    json: {
-      type: "string",
-      help: "write the status as JSON (version 1, docs/schemas/status-v1.schema.json) to FILE, or - for stdout",
-    },
-    html: { type: "string", help: "write the fleet page, one self-contained HTML file, to FILE" },
+    json: flag.output(
+      "write the status as JSON (version 1, docs/schemas/status-v1.schema.json) to FILE, or - for stdout",
+    ),
+    html: flag.string("FILE: write the fleet page, one self-contained HTML file, to FILE"),
   },
-  async run({ flags, positional }) {
-    const { status } = await observeTarget({
-      command: "status",
-      names: positional,
-      target: flags.target,
-      project: flags.project,
-      changedSince: flags["changed-since"],
-      shard: flags.shard,
-      apiConcurrency: flags["api-concurrency"],
-    });
-    if (flags.json === "-") {
-      say(JSON.stringify(status, null, 2));
+  async run({ flags, positional }, context) {
+    const { io } = context;
+    const { status } = await observeTarget(
+      {
+        command: "status",
+        names: positional,
+        target: flags.target,
+        project: flags.project,
+        changedSince: flags["changed-since"],
+        shard: flags.shard,
+        apiConcurrency: flags["api-concurrency"],
+      },
+      context,
+    );
+    if (flags.json?.to === "stdout") {
+      io.say(JSON.stringify(status, null, 2));
     } else {
-      say(statusTable(status, { colour: useColour(process.stdout) }));
+      io.say(statusTable(status, { colour: useColour(io.stdout, context.env) }));
       if (flags.json !== undefined) {
-        fs.writeFileSync(flags.json, `${JSON.stringify(status, null, 2)}\n`);
-        warn(`status written to ${flags.json}`);
+        fs.writeFileSync(flags.json.path, `${JSON.stringify(status, null, 2)}\n`);
+        io.warn(`status written to ${flags.json.path}`);
       }
     }
     if (flags.html !== undefined) {
       fs.writeFileSync(flags.html, statusHtml(status));
-      warn(`fleet page written to ${flags.html}`);
+      io.warn(`fleet page written to ${flags.html}`);
     }
     return EXIT_CODES.ok;
   },

@@ -8,6 +8,8 @@
 import * as fs from "node:fs";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { z } from "zod";
+import { urnStack } from "../../api";
+import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
 import { parsePreviewJson } from "../engine/preview-json";
@@ -60,7 +62,7 @@ export function summaryInputOf(text: string, source: string, title: string | und
   }
   const preview = parsePreviewJson(text, source);
   const urn = preview.steps[0]?.urn;
-  const stackName = urn === undefined ? undefined : /^urn:pulumi:([^:]+)::/.exec(urn)?.[1];
+  const stackName = urn === undefined ? undefined : urnStack(urn);
   const errors = preview.diagnostics.filter((d) => d.severity === "error");
   return {
     title: title ?? titleOf(stackName),
@@ -78,17 +80,17 @@ export const summaryCommand = defineCommand({
   summary:
     "Reads the event log of `pulumi preview --event-log FILE` (the same comment as `preview --summary`) or the output of `pulumi preview --json` (FILE or stdin) and prints the Markdown summary, cut to fit a GitHub comment.",
   flags: {
-    title: { type: "string", help: "the heading of the comment (default: Stackwright preview: TARGET)" },
-    "summary-full": { type: "string", help: "write the summary uncut to this file too" },
+    title: flag.string("the heading of the comment (default: Stackwright preview: TARGET)"),
+    "summary-full": flag.string("FILE: write the summary uncut to this file too"),
   },
-  run({ flags, positional }) {
+  run({ flags, positional }, { io }) {
     const file = positional[0];
     const source = file === undefined || file === "-" ? "stdin" : file;
     const input = summaryInputOf(readSource(source), source, flags.title);
     const fullFile = flags["summary-full"];
     const rendered = renderComment(input, fullFile === undefined ? {} : { fullText: fullFile });
     if (fullFile !== undefined) fs.writeFileSync(fullFile, rendered.full);
-    process.stdout.write(rendered.text);
+    io.stdout.write(rendered.text);
     return Promise.resolve(EXIT_CODES.ok);
   },
 });

@@ -3,40 +3,40 @@
  * whose process still runs on this host is never removed; a lock of another host (whose
  * processes this machine cannot see) is removed because the operator says its run is gone.
  */
-import { describeFlags, parseFlags, UsageError, type FlagSpec } from "../kit/args";
-import { reportError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
-import { projectDirOf, targetFlags } from "../settings/target-settings";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { UsageError } from "../kit/args";
+import { defineCommand } from "../kit/command";
+import { CliError, EXIT_CODES } from "../kit/exit-codes";
+import { targetFlags } from "../settings/target-settings";
 import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
-import { lockTargetOf } from "../state/target";
+import { lockTargetOf } from "../state/lock-target";
 
-const unlockFlags = { project: targetFlags.project } satisfies FlagSpec;
-
-const help = `usage: ${commandLine("unlock STACK [flags]")}
-
-Removes the locks left on STACK by runs that were stopped (killed, cancelled CI jobs). A lock held
-by a process that still runs on this host is kept. Runs recover such locks by themselves when the
-owner is provably gone; this command is for locks of other hosts.
-
-flags:
-${describeFlags(unlockFlags)}`;
-
-export async function unlockCommand(argv: string[]): Promise<number> {
-  if (argv.includes("--help")) {
-    console.log(help);
-    return 0;
-  }
-  try {
-    const { flags, positional } = parseFlags("unlock", argv, unlockFlags, ["STACK"]);
+export const unlockCommand = defineCommand({
+  name: "unlock",
+  args: ["STACK"],
+  summary:
+    "Removes the locks left on STACK by runs that were stopped (killed, cancelled CI jobs). A lock held by a " +
+    "process that still runs on this host is kept. Runs recover such locks by themselves when the owner is " +
+    "provably gone; this command is for locks of other hosts.",
+  flags: { project: targetFlags.project },
+  async run({ flags, positional }, { io }) {
     const stack = positional[0];
-    if (stack === undefined) throw new UsageError(`stackwright unlock needs the stack to unlock\n\n${help}`);
-    const target = lockTargetOf(projectDirOf(flags.project), stack);
+    if (stack === undefined)
+      throw new UsageError("stackwright unlock: STACK is missing (the Pulumi stack to unlock)");
+    if (!fs.existsSync(path.join(flags.project, "Pulumi.yaml"))) {
+      throw new CliError(
+        "environment",
+        `stackwright unlock: ${flags.project} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
+      );
+    }
+    const target = lockTargetOf(flags.project, stack);
     const orphans = await removeOrphanAttributes(target.store, target.project, stack);
-    if (orphans > 0) console.log(`removed: ${orphans} attributes file(s) of lock(s) already gone`);
+    if (orphans > 0) io.say(`removed: ${orphans} attributes file(s) of lock(s) already gone`);
     const locks = await readLocks(target.store, target.project, stack);
     if (locks.length === 0) {
-      console.log(`stack ${stack} is not locked (${target.store.description})`);
-      return 0;
+      io.say(`stack ${stack} is not locked (${target.store.description})`);
+      return EXIT_CODES.ok;
     }
     const judge = localJudge(undefined);
     let live = 0;
@@ -45,7 +45,7 @@ export async function unlockCommand(argv: string[]): Promise<number> {
       const own = lock.readable && lock.hostname === judge.hostname;
       if (own && !verdict.stale) {
         live++;
-        console.error(`kept: ${describeHolder(stack, lock)}: ${verdict.reason}; stop that process first`);
+        io.warn(`kept: ${describeHolder(stack, lock)}: ${verdict.reason}; stop that process first`);
         continue;
       }
       await target.store.remove(lock.key);
@@ -54,10 +54,8 @@ export async function unlockCommand(argv: string[]): Promise<number> {
         : lock.readable
           ? `on request: it was taken on ${lock.hostname}, whose processes this machine cannot see`
           : `on request: ${verdict.reason}`;
-      console.log(`removed: ${describeHolder(stack, lock)}: ${why}`);
+      io.say(`removed: ${describeHolder(stack, lock)}: ${why}`);
     }
-    return live > 0 ? 1 : 0;
-  } catch (err) {
-    return reportError("unlock", err);
-  }
-}
+    return live > 0 ? EXIT_CODES.failed : EXIT_CODES.ok;
+  },
+});

@@ -17,7 +17,8 @@ import {
 } from "../../config";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { say, warn } from "../kit/output";
+import type { Env } from "../kit/context";
+import { flag } from "../kit/args";
 import { defaultProjectDir } from "../engine/env";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -27,10 +28,11 @@ export const validateCommand = defineCommand({
   args: ["DIR"],
   summary: "Checks every stack file in DIR (default: stacks-config/ of the project) without calling the API.",
   flags: {
-    project: { type: "string", help: "the Stackwright project directory (default: this package)" },
+    // As given (not resolved): the line that says what is valid names the directory as typed.
+    project: flag.string("the Stackwright project directory (default: this package)", defaultProjectDir),
   },
-  async run({ flags, positional }) {
-    const dir = positional[0] ?? path.join(flags.project ?? defaultProjectDir(), "stacks-config");
+  async run({ flags, positional }, { io, env }) {
+    const dir = positional[0] ?? path.join(flags.project, "stacks-config");
     const result = await loadDesiredState(dir);
     // The targets' notification sinks (stackwright:notify of each Pulumi.<target>.yaml beside DIR).
     const targets = targetSettingsFiles(path.dirname(path.resolve(dir))).map((file) =>
@@ -42,14 +44,14 @@ export const validateCommand = defineCommand({
     const { stacks } = result.state;
     // A sink's variable that is unset here is a warning: it is needed where the run happens (CI).
     const warnings = [
-      ...targets.flatMap((t) => unsetWarnings(t.sinks, (p, m) => t.locate(p, m))),
+      ...targets.flatMap((t) => unsetWarnings(t.sinks, (p, m) => t.locate(p, m), env)),
       ...stacks.flatMap((s) =>
-        unsetWarnings(s.notify, (p, m) => result.state.locate(s.stack, ["notify", ...p], m)),
+        unsetWarnings(s.notify, (p, m) => result.state.locate(s.stack, ["notify", ...p], m), env),
       ),
     ];
-    for (const w of warnings) warn(`warning: ${formatErrorLine(w)}`);
+    for (const w of warnings) io.warn(`warning: ${formatErrorLine(w)}`);
     const environments = stacks.reduce((n, s) => n + Object.keys(s.environments).length, 0);
-    say(`${dir}: ${plural(stacks.length, "stack")}, ${plural(environments, "environment")}: valid`);
+    io.say(`${dir}: ${plural(stacks.length, "stack")}, ${plural(environments, "environment")}: valid`);
     return EXIT_CODES.ok;
   },
 });
@@ -70,8 +72,9 @@ function targetSettingsFiles(projectDir: string): string[] {
 function unsetWarnings(
   sinks: readonly SinkConfig[],
   locate: (path: readonly PathSegment[], message: string) => ConfigError,
+  env: Env,
 ): ConfigError[] {
-  return unsetSinkVariables(sinks, process.env).map((u) =>
+  return unsetSinkVariables(sinks, env).map((u) =>
     locate(
       [u.index, u.key],
       `the variable ${u.variable} of sink '${u.sink}' is not set here; a run that sends to this sink fails until it is`,

@@ -4,7 +4,8 @@
  * summary for the pull request.
  */
 import * as os from "node:os";
-import { EXIT_CODES, UsageError } from "../kit/exit-codes";
+import { flag } from "../kit/args";
+import { EXIT_CODES } from "../kit/exit-codes";
 import { prefixedLines, renderTable, stderr, stdout, type Sink } from "../kit/output";
 import type { SummaryInput } from "../report/summary";
 import { summaryOfRuns, type RunForSummary } from "../report/summary-runs";
@@ -20,14 +21,14 @@ export function defaultConcurrency(): number {
   return 2 * Math.max(1, os.availableParallelism());
 }
 
-export function parseConcurrency(text: string | undefined): number {
-  if (text === undefined) return defaultConcurrency();
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 64) {
-    throw new UsageError(`--concurrency must be a whole number from 1 to 64, not '${text}'`);
-  }
-  return n;
-}
+/** `--concurrency K`: stacks run at once, 1 to 64 ({@link defaultConcurrency} when not given). */
+export const concurrencyFlag = {
+  concurrency: flag.int("stacks run at once (default: two per core)", {
+    min: 1,
+    max: 64,
+    default: defaultConcurrency(),
+  }),
+};
 
 /** Runs every job, `concurrency` at a time, in the given order; outcomes in the same order. */
 export async function fanOut(

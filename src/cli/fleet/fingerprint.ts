@@ -176,7 +176,7 @@ export function inputDigests(inputs: RunInputs): InputDigests {
   };
 }
 
-/** The target as the shortcut sees it (fleet/target.ts's Target has all of it, and `drift` makes one). */
+/** The target as the shortcut sees it (fleet/open-target.ts's Target has all of it, and `drift` makes one). */
 export interface ShortcutTarget {
   readonly name: string;
   readonly projectDir: string;

@@ -9,9 +9,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
+import { buildUrn, parseUrn, urnName, urnStackPrefix } from "../../api";
 import { CliError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import { stackNameOf, withPerFileStack, type Target } from "./target";
+import { stackNameOf, withPerFileStack, type Target } from "./open-target";
 
 const ResourceSchema = z
   .object({
@@ -39,8 +40,6 @@ export async function legacyProblem(target: Target): Promise<string | undefined>
     `stack per API stack without calling the platform.`
   );
 }
-
-const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
 
 export interface Moved {
   readonly stackName: string;
@@ -74,27 +73,32 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
   const root = resources.find((r) => r.type === "pulumi:pulumi:Stack");
   const providers = resources.filter((r) => r.type.startsWith("pulumi:providers:"));
   const components = resources.filter((r) => r.type === "stackwright:index:Stack");
-  const oldPrefix = `urn:pulumi:${target.name}::`;
+  const oldPrefix = urnStackPrefix(target.name);
   const moved: Moved[] = [];
   for (const component of components) {
-    const apiStack = nameOf(component.urn);
+    const apiStack = urnName(component.urn);
     const stackName = stackNameOf(target, apiStack);
     const members = new Set([component.urn]);
     for (const r of resources) if (r.parent !== undefined && members.has(r.parent)) members.add(r.urn);
     const own = resources.filter((r) => members.has(r.urn));
     const rootCopy: Resource[] =
       root === undefined ? [] : [{ ...root, outputs: pickStackOutput(root.outputs, apiStack) }];
+    const rootUrn = root === undefined ? undefined : parseUrn(root.urn);
     const newRootUrn =
-      root === undefined
+      rootUrn === undefined
         ? ""
-        : `${root.urn.slice(0, root.urn.lastIndexOf("::") + 2).replace(oldPrefix, `urn:pulumi:${stackName}::`)}${nameOf(root.urn).replace(new RegExp(`-${target.name}$`), `-${stackName}`)}`;
+        : buildUrn({
+            ...rootUrn,
+            stack: stackName,
+            name: rootUrn.name.replace(new RegExp(`-${target.name}$`), `-${stackName}`),
+          });
     let text = JSON.stringify({
       ...deployment,
       pending_operations: [],
       resources: [...rootCopy, ...providers, ...own],
     });
     if (root !== undefined) text = text.split(JSON.stringify(root.urn).slice(1, -1)).join(newRootUrn);
-    text = text.split(oldPrefix).join(`urn:pulumi:${stackName}::`);
+    text = text.split(oldPrefix).join(urnStackPrefix(stackName));
     const existing = await target.stacks.resourceCount(stackName);
     if (existing > 0) {
       log(`migrate: ${stackName} already has ${existing} resources; left as it is`);

@@ -17,18 +17,18 @@ import { changesSince } from "./changes";
 import type { StackJob } from "./run-stack";
 import {
   inShard,
-  parseShard,
+  type Shard,
   selectByNames,
   selectChanged,
   type ChangeSet,
   type Selected,
 } from "./selection";
-import { stackNameOf, type Target } from "./target";
+import { stackNameOf, type Target } from "./open-target";
 
 export interface PlanInput {
   readonly names: readonly string[];
   readonly changedSince?: string;
-  readonly shard?: string;
+  readonly shard?: Shard;
   readonly destroyDeleted: boolean;
   /** destroy: names need no file (a deleted file's stack is destroyed by name). */
   readonly destroying: boolean;
@@ -121,7 +121,7 @@ export async function planRun(target: PlanTarget, input: PlanInput): Promise<Pla
   if (input.names.length > 0 && input.changedSince !== undefined) {
     throw new UsageError("give API stack names or --changed-since, not both");
   }
-  const shard = input.shard === undefined ? undefined : parseShard(input.shard);
+  const shard = input.shard;
   const configDir = path.join(target.projectDir, "stacks-config");
   const some = loadSelected(target, configDir, input);
   const { all, files, state } = some?.loaded ?? (await loadAll(configDir));

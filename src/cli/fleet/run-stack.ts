@@ -10,7 +10,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import type { EngineRunOptions } from "../engine/run";
 import { exitCodeOf, describeError, EXIT_CODES } from "../kit/exit-codes";
 import { lastUpUnfinished, markUpFinished, markUpStarted, removeConfirmation } from "../state/confirmations";
-import { engineErrorFilter } from "../state/engine-output";
+import { engineErrorFilter } from "../engine/stderr-filter";
 import { guardCreates } from "../state/in-flight";
 import { withStackLock, type LockPolicy, type LockTarget } from "../state/lock-guard";
 import {
@@ -18,10 +18,10 @@ import {
   recordCrashedCreates,
   settlePendingCreates,
 } from "../state/pending-creates";
-import { lockTargetOf } from "../state/target";
+import { lockTargetOf } from "../state/lock-target";
 import { gatedEngineRun, quietPlan, type WindowGate } from "../gates/windows";
 import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
-import { withPerFileStack, type Target } from "./target";
+import { withPerFileStack, type Target } from "./open-target";
 
 export type Operation = "preview" | "up" | "refresh" | "destroy";
 

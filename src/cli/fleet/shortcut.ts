@@ -14,7 +14,13 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as os from "node:os";
-import { DATA_READS_DIR_ENV, DataReadsReport, dataReadsFileName } from "../../api";
+import {
+  DATA_READS_DIR_ENV,
+  DataReadsReport,
+  dataReadsFileName,
+  stackwrightTypeOf,
+  typeToken,
+} from "../../api";
 import {
   createClient,
   processReadBudget,
@@ -122,8 +128,8 @@ export function readsFile(shortcut: Shortcut, stack: string): string {
 }
 
 /** Type tokens of our resources, as the engine's events name them. */
-const DEPLOYMENT_TYPE = "pulumi-nodejs:dynamic/stackwright:Deployment";
-const LOCK_TYPE = "pulumi-nodejs:dynamic/stackwright:EnvironmentLock";
+const DEPLOYMENT_TYPE = typeToken("Deployment");
+const LOCK_TYPE = typeToken("EnvironmentLock");
 
 /**
  * True when a `create` step changed nothing on the platform: a component (a grouping in the
@@ -132,7 +138,7 @@ const LOCK_TYPE = "pulumi-nodejs:dynamic/stackwright:EnvironmentLock";
  * its create reads the deployment and starts or waits for nothing.
  */
 function createdOnlyInState(step: NonNullable<EngineEvent["resOutputsEvent"]>["metadata"]): boolean {
-  if (!step.type.startsWith("pulumi-nodejs:dynamic/")) return true;
+  if (stackwrightTypeOf(step.type) === undefined) return true;
   if (step.type === LOCK_TYPE) return step.new?.inputs?.["locked"] === false;
   const inputs = step.new?.inputs ?? {};
   const outputs = step.new?.outputs ?? {};

@@ -8,7 +8,7 @@
  * summary of the deployment it makes there.
  *
  * The verdict comes from the plan the engine computed (what would really change), not from a
- * guess on the YAML; the clock is {@link clockNow}, read once per run.
+ * guess on the YAML; the clock is kit/clock.ts's, read once per run.
  */
 import * as path from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
@@ -17,23 +17,15 @@ import {
   loadDesiredState,
   parsePerFileStackName,
   refusalText,
-  windowClock,
   windowVerdict,
   windowsOf,
 } from "../../config";
 import type { EngineRunOptions, EngineStack } from "../engine/run";
+import { flag, FlagRuleError, type Flag } from "../kit/args";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { previewFromEvents } from "../engine/preview-events";
+import { clockNow } from "../kit/clock";
 import { type ChangeKind, type PlannedChange, plannedChanges } from "../report/summary";
-
-/** The instant windows are judged at (the `STACKWRIGHT_NOW` test hook, else now). */
-export function clockNow(env: NodeJS.ProcessEnv = process.env): Date {
-  try {
-    return windowClock(env);
-  } catch (error) {
-    throw new CliError("usage", error instanceof Error ? error.message : String(error));
-  }
-}
 
 /** Plan rows that change an environment (a title edit or a git fetch does not). */
 const CHANGING: ReadonlySet<ChangeKind> = new Set<ChangeKind>([
@@ -97,14 +89,26 @@ export interface WindowGate {
 }
 
 /** `--override-window`'s value: a reason is required (it goes into the deployment's summary). */
-export function overrideReason(flag: string | undefined): string | undefined {
-  if (flag === undefined) return undefined;
-  if (flag.trim() === "") {
+/**
+ * `--override-window REASON`, read as the trimmed reason; a blank one is refused with what to
+ * give, since the reason is what the deployment's summary and the title record.
+ */
+export function overrideWindowFlag(help: string): Flag<string | undefined> {
+  return flag.parsed(help, (text) => {
+    if (text.trim() === "")
+      throw new FlagRuleError('needs a reason, e.g. --override-window "INC-123: hotfix for checkout"');
+    return text.trim();
+  });
+}
+
+export function overrideReason(given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  if (given.trim() === "") {
     throw new UsageError(
       '--override-window needs a reason, e.g. --override-window "INC-123: hotfix for checkout"',
     );
   }
-  return flag.trim();
+  return given.trim();
 }
 
 /** The gate for `state` at `now`. */

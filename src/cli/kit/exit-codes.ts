@@ -98,6 +98,15 @@ const always = (kind: ExitKind) => () => kind;
 /** First match wins: the specific Pulumi errors come before CommandError, their base class. */
 const TABLE: readonly Row[] = [
   {
+    // A flag or argument mistake names the command it was made in, whoever found it.
+    matches: (e) => e instanceof UsageError,
+    kind: always("usage"),
+    message: (e, command) => {
+      const text = messageOf(e);
+      return text.startsWith("stackwright ") ? text : `stackwright ${command}: ${text}`;
+    },
+  },
+  {
     matches: (e) => e instanceof CliError,
     kind: (e) => (e instanceof CliError ? e.kind : "failed"),
     message: messageOf,
@@ -150,11 +159,20 @@ export function describeError(command: string, err: unknown, events?: readonly E
   return row.message(err, command, events);
 }
 
-/** Prints `err` in one place, the way its kind is reported, and returns the exit code. */
-export function reportError(command: string, err: unknown): number {
-  const hint = err instanceof UsageError ? `\n(${commandLine(`${command} --help`)} lists its flags)` : "";
+/**
+ * Prints `err` on `io`'s stderr in one line, the way its kind is reported, and returns the exit
+ * code. A flag or argument mistake ends with where the flags are listed, on the same line.
+ */
+export function reportError(
+  command: string,
+  err: unknown,
+  io: { warn(text: string): void } = { warn: (text) => console.error(text) },
+  pointToHelp = true,
+): number {
+  const hint =
+    pointToHelp && err instanceof UsageError ? ` (${commandLine(`${command} --help`)} lists its flags)` : "";
   // An error may quote the platform (a title, an error's detail): shown, never interpreted.
-  console.error(terminalLines(`${describeError(command, err)}${hint}`).join("\n"));
+  io.warn(terminalLines(`${describeError(command, err)}${hint}`).join("\n"));
   return exitCodeOf(err);
 }
 

@@ -5,11 +5,12 @@
  * plan gives the same comment.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
+import { typeToken, urnStack, verificationOf } from "../../api";
 import { engineDiagnostic } from "../kit/engine-diagnostic";
 import { factsOfOutcomes, factsSummary } from "./facts";
 import type { PreviewJson } from "../engine/preview-json";
 import { previewFromEvents } from "../engine/preview-events";
-import type { SummaryFailure, SummaryInput } from "./summary";
+import type { SummaryFailure, SummaryInput, VerifiedDeployment } from "./summary";
 
 /** One stack's run as the comment needs it. */
 export interface RunForSummary {
@@ -52,11 +53,35 @@ export function summaryOfRuns(runs: readonly RunForSummary[], extras: SummaryExt
   return {
     title: extras.title,
     preview: merged,
+    verifications: runs.flatMap((run) => verificationsOf(run.events)),
     failures,
     attention: extras.attention ?? [],
     confirmed: runs.filter((run) => run.confirmed === true).map((run) => run.stackName),
     trailer: `${extras.sections ?? ""}${factsSummary(factsOfOutcomes(runs))}`,
   };
+}
+
+/** The type token of the Deployment resource, whose outputs carry what `verify:` found. */
+const DEPLOYMENT_TYPE = typeToken("Deployment");
+
+/**
+ * What the checks found after each deployment the run made: the last word on each Deployment
+ * resource (its outputs, or its failure's) that carries a verification.
+ */
+export function verificationsOf(events: readonly EngineEvent[]): VerifiedDeployment[] {
+  const last = new Map<string, VerifiedDeployment>();
+  for (const e of events) {
+    const meta = e.resOutputsEvent?.metadata ?? e.resOpFailedEvent?.metadata;
+    if (meta === undefined || meta.type !== DEPLOYMENT_TYPE || meta.op === "same" || meta.op === "read")
+      continue;
+    const values: Record<string, unknown> = { ...(meta.new?.inputs ?? {}), ...(meta.new?.outputs ?? {}) };
+    const verification = verificationOf(values);
+    const stack = values["stack"];
+    const environment = values["environment"];
+    if (verification === undefined || typeof stack !== "string" || typeof environment !== "string") continue;
+    last.set(meta.urn, { stack, environment, verification });
+  }
+  return [...last.values()];
 }
 
 /**
@@ -68,7 +93,7 @@ export function runOfEventLog(events: readonly EngineEvent[]): RunForSummary {
     .map((e) => e.resourcePreEvent?.metadata.urn ?? e.resOutputsEvent?.metadata.urn)
     .find((u) => u !== undefined);
   return {
-    stackName: (urn === undefined ? undefined : /^urn:pulumi:([^:]+)::/.exec(urn)?.[1]) ?? "stack",
+    stackName: (urn === undefined ? undefined : urnStack(urn)) ?? "stack",
     events,
     result: events.some((e) => e.diagnosticEvent?.severity === "error") ? "failed" : "ok",
   };

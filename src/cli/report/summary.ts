@@ -4,6 +4,13 @@
  * unlocks, snapshots and restores, record actions, with counts and the preview's warnings.
  */
 import { markdownCode, markdownText } from "../../safe-text";
+import { shortSha, typeNameOf, urnName, urnType, verificationText, type Verification } from "../../api";
+import { recordedInputs } from "../../../providers/shared/contract";
+import { deploymentContract } from "../../../providers/shared/deployment";
+import { environmentLockContract } from "../../../providers/shared/environment-lock";
+import { recordActionContract } from "../../../providers/shared/record-action";
+import { snapshotContract } from "../../../providers/shared/snapshot";
+import { snapshotRestoreContract } from "../../../providers/shared/snapshot-restore";
 import type { PreviewJson, PreviewStep } from "../engine/preview-json";
 
 /**
@@ -108,9 +115,10 @@ function changedInputs(step: PreviewStep): string[] {
   return keys.filter((k) => k !== "__provider" && k !== "marker").sort();
 }
 
-function shortSha(value: unknown): string | undefined {
+/** A full sha shortened as the platform shows it; any other value (a tag, a short sha) as it is. */
+function shaShown(value: unknown): string | undefined {
   const s = str(value);
-  return s === undefined ? undefined : /^[0-9a-f]{12,}$/i.test(s) ? s.slice(0, 7) : s;
+  return s === undefined ? undefined : /^[0-9a-f]{12,}$/i.test(s) ? shortSha(s) : s;
 }
 
 /** A value in a code span (refs, shas, names: some are the platform's); `cell` makes it table-safe. */
@@ -120,16 +128,14 @@ function code(value: string): string {
 
 /** The resource's type name (`Deployment`) from its token (`pulumi-nodejs:dynamic/stackwright:Deployment`). */
 function typeName(step: PreviewStep): string {
-  const token = step.newState?.type ?? step.oldState?.type ?? step.urn.split("::")[2] ?? "";
-  const last = token.split("$").pop() ?? token;
-  return last.slice(last.lastIndexOf(":") + 1);
+  return typeNameOf(step.newState?.type ?? step.oldState?.type ?? urnType(step.urn));
 }
 
 /** What a step means to an operator; undefined for a step that changes nothing on the platform. */
 function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: string } | undefined {
   const inputs = step.newState?.inputs ?? step.oldState?.inputs ?? {};
   const oldOutputs = step.oldState?.outputs ?? {};
-  const name = step.urn.slice(step.urn.lastIndexOf("::") + 2);
+  const name = urnName(step.urn);
   // Snapshots and restores are named `<stack>/<environment>/<logical name>`.
   const logical = name.slice(name.lastIndexOf("/") + 1);
   const type = typeName(step);
@@ -151,12 +157,13 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
         const what = changed.length === 0 ? "" : ` (${changed.join(", ")})`;
         return { kind: "metadata", text: `in place${what}; nothing redeploys` };
       }
-      const refType = str(inputs["ref_type"]) ?? "ref";
-      const ref = str(inputs["ref"]);
+      const deployment = recordedInputs(deploymentContract, inputs);
+      const refType = deployment.ref_type ?? "ref";
+      const ref = deployment.ref === "" ? undefined : deployment.ref;
       const to = ref === undefined ? refType.replace(/_/g, " ") : `${refType} ${code(ref)}`;
       // `adopt:` (as `stackwright import` writes it): the create records a deployment that exists.
-      const adopt = inputs["adopt"];
-      if (op === "create" && (typeof adopt === "string" || typeof adopt === "number")) {
+      const adopt = deployment.adopt;
+      if (op === "create" && adopt !== undefined) {
         return {
           kind: "adopt",
           text: `record deployment ${code(String(adopt))} (${to}) as it is; nothing deploys`,
@@ -164,7 +171,7 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
       }
       // The live sha read in this run (the drift check's), which is what the deployment replaces;
       // the sha recorded at the last run only when the live one is not known.
-      const from = shortSha(step.newState?.inputs?.["observed_sha"]) ?? shortSha(oldOutputs["sha"]);
+      const from = shaShown(step.newState?.inputs?.["observed_sha"]) ?? shaShown(oldOutputs["sha"]);
       const reasons = step.replaceReasons?.length ? ` (changed: ${step.replaceReasons.join(", ")})` : "";
       return {
         kind: op === "replace" ? "redeploy" : "deploy",
@@ -173,7 +180,7 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
     }
     case "EnvironmentLock": {
       // One per environment; `locked: false` keeps it unlocked (see providers/environment-lock).
-      const message = str(inputs["message"]) ?? str(inputs["lock_message"]);
+      const message = recordedInputs(environmentLockContract, inputs).message || undefined;
       const text = message === undefined ? "lock the environment" : `"${markdownText(message)}"`;
       // A lock that only records the environment's work (its `holds`) changes nothing.
       if (op === "update" && changedInputs(step).every((k) => k === "holds")) return undefined;
@@ -184,7 +191,7 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
       return undefined;
     }
     case "Snapshot": {
-      const mode = str(inputs["mode"]) ?? "all";
+      const mode = recordedInputs(snapshotContract, inputs).mode ?? "all";
       // New notes or a new wait bound are recorded in place; the platform's snapshot stays.
       if (op === "update") {
         const what = changedInputs(step).includes("notes")
@@ -200,8 +207,10 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
       };
     }
     case "SnapshotRestore": {
-      const from = str(inputs["snapshot"]) ?? str(inputs["snapshot_id"]);
-      const mode = str(inputs["mode"]) ?? "all";
+      const restore = recordedInputs(snapshotRestoreContract, inputs);
+      const from =
+        restore.snapshot ?? (restore.snapshot_id === undefined ? undefined : String(restore.snapshot_id));
+      const mode = restore.mode ?? "all";
       if (op === "delete") {
         return { kind: "unmanage", text: `restore ${code(logical)}: no longer managed (nothing is undone)` };
       }
@@ -222,9 +231,10 @@ function describe(step: PreviewStep, op: StepOp): { kind: ChangeKind; text: stri
       if (op === "update") return { kind: "metadata", text: "git fetch: in place; nothing is fetched" };
       return { kind: "fetch", text: "fetch the repository" };
     case "RecordAction": {
-      const cls = str(inputs["class_name"]) ?? "?";
-      const id = inputs["record_id"] === undefined ? "?" : String(inputs["record_id"]);
-      const method = str(inputs["method"]) ?? "?";
+      const record = recordedInputs(recordActionContract, inputs);
+      const cls = record.class_name ?? "?";
+      const id = record.record_id === undefined ? "?" : String(record.record_id);
+      const method = record.method ?? "?";
       const action = code(`${cls}#${id}.${method}`);
       if (op === "delete") return { kind: "unmanage", text: `${action}: no longer managed (nothing runs)` };
       if (op === "update") return { kind: "metadata", text: `${action}: in place; nothing runs` };
@@ -258,7 +268,7 @@ export function plannedChanges(preview: PreviewJson): { changes: PlannedChange[]
     }
     const { kind, text } = described;
     // Every resource the program declares is named `<stack>/...`; records carry no stack input.
-    const name = step.urn.slice(step.urn.lastIndexOf("::") + 2);
+    const name = urnName(step.urn);
     changes.push({
       stack: str(inputs["stack"]) ?? name.split("/")[0] ?? name,
       environment: str(inputs["environment"]) ?? "—",
@@ -280,6 +290,13 @@ export interface SummaryFailure {
   readonly line?: string;
 }
 
+/** What the checks of `verify:` found after a deployment of the run. */
+export interface VerifiedDeployment {
+  readonly stack: string;
+  readonly environment: string;
+  readonly verification: Verification;
+}
+
 /** Everything one comment says: the plan (steps, diagnostics) and how each stack's run ended. */
 export interface SummaryInput {
   readonly title?: string;
@@ -290,6 +307,8 @@ export interface SummaryInput {
   readonly attention?: readonly string[];
   /** Stacks confirmed unchanged without the engine. */
   readonly confirmed?: readonly string[];
+  /** The verifications of the run's deployments: a `verify` row each, after the deployment's. */
+  readonly verifications?: readonly VerifiedDeployment[];
   /** Sections after the stacks' tables (change windows overridden, the Facts table). */
   readonly trailer?: string;
 }
@@ -335,12 +354,31 @@ function cell(text: string): string {
   return text.replace(/(?<!\\)\|/g, "\\|").replace(/\s*\n\s*/g, " ");
 }
 
+/** The `verify` row of a deployment: the verdict, and the check and the site's answer as text. */
+function verifyRow(v: VerifiedDeployment): string {
+  const sign = v.verification.result === "passed" ? "✅" : "❌";
+  return `| ${markdownText(v.environment)} | verify | ${sign} ${cell(markdownText(verificationText(v.verification)))} |`;
+}
+
 /** One stack's table. */
-function stackSection(stack: string, changes: readonly PlannedChange[]): string {
-  const rows = changes
-    .filter((c) => c.stack === stack)
-    .sort((a, b) => a.environment.localeCompare(b.environment))
-    .map((row) => `| ${row.environment} | ${KIND_LABELS[row.kind]} | ${cell(row.text)} |`);
+function stackSection(
+  stack: string,
+  changes: readonly PlannedChange[],
+  verifications: readonly VerifiedDeployment[] = [],
+): string {
+  const byEnvironment = (a: { environment: string }, b: { environment: string }) =>
+    a.environment.localeCompare(b.environment);
+  const verified = verifications.filter((v) => v.stack === stack);
+  const environments = [
+    ...new Set([...changes.filter((c) => c.stack === stack), ...verified].map((r) => r.environment)),
+  ];
+  const rows = environments.sort().flatMap((environment) => [
+    ...changes
+      .filter((c) => c.stack === stack && c.environment === environment)
+      .sort(byEnvironment)
+      .map((row) => `| ${row.environment} | ${KIND_LABELS[row.kind]} | ${cell(row.text)} |`),
+    ...verified.filter((v) => v.environment === environment).map(verifyRow),
+  ]);
   return [`### ${stack}`, "", "| environment | change | details |", "|---|---|---|", ...rows, ""].join("\n");
 }
 
@@ -386,8 +424,9 @@ export function renderComment(input: SummaryInput, limit: SummaryLimit = {}): Re
       "",
     );
   }
-  const stacks = [...new Set(changes.map((c) => c.stack))].sort();
-  const sections = stacks.map((stack) => stackSection(stack, changes));
+  const verifications = input.verifications ?? [];
+  const stacks = [...new Set([...changes, ...verifications].map((c) => c.stack))].sort();
+  const sections = stacks.map((stack) => stackSection(stack, changes, verifications));
   const trailer = input.trailer ?? "";
   const full = `${[...head, ...sections].join("\n")}${trailer}`;
   const maxChars = limit.maxChars ?? SUMMARY_MAX_CHARS;

@@ -17,26 +17,49 @@ import { CREDENTIAL_SOURCES, resolveCredentials } from "../../client";
 import { targetProblem } from "../../config";
 import { defaultProjectDir, engineEnv, pulumiCommand } from "../engine/env";
 import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "../engine/passphrase";
-import type { FlagSpec } from "../kit/args";
+import { flag, FlagRuleError, type Flag } from "../kit/args";
+import type { Env } from "../kit/context";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import { createStackIfAbsent } from "../state/new-stack";
-import { openStateStore } from "../state/store";
-import { projectNameOf } from "../state/target";
+import { createStackIfAbsent, openStateStore } from "../../state-backend";
+import { projectNameOf } from "../state/lock-target";
 
 const execFileAsync = promisify(execFile);
 
 /** The target a command uses when `--target` is not given: the demo's, on this machine. */
 export const DEFAULT_TARGET = DEMO_TARGET;
 
-/** `--target` and `--project`, as every command that reads a target's settings declares them. */
+/**
+ * `--target` and `--project`, as every command that reads a target's settings declares them:
+ * the target's name, checked by the one rule and {@link DEFAULT_TARGET} when not given, and the
+ * project directory, resolved ({@link projectDirOf}'s default when not given). The one place
+ * either default is decided.
+ */
 export const targetFlags = {
-  target: {
-    type: "string",
-    help: `the target whose settings file Pulumi.<target>.yaml to use (default: ${DEFAULT_TARGET})`,
-  },
-  project: { type: "string", help: "the Stackwright project directory (default: this package)" },
-} satisfies FlagSpec;
+  target: targetNameFlag(
+    `the target whose settings file Pulumi.<target>.yaml to use (default: ${DEFAULT_TARGET})`,
+    DEFAULT_TARGET,
+  ),
+  project: flag.parsedOr(
+    "the Stackwright project directory (default: this package)",
+    (text) => projectDirOf(text),
+    () => projectDirOf(undefined),
+  ),
+};
+
+/** A flag that names a target, checked by the one rule; `fallback` when not given. */
+export function targetNameFlag(help: string, fallback: string): Flag<string> {
+  return flag.parsedOr(
+    help,
+    (text) => {
+      const problem = targetProblem(text);
+      // The rule says "target 'x' must be ..."; after the flag's name, the name alone reads right.
+      if (problem !== undefined) throw new FlagRuleError(problem.replace(/^target /, ""));
+      return text;
+    },
+    () => fallback,
+  );
+}
 
 /** How the `--help` of a command that reads the API says where its settings come from. */
 export const API_SETTINGS_HELP =
@@ -185,11 +208,11 @@ export async function targetApiSettings(
 }
 
 /** {@link targetApiSettings} of the target and project that `--target` and `--project` name. */
-export function apiSettingsOf(flags: {
-  readonly target?: string | undefined;
-  readonly project?: string | undefined;
-}): Promise<(key: string) => string | undefined> {
-  return targetApiSettings({ projectDir: projectDirOf(flags.project), target: targetNameOf(flags.target) });
+export function apiSettingsOf(
+  flags: { readonly target: string; readonly project: string },
+  env: Env,
+): Promise<(key: string) => string | undefined> {
+  return targetApiSettings({ projectDir: flags.project, target: flags.target, env });
 }
 
 function valuesOf(listing: Readonly<Record<string, { value?: unknown }>>): Record<string, string> {

@@ -5,11 +5,10 @@
  * checkpoint as that run left it, and of every data-source answer the program read. No setting,
  * token or answer is stored in clear. See docs/state.md, "Confirmed without the engine".
  */
-import { confirmationKey, unfinishedKey, type Confirmation } from "../../observe";
-import type { StateStore } from "./store";
+import { confirmationKey, unfinishedKey, type Confirmation, type StateStore } from "../../state-backend";
 
-// The record's schema, its place and its readers belong to the observe layer (src/observe/
-// state-backend.ts), which reads them without the engine; this file writes and removes it.
+// The record's schema, its place and its readers belong to the state backend module
+// (src/state-backend/records.ts), which observe reads without the engine; this file writes and removes it.
 export {
   Confirmation,
   InputDigests,
@@ -20,7 +19,7 @@ export {
   stackIsLocked,
   unfinishedKey,
   type CheckpointIdentity,
-} from "../../observe";
+} from "../../state-backend";
 
 export async function writeConfirmation(
   store: StateStore,

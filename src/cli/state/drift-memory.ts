@@ -4,8 +4,8 @@
  * that the next report says new, still or resolved. A stack with nothing left to report has no
  * record (removed once its drift is resolved); a stack that could not be checked keeps its record.
  */
-import { DriftMemory, driftMemoryKey } from "../../observe";
-import type { StateStore } from "./store";
+import { DriftMemory } from "../../observe";
+import { driftMemoryKey, type StateStore } from "../../state-backend";
 
 /** The record of `pulumiStack`, or undefined when there is none or it cannot be read. */
 export async function readDriftMemory(

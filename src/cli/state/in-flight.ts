@@ -8,7 +8,7 @@
  * kill of both) while the engine lives on, the engine sees the create fail, drops the pending
  * operation and records nothing, and no one is left to say the request may have reached the
  * platform. So before the shared provider host calls such a create it has this process record it
- * here, and once the engine has the answer this process forgets it (providers/provider-host/
+ * here, and once the engine has the answer this process forgets it (providers/plugin-host/
  * protocol.ts). A record still here at the next `up` whose resource the checkpoint does not hold
  * is a suspect: if the program declares the same create again (same URN, same inputs), the host
  * answers it with an unknown outcome instead of running it, and says so. Changing its `trigger`
@@ -17,19 +17,22 @@
  * Only this stack's lock holder writes the record (the CLI that runs the engine).
  */
 import { z } from "zod";
-import { UNKNOWN_OUTCOME_ID, UNKNOWN_OUTCOME_OUTPUTS } from "../../api";
-import { inFlightCreate, typeOfUrn, type InFlightCreate, type RunGuard } from "../../program";
+import {
+  typeToken,
+  UNKNOWN_OUTCOME_ID,
+  UNKNOWN_OUTCOME_OUTPUTS,
+  urnName,
+  urnType,
+  typeNameOf,
+} from "../../api";
+import { inFlightCreate, type InFlightCreate, type RunGuard } from "../../program";
+import { inFlightKey } from "../../state-backend";
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
-import { inFlightLine, latestDeployment, nameOf, parseJson, TYPE_PREFIX } from "./pending-creates";
+import { inFlightLine, latestDeployment, parseJson } from "./pending-creates";
 
 const Journal = z.strictObject({ version: z.literal(1), creates: z.array(inFlightCreate) });
 type Journal = z.infer<typeof Journal>;
-
-/** Where the creates in flight of `stack` are recorded in the backend. */
-export function inFlightKey(project: string, stack: string): string {
-  return `.pulumi/stackwright/in-flight/${project}/${stack}.json`;
-}
 
 /** The URNs the stack's checkpoint records (none when it has none, or is not one we can read). */
 async function recordedUrns(target: LockTarget): Promise<Set<string>> {
@@ -76,16 +79,19 @@ export async function guardCreates(target: LockTarget, log: (line: string) => vo
     }
   }
   const types = Object.fromEntries(
-    Object.entries(UNKNOWN_OUTCOME_OUTPUTS).map(([name, outputs]) => [`${TYPE_PREFIX}${name}`, outputs]),
+    Object.entries(UNKNOWN_OUTCOME_OUTPUTS).map(([name, outputs]) => [
+      typeToken(name as keyof typeof UNKNOWN_OUTCOME_OUTPUTS),
+      outputs,
+    ]),
   );
-  const typeName = (urn: string) => typeOfUrn(urn).slice(TYPE_PREFIX.length);
+  const typeName = (urn: string) => typeNameOf(urnType(urn));
   return {
     spec: {
       types,
       unknownId: UNKNOWN_OUTCOME_ID,
       suspects: creates.map((create) => ({
         create,
-        note: inFlightLine(target.stack, typeName(create.urn), nameOf(create.urn), "an earlier run stopped"),
+        note: inFlightLine(target.stack, typeName(create.urn), urnName(create.urn), "an earlier run stopped"),
       })),
     },
     record(create: InFlightCreate) {

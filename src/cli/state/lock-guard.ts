@@ -17,15 +17,10 @@ import {
 } from "./locks";
 import { CliError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import type { StateStore } from "./store";
+import type { LockPolicy } from "../kit/lock-flags";
+import type { StateStore } from "../../state-backend";
 
-/** How a run treats other runs' locks. */
-export interface LockPolicy {
-  /** How long to wait for a live owner's lock to go; 0: fail at once. */
-  readonly lockWaitMs: number;
-  /** Locks of another host older than this are abandoned; undefined: never judged by age. */
-  readonly staleAfterMs: number | undefined;
-}
+export type { LockPolicy };
 
 /** The stack whose lock is at stake, in the backend and in the user's words. */
 export interface LockTarget {

@@ -8,8 +8,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { z } from "zod";
-import { isLockKey, lockDirectory } from "../../observe";
-import { ATTRIBUTES_SUFFIX, type StateStore } from "./store";
+import { ATTRIBUTES_SUFFIX, isLockKey, lockDirectory, type StateStore } from "../../state-backend";
 
 /** The lock file's content, as Pulumi writes it (Go's json of `lockContent`). */
 export const LockContent = z.object({

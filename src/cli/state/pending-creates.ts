@@ -24,16 +24,15 @@ import type { Deployment as ExportedState, EngineEvent } from "@pulumi/pulumi/au
 import { z } from "zod";
 import {
   isNeverRepeated,
+  stackwrightTypeOf,
+  urnName,
   UNKNOWN_OUTCOME_ID,
   UNKNOWN_OUTCOME_OUTPUTS,
   type NeverRepeatedType,
 } from "../../api";
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
-import { checkpointKey } from "./new-stack";
-
-/** The type token of a Stackwright resource is this prefix and its type name. */
-export const TYPE_PREFIX = "pulumi-nodejs:dynamic/stackwright:";
+import { readCheckpoint } from "../../state-backend";
 
 const Resource = z.looseObject({
   urn: z.string(),
@@ -46,7 +45,6 @@ const Deployment = z.looseObject({
   resources: z.array(z.looseObject({})).nullish(),
   pending_operations: z.array(PendingOperation).nullish(),
 });
-const Checkpoint = z.looseObject({ checkpoint: z.looseObject({ latest: Deployment.nullish() }) });
 
 type PendingOperation = z.infer<typeof PendingOperation>;
 
@@ -71,14 +69,8 @@ function neverRepeatedCreate(op: PendingOperation): NeverRepeatedType | undefine
 
 /** The type name of a never-repeated resource type token, else undefined. */
 function neverRepeatedType(token: string): NeverRepeatedType | undefined {
-  if (!token.startsWith(TYPE_PREFIX)) return undefined;
-  const name = token.slice(TYPE_PREFIX.length);
-  return isNeverRepeated(name) ? name : undefined;
-}
-
-/** The resource's name, e.g. `acme-web/uat/from-a`, from its URN. */
-export function nameOf(urn: string): string {
-  return urn.slice(urn.lastIndexOf("::") + 2);
+  const name = stackwrightTypeOf(token);
+  return name !== undefined && isNeverRepeated(name) ? name : undefined;
 }
 
 /** The state record of a never-repeated resource whose outcome is unknown. */
@@ -129,7 +121,7 @@ export function crashedCreates(events: readonly EngineEvent[]): {
         inputs,
       ),
     );
-    settled.push({ urn: failed.urn, type, name: nameOf(failed.urn) });
+    settled.push({ urn: failed.urn, type, name: urnName(failed.urn) });
   }
   return { records, settled };
 }
@@ -196,7 +188,7 @@ export function settleDeployment(deployment: unknown): {
       continue;
     }
     recorded.push(unknownOutcome(op.resource, type, op.resource.inputs ?? {}));
-    settled.push({ urn: op.resource.urn, type, name: nameOf(op.resource.urn) });
+    settled.push({ urn: op.resource.urn, type, name: urnName(op.resource.urn) });
   }
   return {
     deployment: {
@@ -268,8 +260,8 @@ export function clearResolved(deployment: unknown): {
     const token = op.resource.type;
     cleared.push({
       urn: op.resource.urn,
-      type: token.startsWith(TYPE_PREFIX) ? token.slice(TYPE_PREFIX.length) : token,
-      name: nameOf(op.resource.urn),
+      type: stackwrightTypeOf(token) ?? token,
+      name: urnName(op.resource.urn),
     });
   }
   return { deployment: { ...parsed, pending_operations: left }, cleared };
@@ -302,14 +294,13 @@ export async function clearResolvedPendingCreates(
 }
 
 /**
- * The latest deployment of the stack's checkpoint in the DIY backend (project-scoped, plain JSON:
- * a compressed one is left to the engine), or undefined when there is none we can read.
+ * The latest deployment of the stack's checkpoint (read by the state backend's one reader, plain
+ * or gzip), or undefined when there is none we can read.
  */
 export async function latestDeployment(target: LockTarget): Promise<z.infer<typeof Deployment> | undefined> {
-  const text = await target.store.read(checkpointKey(target.project, target.stack));
-  if (text === undefined) return undefined;
-  const checkpoint = Checkpoint.safeParse(parseJson(text));
-  return checkpoint.success ? (checkpoint.data.checkpoint.latest ?? undefined) : undefined;
+  const latest = (await readCheckpoint(target.store, target.project, target.stack))?.latest;
+  const parsed = Deployment.safeParse(latest);
+  return latest === null || latest === undefined || !parsed.success ? undefined : parsed.data;
 }
 
 /** The JSON value of `text`, or undefined when it is not JSON. */

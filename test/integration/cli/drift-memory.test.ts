@@ -4,8 +4,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pathToFileURL } from "node:url";
 import { keepDriftMemory, readDriftMemory } from "../../../src/cli/state/drift-memory";
-import { openStateStore, type StateStore } from "../../../src/cli/state/store";
-import { driftMemoryKey, driftReport, type EnvironmentStatus, type FleetStatus } from "../../../src/observe";
+import { driftMemoryKey, openStateStore, type StateStore } from "../../../src/state-backend";
+import { driftReport, type EnvironmentStatus, type FleetStatus } from "../../../src/observe";
 import { countSync } from "../../../src/observe/model";
 import { startS3Server, type TestS3Server } from "../../helpers/s3-server";
 
@@ -18,6 +18,7 @@ function fleet(drifted: boolean, at: string): FleetStatus {
     environment: "uat",
     desired: { ref_type: "branch", ref: "main" },
     applied: { ref_type: "branch", ref: "main", sha: SHA_A, deployment_id: "1" },
+    verification: null,
     live: { sha: drifted ? SHA_B : SHA_A, short_sha: "", deployment: null },
     sync: drifted ? "drifted" : "in sync",
     reason: null,

@@ -47,9 +47,9 @@ describe("stackwright emulator", () => {
       "unknown flag '--prot'. Allowed flags: --port, --seed, --state-file, --speed, --strict, --public-url",
     ],
     [["--seed"], "--seed needs a value (seed file, YAML (default: the demo seed))"],
-    [["--speed", "warp"], "--speed must be one of instant, fast, realistic, got 'warp'"],
-    [["--port", "99999"], "--port needs a port number from 0 to 65535, got '99999'"],
-    [["--public-url", "ftp://x"], "--public-url: public URL 'ftp://x' must start with http:// or https://"],
+    [["--speed", "warp"], "--speed must be one of instant, fast, realistic, not 'warp'"],
+    [["--port", "99999"], "--port must be a whole number from 0 to 65535, not '99999'"],
+    [["--public-url", "ftp://x"], "--public-url public URL 'ftp://x' must start with http:// or https://"],
   ])("refuses %j with exit code 2 and a clear message", async (args, message) => {
     const r = await runToEnd(args);
     expect(r.code).toBe(2);

@@ -106,6 +106,38 @@ describe.runIf(browserTestsRun())("the fleet page in Chromium", () => {
     await page.close();
   }, 120_000);
 
+  it("shows a failed verification's check and answer in its cell's details, and stays accessible with them open", async () => {
+    const { page, errors } = await open(EVERY_STATE_SITES);
+    await page.locator('td[data-sync="verify-failed"] button').first().click();
+    const dialog = page.locator("dialog#details");
+    await expect.poll(() => dialog.evaluate((d) => d.hasAttribute("open"))).toBe(true);
+    expect(await page.locator("#details-title").textContent()).toBe("site-0001 / prod: verify failed");
+    const facts = await dialog
+      .locator("dt")
+      .evaluateAll((dts) =>
+        Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+      );
+    expect(facts["Verification"]).toBe("failed (8f3c2a1) at 2026-11-25 08:55 UTC, after 30 attempts");
+    expect(facts["Failed check"]).toBe("check 1 (/health): expected status 200");
+    expect(facts["Answer"]).toBe(
+      'https://site-0001.example.com/health: got 503 "Service Unavailable" in 12 ms',
+    );
+    const axe = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+    await page.evaluate(axe);
+    const results = (await page.evaluate("axe.run(document)")) as AxeResults;
+    expect(
+      results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
+    ).toEqual([]);
+    await page.keyboard.press("Escape");
+    await page.locator('td[data-sync="rolled-back"] button').first().click();
+    expect(await page.locator("#details-title").textContent()).toBe("site-0002 / prod: rolled back");
+    expect(await dialog.textContent()).toContain(
+      "8f3c2a1 failed; rolled back to 3c4d5e6 (deployment 1022, passed)",
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it("stays under 2 MB and filters at 1,000 sites", async () => {
     const { page, errors, bytes } = await open(1000);
     expect(bytes).toBeLessThan(2 * 1024 * 1024);

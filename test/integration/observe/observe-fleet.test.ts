@@ -3,15 +3,14 @@ import { createClient, type Deployments, type StackwrightClient } from "../../..
 import { StackFileSchema } from "../../../src/config";
 import { createHash } from "node:crypto";
 import { readDigest } from "../../../src/api";
+import { observeFleet, observeFleetProving } from "../../../src/observe";
 import {
   checkpointKey,
   confirmationKey,
-  observeFleet,
-  observeFleetProving,
   type Confirmation,
   type InputDigests,
   type StateReader,
-} from "../../../src/observe";
+} from "../../../src/state-backend";
 import { startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 
 /** A backend with nothing in it: every stack is one no up has touched. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClient } from "../../../src/client";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "../../helpers/emulator";
-import * as snapshot from "../../../providers/provider-process/snapshot";
-import * as restore from "../../../providers/provider-process/snapshot-restore";
-import { configure } from "../../../providers/provider-process/settings";
+import * as snapshot from "../../../providers/behaviour/snapshot";
+import * as restore from "../../../providers/behaviour/snapshot-restore";
+import { configure } from "../../../providers/behaviour/settings";
 
 // Found by the provider fault fuzz (seed 1954469076): two restores into one environment in one
 // change; the platform refuses the second while the first runs (409, one transfer per

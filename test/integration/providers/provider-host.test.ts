@@ -103,7 +103,7 @@ describe("Stackwright's dynamic-provider plugin", () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "provider-host-"));
     [ours, sdks] = await Promise.all([
-      startPlugin(path.join(repoRoot, "dist", "providers", "provider-host", "main.js"), dir),
+      startPlugin(path.join(repoRoot, "dist", "providers", "plugin-host", "main.js"), dir),
       startPlugin(
         path.join(repoRoot, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js"),
         dir,
@@ -216,7 +216,7 @@ describe("Stackwright's dynamic-provider plugin", () => {
         });
         expect(first.trim()).toMatch(/^\d+$/);
         const cmdline = fs.readFileSync(`/proc/${String(child.pid)}/cmdline`, "utf8");
-        expect(cmdline).toContain("provider-host/main.js");
+        expect(cmdline).toContain("plugin-host/main.js");
       } finally {
         child.kill();
       }

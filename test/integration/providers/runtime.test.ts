@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "../../helpers/emulator";
-import * as deployment from "../../../providers/provider-process/deployment";
-import * as lock from "../../../providers/provider-process/environment-lock";
-import * as snapshot from "../../../providers/provider-process/snapshot";
-import * as restore from "../../../providers/provider-process/snapshot-restore";
-import * as gitFetch from "../../../providers/provider-process/git-fetch";
-import * as recordAction from "../../../providers/provider-process/record-action";
-import { configure } from "../../../providers/provider-process/settings";
-import { InitError } from "../../../providers/provider-process/errors";
-import type { Props } from "../../../providers/provider-process/common";
+import * as deployment from "../../../providers/behaviour/deployment";
+import * as lock from "../../../providers/behaviour/environment-lock";
+import * as snapshot from "../../../providers/behaviour/snapshot";
+import * as restore from "../../../providers/behaviour/snapshot-restore";
+import * as gitFetch from "../../../providers/behaviour/git-fetch";
+import * as recordAction from "../../../providers/behaviour/record-action";
+import { configure } from "../../../providers/behaviour/settings";
+import { InitError } from "../../../providers/behaviour/errors";
+import type { Props } from "../../../providers/behaviour/common";
 
 const MAIN_SHA = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const RELEASE_SHA = "2b7e151628aed2a6abf7158809cf4f3c762e7160";

@@ -1,5 +1,5 @@
 /**
- * The shared provider host (providers/provider-host/shared-host.ts, started by
+ * The shared provider host (providers/plugin-host/shared-host.ts, started by
  * src/program/shared-provider.ts): one process serving the dynamic providers of several engine
  * runs, each on its own port that its engine attaches to. Engines are played by this test over
  * real gRPC: each attaches with the address of its own `Engine` service, which collects the
@@ -18,7 +18,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inputsDigest } from "../../../providers/provider-host/protocol";
+import { inputsDigest } from "../../../providers/plugin-host/protocol";
 import {
   attachDynamicProviders,
   sharedProviderHost,
@@ -29,7 +29,7 @@ import {
 import { repoRoot } from "../../helpers/scratch-project";
 import { descendants, hasEnded, waitFor } from "../../helpers/stackwright-process";
 
-const HOST_MAIN = path.join(repoRoot, "dist", "providers", "provider-host", "main.js");
+const HOST_MAIN = path.join(repoRoot, "dist", "providers", "plugin-host", "main.js");
 
 // A provider as the SDK serializes one; its create prints a line, half a line, waits, and ends it.
 const PROVIDER = `

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markerFor, withMarker } from "../../../providers/provider-process/common";
+import { markerFor, withMarker } from "../../../providers/behaviour/common";
 import {
   currentBuildOf,
   isStackwrightsDeployment,

@@ -1,6 +1,7 @@
 import { CommandError, ConcurrentUpdateError } from "@pulumi/pulumi/automation";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { defineCommand, helpText } from "../../../src/cli/kit/command";
+import { describe, expect, it } from "vitest";
+import { flag } from "../../../src/cli/kit/args";
+import { defineCommand, groupCommand, helpText } from "../../../src/cli/kit/command";
 import {
   CliError,
   combinedExitCode,
@@ -9,6 +10,7 @@ import {
   UsageError,
 } from "../../../src/cli/kit/exit-codes";
 import { ConfigValidationError } from "../../../src/config";
+import { runInProcess } from "../../helpers/in-process";
 
 describe("the exit-code table", () => {
   it("maps each kind of failure to its documented code", () => {
@@ -39,72 +41,104 @@ describe("the exit-code table", () => {
 });
 
 describe("a command built with the kit", () => {
-  const errors: string[] = [];
-  const logs: string[] = [];
-  afterEach(() => {
-    vi.restoreAllMocks();
-    errors.length = 0;
-    logs.length = 0;
-  });
-  const capture = () => {
-    vi.spyOn(console, "error").mockImplementation((t: unknown) => void errors.push(String(t)));
-    vi.spyOn(console, "log").mockImplementation((t: unknown) => void logs.push(String(t)));
-  };
   const seen: unknown[] = [];
   const command = defineCommand({
     name: "demo",
     args: ["NAME..."],
     summary: "Does a demo.",
-    flags: { fail: { type: "string", help: "how to fail" } },
-    run({ flags, positional }) {
+    flags: { fail: flag.string("how to fail"), times: flag.int("N", { min: 1, max: 3, default: 1 }) },
+    run({ flags, positional }, { io }) {
       seen.push(positional);
       if (flags.fail === "usage") throw new UsageError("stackwright demo: --fail usage was asked");
       if (flags.fail === "crash") throw new Error("something broke");
       if (flags.fail === "settings") throw new CliError("usage", "target 'x' needs a secrets passphrase");
+      for (let i = 0; i < flags.times; i++) io.say("done");
       return Promise.resolve(0);
     },
   });
 
   it("passes every positional argument when the last one repeats", async () => {
-    expect(await command(["a", "b", "c"])).toBe(0);
+    expect((await runInProcess(command, ["a", "b", "c"])).code).toBe(0);
     expect(seen.at(-1)).toEqual(["a", "b", "c"]);
   });
 
+  it("runs its body with the typed request and prints through the context, not the process", async () => {
+    const run = await runInProcess(command, ["--times", "3"]);
+    expect(run).toMatchObject({ code: 0, stdout: "done\ndone\ndone\n", stderr: "" });
+  });
+
+  it("parses without running its body, for a test of its flags", () => {
+    const before = seen.length;
+    expect(command.parse(["x", "--times=2"]).flags).toEqual({ fail: undefined, times: 2 });
+    expect(() => command.parse(["--times=4"])).toThrow(
+      "stackwright demo: --times must be a whole number from 1 to 3, not '4'",
+    );
+    expect(seen.length).toBe(before);
+  });
+
   it("prints its help from the declaration and exits 0", async () => {
-    capture();
-    expect(await command(["--help"])).toBe(0);
-    expect(logs.join("\n")).toContain("usage: npm run stackwright -- demo [NAME ...] [flags]");
-    expect(logs.join("\n")).toContain("--fail <value>");
+    const run = await runInProcess(command, ["--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("usage: npm run stackwright -- demo [NAME ...] [flags]");
+    expect(run.stdout).toContain("--fail <value>");
   });
 
   it("reports a usage error in one line with a pointer to --help, exit 2", async () => {
-    capture();
-    expect(await command(["--fial", "x"])).toBe(2);
-    expect(errors).toEqual([
-      "stackwright demo: unknown flag '--fial'. Allowed flags: --fail\n(npm run stackwright -- demo --help lists its flags)",
+    const run = await runInProcess(command, ["--fial", "x"]);
+    expect(run.code).toBe(2);
+    expect(run.errorLines).toEqual([
+      "stackwright demo: unknown flag '--fial'. Allowed flags: --fail, --times (npm run stackwright -- demo --help lists its flags)",
     ]);
   });
 
   it("points to --help only after a flag or argument error, not after a settings problem", async () => {
-    capture();
-    expect(await command(["--fail", "settings"])).toBe(2);
-    expect(errors).toEqual(["target 'x' needs a secrets passphrase"]);
+    const run = await runInProcess(command, ["--fail", "settings"]);
+    expect(run.code).toBe(2);
+    expect(run.errorLines).toEqual(["target 'x' needs a secrets passphrase"]);
   });
 
   it("reports an unexpected error by its message alone, never a stack trace, exit 1", async () => {
-    capture();
-    expect(await command(["--fail", "crash"])).toBe(1);
-    expect(errors).toEqual(["stackwright demo failed: something broke"]);
+    const run = await runInProcess(command, ["--fail", "crash"]);
+    expect(run.code).toBe(1);
+    expect(run.errorLines).toEqual(["stackwright demo failed: something broke"]);
   });
 
   it("shows optional and repeated arguments in its usage line", () => {
-    const text = helpText({
-      name: "x",
-      args: ["FILE"],
+    const text = helpText({ name: "x", args: ["FILE"], summary: "s", flags: {} });
+    expect(text.split("\n")[0]).toBe("usage: npm run stackwright -- x [FILE]");
+  });
+});
+
+describe("a command with subcommands", () => {
+  const group = groupCommand(
+    "snapshot",
+    { download: command0() },
+    "snapshot download API_STACK SNAPSHOT --to FILE",
+  );
+  function command0() {
+    return defineCommand({
+      name: "snapshot download",
       summary: "s",
       flags: {},
       run: () => Promise.resolve(0),
     });
-    expect(text.split("\n")[0]).toBe("usage: npm run stackwright -- x [FILE]");
+  }
+
+  it("says in one line, exit 2, that a subcommand is unknown or missing, naming the ones there are", async () => {
+    const unknown = await runInProcess(group, ["upload"]);
+    const missing = await runInProcess(group, []);
+    expect([unknown.code, missing.code]).toEqual([2, 2]);
+    expect(unknown.errorLines).toHaveLength(1);
+    expect(unknown.errorLines[0]).toMatch(
+      /^stackwright snapshot: unknown subcommand 'upload' \(known: download\); usage: /,
+    );
+    expect(missing.errorLines).toHaveLength(1);
+    expect(missing.errorLines[0]).toMatch(
+      /^stackwright snapshot: a subcommand is missing \(download\); usage: /,
+    );
+  });
+
+  it("runs the subcommand it names", async () => {
+    expect((await runInProcess(group, ["download"])).code).toBe(0);
   });
 });

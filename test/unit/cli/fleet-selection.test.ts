@@ -8,7 +8,7 @@ import {
   shardOf,
   stableHash,
 } from "../../../src/cli/fleet/selection";
-import { UsageError } from "../../../src/cli/kit/exit-codes";
+import { FlagRuleError } from "../../../src/cli/kit/args";
 import { parsePerFileStackName, perFileStackName } from "../../../src/config";
 
 const names = fc.uniqueArray(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/), { maxLength: 60 });
@@ -51,9 +51,9 @@ describe("shards of the selected API stacks", () => {
   });
 
   it.each(["0/2", "3/2", "1/0", "x", "1/2/3", "-1/2", "1/300"])(
-    "refuses --shard %s with a usage error",
+    "refuses --shard %s with the rule it breaks",
     (text) => {
-      expect(() => parseShard(text)).toThrow(UsageError);
+      expect(() => parseShard(text)).toThrow(FlagRuleError);
     },
   );
 

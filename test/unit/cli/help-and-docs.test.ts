@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { previewCommand } from "../../../src/cli/commands/engine";
+import { runInProcess } from "../../helpers/in-process";
 
 const doc = (name: string) => fs.readFileSync(path.resolve(__dirname, "../../..", name), "utf8");
 
@@ -10,9 +11,9 @@ describe("the help and the docs", () => {
   afterEach(() => vi.restoreAllMocks());
 
   it("give preview's --concurrency default as the code has it: two per core", async () => {
-    const printed = vi.spyOn(console, "log").mockImplementation(() => undefined);
-    expect(await previewCommand(["--help"])).toBe(0);
-    const help = String(printed.mock.calls[0]?.[0]);
+    const run = await runInProcess(previewCommand, ["--help"]);
+    expect(run.code).toBe(0);
+    const help = run.stdout;
     expect(help).toMatch(/--concurrency <value>\n\s+stacks run at once \(default: two per core\)/);
     expect(doc("docs/guide.md")).toContain("`--concurrency K`: stacks run at once (default: two per core");
   });

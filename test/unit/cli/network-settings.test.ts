@@ -3,10 +3,12 @@ import { clientDefaults, ConnectionError } from "../../../src/client";
 import { describeError, exitCodeOf, UsageError } from "../../../src/cli/kit/exit-codes";
 import { engineEnv, loopbackGrpcBypass } from "../../../src/cli/engine/env";
 import {
+  apiBudget,
+  apiBudgetEnv,
+  apiConcurrencyFlag,
   DEFAULT_API_CONCURRENCY,
-  parseApiConcurrency,
-  useApiConcurrency,
-} from "../../../src/cli/fleet/api-budget";
+} from "../../../src/cli/kit/api-budget";
+import { parseFlags } from "../../../src/cli/kit/args";
 
 describe("the engine's environment behind a proxy", () => {
   it("keeps gRPC on loopback off the proxy, adding to what the caller listed", () => {
@@ -23,26 +25,29 @@ describe("the engine's environment behind a proxy", () => {
 });
 
 describe("--api-concurrency", () => {
+  const parse = (argv: string[]) => parseFlags("status", argv, apiConcurrencyFlag).flags["api-concurrency"];
+
   it("takes a whole number from 1 to 1024, and nothing else", () => {
-    expect(parseApiConcurrency(undefined)).toBeUndefined();
-    expect(parseApiConcurrency("1")).toBe(1);
-    expect(parseApiConcurrency("1024")).toBe(1024);
-    for (const bad of ["0", "1025", "2.5", "-1", "eight", ""]) {
-      expect(() => parseApiConcurrency(bad)).toThrow(UsageError);
+    expect(parse([])).toBeUndefined();
+    expect(parse(["--api-concurrency", "1"])).toBe(1);
+    expect(parse(["--api-concurrency=1024"])).toBe(1024);
+    for (const bad of ["0", "1025", "2.5", "-1", "eight"]) {
+      expect(() => parse([`--api-concurrency=${bad}`])).toThrow(UsageError);
     }
-    expect(() => parseApiConcurrency("0")).toThrow(
-      "--api-concurrency must be a whole number from 1 to 1024, not '0'",
+    expect(() => parse(["--api-concurrency", "0"])).toThrow(
+      "stackwright status: --api-concurrency must be a whole number from 1 to 1024, not '0'",
     );
   });
 
-  it("is one budget: the flag wins and reaches every client through the variable, else the variable, else one default", () => {
-    const env: NodeJS.ProcessEnv = { STACKWRIGHT_API_CONCURRENCY: "3" };
-    expect(useApiConcurrency(undefined, env)).toBe(3);
-    expect(useApiConcurrency("2", env)).toBe(2);
-    expect(env["STACKWRIGHT_API_CONCURRENCY"]).toBe("2");
-    expect(useApiConcurrency(undefined, {})).toBe(DEFAULT_API_CONCURRENCY);
+  it("is one budget: the flag wins, else the variable, else one default; the environment is never written", () => {
+    const env = { STACKWRIGHT_API_CONCURRENCY: "3" };
+    expect(apiBudget(undefined, env)).toBe(3);
+    expect(apiBudget(2, env)).toBe(2);
+    expect(env).toEqual({ STACKWRIGHT_API_CONCURRENCY: "3" });
+    expect(apiBudgetEnv(2)).toEqual({ STACKWRIGHT_API_CONCURRENCY: "2" });
+    expect(apiBudget(undefined, {})).toBe(DEFAULT_API_CONCURRENCY);
     expect(DEFAULT_API_CONCURRENCY).toBe(clientDefaults.maxConnections);
-    expect(() => useApiConcurrency(undefined, { STACKWRIGHT_API_CONCURRENCY: "many" })).toThrow(
+    expect(() => apiBudget(undefined, { STACKWRIGHT_API_CONCURRENCY: "many" })).toThrow(
       "STACKWRIGHT_API_CONCURRENCY must be a whole number from 1 to 1024, not 'many'",
     );
   });

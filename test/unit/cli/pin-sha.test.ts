@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { planPin } from "../../../src/cli/fleet/pin-change";
+import { planPin } from "../../../src/cli/release/pin-change";
 
 const dir = mkdtempSync(join(tmpdir(), "sw-pin-sha-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,6 +22,7 @@ const plan = (sha: string) =>
     overrides: [],
     refusals: [],
     summary: "",
+    now: new Date("2026-11-24T09:00:00Z"),
   });
 
 describe("a sha from the platform that promote and rollback would pin", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StatedDeployment } from "../../../src/api";
 import { notAdoptedYet } from "../../../src/cli/commands/promote";
-import type { RecordedDeployments } from "../../../src/cli/fleet/recorded-deployments";
+import type { RecordedDeployments } from "../../../src/cli/release/recorded-deployments";
 import { validateStackFile } from "../../../src/config";
 
 const SHA = "a1b2c3d4e5f60718293a4b5c6d7e8f9011223344";
@@ -27,6 +27,7 @@ environments:
 
 const state = (over: Partial<RecordedDeployments> = {}): RecordedDeployments => ({
   deployments: [],
+  verifications: [],
   stack: "dev.shop",
   unreadable: undefined,
   ...over,

@@ -1,9 +1,9 @@
+import { clockNow } from "../../../src/cli/kit/clock";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
 import { validateSources } from "../../../src/config";
 import type { PlannedChange } from "../../../src/cli/report/summary";
 import {
-  clockNow,
   closedEnvironments,
   gatedEngineRun,
   overrideNotice,

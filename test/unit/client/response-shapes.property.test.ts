@@ -41,7 +41,7 @@ import { Engine } from "../../../src/emulator/engine";
 import type { SnapshotRecord, TransferRecord } from "../../../src/emulator/model";
 import { Scheduler } from "../../../src/emulator/scheduler";
 import { Store } from "../../../src/emulator/store";
-import { hasDrift } from "../../../providers/provider-process/deployment";
+import { hasDrift } from "../../../providers/behaviour/deployment";
 import { TEST_SEED_PATH } from "../../helpers/emulator";
 
 /** Cases per decoder (the issue asks for at least 1,000 in `npm test`). */

@@ -339,7 +339,7 @@ const cases: readonly BadConfigCase[] = [
     dir: "unknown-environment-key",
     it: "refuses an unknown environment key and suggests lock",
     errors: [
-      "acme-web.yaml:5:5: environments.prod.locks: unknown key 'locks' (did you mean 'lock'?); allowed keys: deployment, lock, snapshots, restores, outputs, checks, windows, verify",
+      "acme-web.yaml:5:5: environments.prod.locks: unknown key 'locks' (did you mean 'lock'?); allowed keys: deployment, lock, snapshots, restores, outputs, checks, windows, promotion, verify",
     ],
   },
   {

@@ -204,6 +204,7 @@ function env(stack: string, environment: string, patch: Partial<EnvironmentStatu
     environment,
     desired,
     applied,
+    verification: null,
     live: { sha: SHA_A, short_sha: SHA_A.slice(0, 7), deployment: null },
     sync: "in sync",
     reason: null,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, WaitFailedError, WaitTimeoutError } from "../../../src/client";
-import { busyTransferOf, startWhenFree } from "../../../providers/provider-process/busy-environment";
+import { busyTransferOf, startWhenFree } from "../../../providers/behaviour/busy-environment";
 
 const busy = (id: number) =>
   new ConflictError(

@@ -3,22 +3,22 @@ import {
   check as checkDeployment,
   diff as diffDeployment,
   hasDrift,
-} from "../../../providers/provider-process/deployment";
+} from "../../../providers/behaviour/deployment";
 import {
   check as checkEnvironmentLock,
   diff as diffEnvironmentLock,
-} from "../../../providers/provider-process/environment-lock";
-import { check as checkSnapshot, diff as diffSnapshot } from "../../../providers/provider-process/snapshot";
+} from "../../../providers/behaviour/environment-lock";
+import { check as checkSnapshot, diff as diffSnapshot } from "../../../providers/behaviour/snapshot";
 import {
   check as checkSnapshotRestore,
   diff as diffSnapshotRestore,
-} from "../../../providers/provider-process/snapshot-restore";
-import { check as checkGitFetch, diff as diffGitFetch } from "../../../providers/provider-process/git-fetch";
+} from "../../../providers/behaviour/snapshot-restore";
+import { check as checkGitFetch, diff as diffGitFetch } from "../../../providers/behaviour/git-fetch";
 import {
   check as checkRecordAction,
   diff as diffRecordAction,
-} from "../../../providers/provider-process/record-action";
-import { UNKNOWN } from "../../../providers/provider-process/common";
+} from "../../../providers/behaviour/record-action";
+import { UNKNOWN } from "../../../providers/behaviour/common";
 
 const PROVIDER = "exports.handler = () => ({})";
 const base = {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { plainError } from "../../../providers/provider-host/service";
+import { plainError } from "../../../providers/plugin-host/service";
 import { refusal } from "../../../providers/shared/errors";
 import { ConflictError } from "../../../src/client/errors";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { inputsDigest } from "../../../providers/provider-host/protocol";
+import { inputsDigest } from "../../../providers/plugin-host/protocol";
 
 // The digest that tells a suspect create (one a killed run may have sent) from a new one.
 describe("the digest of a create's inputs", () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { diff as diffDeployment } from "../../../providers/provider-process/deployment";
+import { diff as diffDeployment } from "../../../providers/behaviour/deployment";
 import { driftWarning } from "../../../providers/program-process/drift";
 import {
   diff as diffEnvironmentLock,
   create as createLock,
   remove as removeLock,
   update as updateLock,
-} from "../../../providers/provider-process/environment-lock";
+} from "../../../providers/behaviour/environment-lock";
 
 const where = { stack: "acme-web", environment: "prod" };
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LogFollower, transferLogLines } from "../../../providers/provider-process/log-follower";
+import { LogFollower, transferLogLines } from "../../../providers/behaviour/log-follower";
 
 /** A log that grows when told to, a clock the test moves, and what the follower printed. */
 function world(options: { minIntervalMs?: number; maxLinesPerRead?: number } = {}) {

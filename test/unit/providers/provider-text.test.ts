@@ -32,6 +32,26 @@ describe("the serialized provider a resource carries", () => {
     expect(providerText(kind, recorded.entry)).toBe(recorded.texts[kind]);
   });
 
+  it.each(RESOURCE_KINDS)(
+    "recorded in a state of a %s still loads the built provider module and answers its type's check",
+    async (kind) => {
+      // The state's text names dist/providers/provider-process/index.js from the repository root;
+      // run it from there as the provider host would, against the module `npm run build` made.
+      const root = path.join(__dirname, "..", "..", "..");
+      const text = recorded.texts[kind];
+      if (text === undefined) throw new Error(`no recorded text for ${kind}`);
+      const cwd = process.cwd();
+      process.chdir(root);
+      try {
+        const provider = evaluate(text, root);
+        const answer = (await provider["check"]?.({}, {})) as { failures?: unknown[] };
+        expect(answer.failures?.length ?? 0).toBeGreaterThan(0);
+      } finally {
+        process.chdir(cwd);
+      }
+    },
+  );
+
   it("calls the method of its own type in the provider module it names, relative to the working directory", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-provider-text-"));
     try {

@@ -4,13 +4,10 @@
  * never because its snapshot was taken anew; new notes apply to the next snapshot taken.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { diff as diffSnapshot, update as updateSnapshot } from "../../../providers/provider-process/snapshot";
-import {
-  diff as diffRestore,
-  update as updateRestore,
-} from "../../../providers/provider-process/snapshot-restore";
-import { diff as diffLock } from "../../../providers/provider-process/environment-lock";
-import { UNKNOWN } from "../../../providers/provider-process/common";
+import { diff as diffSnapshot, update as updateSnapshot } from "../../../providers/behaviour/snapshot";
+import { diff as diffRestore, update as updateRestore } from "../../../providers/behaviour/snapshot-restore";
+import { diff as diffLock } from "../../../providers/behaviour/environment-lock";
+import { UNKNOWN } from "../../../providers/behaviour/common";
 import { holdsOf } from "../../../src/program/environment-component";
 import { EnvironmentSchema } from "../../../src/config";
 

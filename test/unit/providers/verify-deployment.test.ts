@@ -11,7 +11,7 @@ import {
   failureLine,
   previousBuild,
   refusalLine,
-} from "../../../providers/provider-process/verify-deployment";
+} from "../../../providers/behaviour/verify-deployment";
 
 const A = "a".repeat(40);
 const B = "b".repeat(40);

@@ -20,7 +20,7 @@ import {
   readConfirmation,
   type InputDigests,
 } from "../../../../src/cli/state/confirmations";
-import { openStateStore, type StateStore } from "../../../../src/cli/state/store";
+import { openStateStore, type StateStore } from "../../../../src/state-backend/store";
 
 const PROJECT = "stackwright";
 const STACK = "dev.acme-web";

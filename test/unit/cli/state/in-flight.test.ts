@@ -3,10 +3,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { guardCreates, inFlightKey } from "../../../../src/cli/state/in-flight";
+import { guardCreates } from "../../../../src/cli/state/in-flight";
 import { lockDirectory } from "../../../../src/cli/state/locks";
-import { checkpointKey } from "../../../../src/cli/state/new-stack";
-import { openStateStore, type StateStore } from "../../../../src/cli/state/store";
+import { checkpointKey, inFlightKey, openStateStore, type StateStore } from "../../../../src/state-backend";
 
 const PROJECT = "stackwright";
 const STACK = "dev.acme-web";
@@ -69,7 +68,14 @@ describe("the creates in flight of a stack", () => {
     await first.record({ urn: URN("b"), inputs: DIGEST });
     await store.write(
       checkpointKey(PROJECT, STACK),
-      JSON.stringify({ version: 3, checkpoint: { latest: { resources: [{ urn: URN("a") }] } } }),
+      JSON.stringify({
+        version: 3,
+        checkpoint: {
+          latest: {
+            resources: [{ urn: URN("a"), type: "pulumi-nodejs:dynamic/stackwright:SnapshotRestore" }],
+          },
+        },
+      }),
     );
     // Another run holds the lock: its records must not be overwritten, so nothing is written.
     await store.write(`${lockDirectory(PROJECT, STACK)}/other.json`, "{}");

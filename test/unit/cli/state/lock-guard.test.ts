@@ -3,10 +3,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { ConcurrentUpdateError } from "@pulumi/pulumi/automation";
 import { afterEach, describe, expect, it } from "vitest";
-import { engineErrorFilter } from "../../../../src/cli/state/engine-output";
+import { engineErrorFilter } from "../../../../src/cli/engine/stderr-filter";
 import { StackLockedError, withStackLock, type LockTarget } from "../../../../src/cli/state/lock-guard";
 import { lockDirectory, type LockJudge } from "../../../../src/cli/state/locks";
-import { openStateStore, s3Settings } from "../../../../src/cli/state/store";
+import { openStateStore, s3Settings } from "../../../../src/state-backend/store";
 
 const roots: string[] = [];
 afterEach(() => {

@@ -15,7 +15,7 @@ import {
   type LockJudge,
   type StackLock,
 } from "../../../../src/cli/state/locks";
-import { openStateStore } from "../../../../src/cli/state/store";
+import { openStateStore } from "../../../../src/state-backend/store";
 
 const HOST = "runner-1";
 const T0 = new Date("2026-11-23T10:00:00Z");

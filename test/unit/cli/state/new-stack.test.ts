@@ -4,8 +4,8 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkpointKey, createStackIfAbsent } from "../../../../src/cli/state/new-stack";
-import { openStateStore, type StateStore } from "../../../../src/cli/state/store";
+import { checkpointKey, createStackIfAbsent } from "../../../../src/state-backend";
+import { openStateStore, type StateStore } from "../../../../src/state-backend/store";
 
 const PROJECT = "stackwright";
 const STACK = "dev.acme-web";

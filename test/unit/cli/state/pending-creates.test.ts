@@ -1,11 +1,18 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import {
   clearResolved,
   crashedCreates,
+  latestDeployment,
   pendingNeverRepeated,
   settleDeployment,
 } from "../../../../src/cli/state/pending-creates";
+import { checkpointKeys, openStateStore } from "../../../../src/state-backend";
 
 const ENV_URN = "urn:pulumi:dev.acme-web::stackwright::stackwright:index:Stack$stackwright:index:Environment";
 const restoreUrn = `${ENV_URN}$pulumi-nodejs:dynamic/stackwright:SnapshotRestore::acme-web/uat/from-a`;
@@ -197,5 +204,23 @@ describe("a pending create that a later run resolved", () => {
   it("leaves a checkpoint with nothing pending as it is", () => {
     expect(clearResolved({ resources: [], pending_operations: [] }).cleared).toEqual([]);
     expect(clearResolved({ resources: [] }).cleared).toEqual([]);
+  });
+});
+
+describe("the checkpoint that pending creates are read from", () => {
+  it.each(["plain", "gzip"] as const)("is read when the backend keeps it %s", async (form) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-pending-"));
+    try {
+      const store = openStateStore(pathToFileURL(dir).href);
+      const text = JSON.stringify({ version: 3, checkpoint: { latest: killedDeployment() } });
+      const keys = checkpointKeys("stackwright", "dev.acme-web");
+      const file = path.join(dir, ...(form === "plain" ? keys.plain : keys.gzip).split("/"));
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, form === "plain" ? text : gzipSync(text));
+      const latest = await latestDeployment({ store, project: "stackwright", stack: "dev.acme-web" });
+      expect(pendingNeverRepeated(latest).map((op) => op.resource.urn)).toEqual([restoreUrn]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

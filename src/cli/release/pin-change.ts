@@ -29,28 +29,25 @@ import {
   type DeploymentPin,
   type PinOutcome,
 } from "../../edit";
-import type { FlagSpec } from "../kit/args";
-import { CliError, UsageError } from "../kit/exit-codes";
-import { say, warn } from "../kit/output";
-import { clockNow, overrideReason } from "../gates/windows";
+import { flag } from "../kit/args";
+import type { Io } from "../kit/context";
+import { CliError } from "../kit/exit-codes";
+import { overrideReason, overrideWindowFlag } from "../gates/windows";
 import { targetFlags } from "../settings/target-settings";
 
 /** Flags of every command that pins a deployment. */
 export const pinFlags = {
   ...targetFlags,
-  branch: {
-    type: "string",
-    help: "NAME: commit the change on this new local branch (not checked out, never pushed) instead of editing the working tree",
-  },
-  "allow-locked": {
-    type: "boolean",
-    help: "pin an environment whose file keeps a lock: on it (recorded in the title; the preview fails while the lock stays)",
-  },
-  "override-window": {
-    type: "string",
-    help: "REASON: pin an environment whose change windows are closed now (recorded in the title)",
-  },
-} satisfies FlagSpec;
+  branch: flag.string(
+    "NAME: commit the change on this new local branch (not checked out, never pushed) instead of editing the working tree",
+  ),
+  "allow-locked": flag.switch(
+    "pin an environment whose file keeps a lock: on it (recorded in the title; the preview fails while the lock stays)",
+  ),
+  "override-window": overrideWindowFlag(
+    "REASON: pin an environment whose change windows are closed now (recorded in the title)",
+  ),
+};
 
 /** The flags that let a source environment's problems through, by problem. */
 export const PROBLEM_FLAGS = {
@@ -111,7 +108,7 @@ export interface TargetCheck {
 
 /**
  * The checks of the environment being pinned: a `lock:` kept in the file, closed change windows
- * (at {@link clockNow}). Each refuses unless its flag was given; a flag that let one through is
+ * (at `now`, the command's clock). Each refuses unless its flag was given; a flag that let one through is
  * listed in `overrides`.
  */
 export function checkTarget(
@@ -171,6 +168,8 @@ export async function planPin(input: {
   readonly overrides: readonly string[];
   readonly refusals: readonly string[];
   readonly summary: string;
+  /** The instant the change windows are judged at (the command's clock). */
+  readonly now: Date;
 }): Promise<PlannedPin> {
   const display = displayPath(input.file);
   const before = await readFile(input.file, "utf8");
@@ -178,7 +177,7 @@ export async function planPin(input: {
   let outcome: PinOutcome | undefined;
   try {
     const stack = validStack(display, before, "invalid-before");
-    const target = checkTarget(stack, input.environment, display, input.flags, clockNow());
+    const target = checkTarget(stack, input.environment, display, input.flags, input.now);
     refusals.push(...target.refusals);
     const pin: DeploymentPin = {
       sha: input.sha,
@@ -196,7 +195,16 @@ export async function planPin(input: {
     if (!(error instanceof EditRefusal)) throw error;
     refusals.push(error.message);
   }
-  return { ...input, before, outcome, refusals, summary: input.summary };
+  return {
+    apiStack: input.apiStack,
+    environment: input.environment,
+    file: input.file,
+    sha: input.sha,
+    before,
+    outcome,
+    refusals,
+    summary: input.summary,
+  };
 }
 
 /** The file as the user knows it: relative to the current directory when inside it. */
@@ -215,28 +223,34 @@ export function describeDeployment(d: Deployment | undefined, sha: string): stri
 }
 
 /**
- * Writes the planned pins: nothing when any was refused (each refusal printed, exit 1); the
- * working tree (diff printed) or a commit on `--branch`. Pins that change nothing are said so.
- * Returns the files written (empty with --branch or when nothing changed).
+ * Writes the planned pins: nothing when any was refused (one line per refusal, the last one the
+ * command's failure, exit 1); the working tree (diff printed) or a commit on `--branch`. Pins
+ * that change nothing are said so. Returns the files written (empty with --branch or when nothing
+ * changed).
  */
 export async function applyPins(
   command: string,
   planned: readonly PlannedPin[],
-  options: { readonly branch: string | undefined; readonly projectDir: string; readonly subject: string },
+  options: {
+    readonly branch: string | undefined;
+    readonly projectDir: string;
+    readonly subject: string;
+    readonly io: Io;
+  },
 ): Promise<{ readonly written: readonly PlannedPin[]; readonly commit: string | undefined }> {
-  const refused = planned.filter((p) => p.refusals.length > 0);
-  if (refused.length > 0) {
-    for (const p of refused) for (const line of p.refusals) warn(`stackwright ${command}: ${line}`);
-    const stacks = refused.map((p) => p.apiStack).join(", ");
-    throw new CliError(
-      "failed",
-      `stackwright ${command}: refused for ${stacks}, so no file was changed; fix what is named above or pass the flag it names`,
-    );
+  const { io } = options;
+  const refusals = planned.flatMap((p) =>
+    p.refusals.map((line) => `stackwright ${command}: ${line}; no file was changed`),
+  );
+  const lastRefusal = refusals.at(-1);
+  if (lastRefusal !== undefined) {
+    for (const line of refusals.slice(0, -1)) io.warn(line);
+    throw new CliError("failed", lastRefusal);
   }
   const changes = planned.filter((p) => p.outcome?.changed === true);
   for (const p of planned) {
     if (p.outcome !== undefined && !p.outcome.changed) {
-      say(
+      io.say(
         `${p.apiStack}/${p.environment} already pins ${shortSha(p.sha)} in ${displayPath(p.file)}: nothing to change`,
       );
     }
@@ -257,8 +271,8 @@ export async function applyPins(
         throw new CliError("usage", `stackwright ${command}: ${error.message}`);
       throw error;
     }
-    for (const p of changes) say(p.summary);
-    say(
+    for (const p of changes) io.say(p.summary);
+    io.say(
       `committed ${made.commit.slice(0, 12)} on the new branch '${made.branch}' (not checked out, not pushed): ` +
         `push it and open a pull request, e.g. git push origin ${made.branch}`,
     );
@@ -270,16 +284,11 @@ export async function applyPins(
   }
   for (const p of changes) {
     if (p.outcome?.changed !== true) continue;
-    say(unifiedDiff(displayPath(p.file), p.before, p.outcome.text));
-    say(p.summary);
+    io.say(unifiedDiff(displayPath(p.file), p.before, p.outcome.text));
+    io.say(p.summary);
   }
-  say(`changed ${changes.map((p) => displayPath(p.file)).join(", ")}: review the diff above and commit it`);
+  io.say(
+    `changed ${changes.map((p) => displayPath(p.file)).join(", ")}: review the diff above and commit it`,
+  );
   return { written: changes, commit: undefined };
-}
-
-/** The usage error for a missing or repeated flag pair. */
-export function requireFlag(command: string, name: string, value: string | undefined): string {
-  if (value === undefined || value === "")
-    throw new UsageError(`stackwright ${command}: --${name} is required`);
-  return value;
 }

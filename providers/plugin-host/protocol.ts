@@ -54,12 +54,6 @@ export const hostAnswer = z.discriminatedUnion("kind", [
 ]);
 export type HostAnswer = z.infer<typeof hostAnswer>;
 
-/** The resource's own type token from its URN (`urn:pulumi:stack::project::parent$type::name`). */
-export function typeOfUrn(urn: string): string {
-  const qualified = urn.split("::")[2] ?? "";
-  return qualified.slice(qualified.lastIndexOf("$") + 1);
-}
-
 /** The argument that starts main.ts as a shared host instead of one engine's plugin. */
 export const SHARED_FLAG = "--shared";
 

@@ -8,18 +8,20 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { RecordedDeployment } from "../../api";
+import type { RecordedDeployment, Verification } from "../../api";
 import { perFileStackName } from "../../config";
-import { readCheckpoint, recordedDeployments } from "../../observe";
+import { recordedDeployments } from "../../observe";
 import { engineEnv } from "../engine/env";
-import { openStateStore, redactUrl } from "../state/store";
+import { openStateStore, readCheckpoint, redactUrl } from "../../state-backend";
 import { projectDirOf } from "../settings/target-settings";
-import { projectNameOf } from "../state/target";
+import { projectNameOf } from "../state/lock-target";
 
 /** What the state says about an environment's deployments. */
 export interface RecordedDeployments {
   /** The deployments the state records (none when there is no state to read). */
   readonly deployments: readonly RecordedDeployment[];
+  /** What the checks of `verify:` found after those deployments (none without `verify:`). */
+  readonly verifications: readonly Verification[];
   /** The per-file Pulumi stack read (`<target>.<API stack>`), for messages. */
   readonly stack: string;
   /** Why the state could not be read, when it could not (one clause, no credentials). */
@@ -28,7 +30,7 @@ export interface RecordedDeployments {
 
 /**
  * The deployments `target`'s state records for `apiStack`/`environment`, in the project `project`
- * (default: this package's, as `--project` does everywhere). A project with no Pulumi.yaml, or a
+ * (default: this package's, as `--project` does everywhere), with the backend `env` names. A project with no Pulumi.yaml, or a
  * stack that no `up` made, records none; a backend that cannot be read records none and says why,
  * so that the caller decides as without the state and names the cause.
  */
@@ -37,20 +39,34 @@ export async function readRecordedDeployments(
   target: string,
   apiStack: string,
   environment: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<RecordedDeployments> {
   const named = perFileStackName(target, apiStack);
   const stack = named.ok ? named.name : `${target}.${apiStack}`;
-  const none = (unreadable?: string): RecordedDeployments => ({ deployments: [], stack, unreadable });
+  const none = (unreadable?: string): RecordedDeployments => ({
+    deployments: [],
+    verifications: [],
+    stack,
+    unreadable,
+  });
   if (!named.ok) return none(named.problem);
   const projectDir = projectDirOf(project);
   if (!fs.existsSync(path.join(projectDir, "Pulumi.yaml"))) return none();
-  const url = engineEnv({ projectDir })["PULUMI_BACKEND_URL"] ?? "";
+  const url = engineEnv({ projectDir, baseEnv: { ...env } })["PULUMI_BACKEND_URL"] ?? "";
   try {
-    const checkpoint = await readCheckpoint(openStateStore(url), projectNameOf(projectDir), stack);
-    const deployments = recordedDeployments(checkpoint?.resources ?? [], apiStack)
-      .filter((r) => r.environment === environment && r.applied.deployment_id !== "")
+    const checkpoint = await readCheckpoint(
+      openStateStore(url, { ...env }),
+      projectNameOf(projectDir),
+      stack,
+    );
+    const here = recordedDeployments(checkpoint?.resources ?? [], apiStack).filter(
+      (r) => r.environment === environment,
+    );
+    const deployments = here
+      .filter((r) => r.applied.deployment_id !== "")
       .map((r) => ({ id: r.applied.deployment_id, sha: r.applied.sha }));
-    return { deployments, stack, unreadable: undefined };
+    const verifications = here.flatMap((r) => (r.verification === undefined ? [] : [r.verification]));
+    return { deployments, verifications, stack, unreadable: undefined };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return none(`the state of ${stack} in ${redactUrl(url)} could not be read (${why})`);

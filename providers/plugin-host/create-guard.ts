@@ -3,9 +3,9 @@
  * provider runs a guarded create, the parent records it in flight; once answered, the parent
  * forgets it; a suspect's create is answered as an unknown outcome without running it.
  */
+import { urnType } from "../../src/api/resources";
 import {
   inputsDigest,
-  typeOfUrn,
   type CreateGuardSpec,
   type HostAnswer,
   type HostRequest,
@@ -54,7 +54,7 @@ function recordInFlight(id: number, create: InFlightCreate): Promise<void> {
  */
 export function guardedCreate(id: number, guard: CreateGuardSpec): NonNullable<ServiceHooks["create"]> {
   return async (urn, inputs, run) => {
-    const outputs = guard.types[typeOfUrn(urn)];
+    const outputs = guard.types[urnType(urn)];
     if (outputs === undefined) return run();
     const create: InFlightCreate = { urn, inputs: inputsDigest(inputs) };
     const suspect = guard.suspects.find((s) => s.create.urn === urn && s.create.inputs === create.inputs);

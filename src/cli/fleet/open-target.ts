@@ -14,10 +14,15 @@ import { hostedProject, sharedProviderHost, startProgramHost } from "../../progr
 import { EngineStack, type EngineHosts } from "../engine/run";
 import { CliError } from "../kit/exit-codes";
 import { commandLine } from "../kit/invocation";
-import { checkpointKey, createStackIfAbsent } from "../state/new-stack";
-import { BackendUrlError, openStateStore, type StateStore } from "../state/store";
-import { readCheckpoint } from "../../observe";
-import { lockTargetOf, projectNameOf } from "../state/target";
+import {
+  BackendUrlError,
+  createStackIfAbsent,
+  hasCheckpoint,
+  openStateStore,
+  readCheckpoint,
+  type StateStore,
+} from "../../state-backend";
+import { lockTargetOf, projectNameOf } from "../state/lock-target";
 import {
   readTargetSettings as readSettingsFile,
   settingsFileOf,
@@ -90,14 +95,7 @@ function backendStacks(dir: string, env: Record<string, string>, workspace: Loca
         { cause },
       );
     });
-  const has = (stackName: string) =>
-    reading(stackName, async () => {
-      const base = checkpointKey(project, stackName);
-      for (const key of [base, `${base}.gz`, `${base}.zst`]) {
-        if ((await store.readBytes(key)) !== undefined) return true;
-      }
-      return false;
-    });
+  const has = (stackName: string) => reading(stackName, () => hasCheckpoint(store, project, stackName));
   return {
     has,
     resourceCount: async (stackName) => {
@@ -154,11 +152,19 @@ export async function openTarget(
 }
 
 /** Opens a Pulumi stack run with its own file (`--stack`), with the secrets its target may use. */
-export async function openOwnStack(projectDir: string, stackName: string): Promise<Target> {
+export async function openOwnStack(
+  projectDir: string,
+  stackName: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Target> {
   const dir = path.resolve(projectDir);
   projectProblem(dir);
-  const secrets = stackSecretsEnv(dir, stackName, process.env);
-  return { ...(await openWorkspace(dir, secrets)), name: stackName, configFile: undefined };
+  const secrets = stackSecretsEnv(dir, stackName, { ...process.env, ...extraEnv });
+  return {
+    ...(await openWorkspace(dir, { ...secrets, ...extraEnv })),
+    name: stackName,
+    configFile: undefined,
+  };
 }
 
 /** The project's workspace with the engine environment, and its backend's stacks. */
@@ -195,7 +201,7 @@ export function stackNameOf(target: Pick<Target, "name">, apiStack: string): str
 
 /**
  * Runs `use` on the per-file stack, created when the backend did not list it (an empty
- * checkpoint written directly, not a `pulumi stack init` process: ../state/new-stack.ts). A
+ * checkpoint written directly, not a `pulumi stack init` process: src/state-backend/new-stack.ts). A
  * listed stack is used as it is: nothing is selected (every engine run names its stack). Pulumi
  * may write a `Pulumi.<stack>.yaml` holding only a passphrase salt during a run; that file is
  * removed afterwards, since every run passes the target's file instead. A stack run with its own

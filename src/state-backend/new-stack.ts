@@ -9,10 +9,9 @@
  * that another runner made in the meantime, and may already be updating, is never overwritten.
  * The engine fills the checkpoint on its first run, exactly as after `pulumi stack init`.
  */
-import { checkpointKey } from "../../observe";
-import type { LockTarget } from "./lock-guard";
-
-export { checkpointKey };
+import { hasCheckpoint } from "./checkpoint";
+import { checkpointKey } from "./keys";
+import type { StackPlace } from "./store";
 
 /** The checkpoint of a stack that was never updated, as the DIY backend writes it. */
 export function emptyCheckpoint(project: string, stack: string): string {
@@ -26,10 +25,10 @@ export function emptyCheckpoint(project: string, stack: string): string {
  * Makes the stack when the backend has no checkpoint for it (plain, gzip or zstd): true when this
  * call made it, false when it existed.
  */
-export async function createStackIfAbsent(where: LockTarget): Promise<boolean> {
-  const base = checkpointKey(where.project, where.stack);
-  for (const key of [base, `${base}.gz`, `${base}.zst`]) {
-    if ((await where.store.readBytes(key)) !== undefined) return false;
-  }
-  return where.store.create(base, emptyCheckpoint(where.project, where.stack));
+export async function createStackIfAbsent(where: StackPlace): Promise<boolean> {
+  if (await hasCheckpoint(where.store, where.project, where.stack)) return false;
+  return where.store.create(
+    checkpointKey(where.project, where.stack),
+    emptyCheckpoint(where.project, where.stack),
+  );
 }

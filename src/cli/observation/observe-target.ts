@@ -7,43 +7,42 @@
  */
 import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState, perFileStackName, type DesiredState } from "../../config";
-import {
-  observeFleetProving,
-  type FleetStatus,
-  type InputDigests,
-  type ProofVerdict,
-  type StackToObserve,
-} from "../../observe";
-import type { FlagSpec } from "../kit/args";
+import { observeFleetProving, type FleetStatus, type ProofVerdict, type StackToObserve } from "../../observe";
+import type { CommandContext } from "../kit/context";
 import { engineEnv, pulumiVersionOf } from "../engine/env";
 import { CliError, UsageError } from "../kit/exit-codes";
-import { changesSince } from "./changes";
-import { inShard, parseShard, selectByNames, selectChanged, type Selected } from "./selection";
+import { changesSince } from "../fleet/changes";
+import {
+  inShard,
+  selectByNames,
+  selectChanged,
+  selectionFlags,
+  type Selected,
+  type Shard,
+} from "../fleet/selection";
 import { checkedClient } from "../gates/preflight";
-import { openStateStore, type StateStore } from "../state/store";
-import { projectNameOf } from "../state/target";
-import { clockNow } from "../gates/windows";
-import { apiConcurrencyFlag, useApiConcurrency } from "./api-budget";
-import { upInputDigests } from "./fingerprint";
-import { projectDirOf, targetApiSettings, targetFlags, targetNameOf } from "../settings/target-settings";
+import { openStateStore, type InputDigests, type StateStore } from "../../state-backend";
+import { projectNameOf } from "../state/lock-target";
+import { apiBudget, apiBudgetEnv, apiConcurrencyFlag } from "../kit/api-budget";
+import { upInputDigests } from "../fleet/fingerprint";
+import { targetApiSettings, targetFlags } from "../settings/target-settings";
 
+/** The flags of the observing commands: the target, the selection, the budget of API requests. */
 export const observeFlags = {
   ...targetFlags,
-  "changed-since": {
-    type: "string",
-    help: "only the API stacks whose file differs from this git ref (all when a shared file changed)",
-  },
-  shard: { type: "string", help: "I/N: this runner's share of the selected stacks (stable per API stack)" },
+  ...selectionFlags,
   ...apiConcurrencyFlag,
-} satisfies FlagSpec;
+};
 
+/** What `status` and `drift` observe, parsed once at the edge (observeFlags). */
 export interface ObserveOptions {
   readonly command: string;
   readonly names: readonly string[];
-  readonly target?: string | undefined;
-  readonly project?: string | undefined;
+  readonly target: string;
+  /** The project directory, resolved. */
+  readonly project: string;
   readonly changedSince?: string | undefined;
-  readonly shard?: string | undefined;
+  readonly shard?: Shard | undefined;
   /**
    * Called once the stacks are selected and before anything is read (the API settings, the
    * preflight, the state): what must refuse the run before it reads, such as `drift`'s sinks.
@@ -55,8 +54,8 @@ export interface ObserveOptions {
     /** The stack files as read for the selection (so that no one reads them twice). */
     readonly desired: DesiredState;
   }) => Promise<void>;
-  /** `--api-concurrency` as given (the budget of the run's clients and reads; see fleet/api-budget.ts). */
-  readonly apiConcurrency?: string | undefined;
+  /** `--api-concurrency` when given (the budget of the run's clients and reads; see kit/api-budget.ts). */
+  readonly apiConcurrency?: number | undefined;
   /**
    * Also decide, per observed stack, whether its last no-change run still proves it (`drift`):
    * the inputs an `up` would have now, its record, checkpoint and lock in the backend, and its
@@ -73,6 +72,8 @@ export interface Observed {
   /** How many distinct API reads the run made. */
   readonly reads: number;
   readonly projectDir: string;
+  /** The variables that give the run's API budget to the processes it starts (drift --full's engines). */
+  readonly budgetEnv: Record<string, string>;
   readonly store: StateStore;
   readonly project: string;
 }
@@ -86,7 +87,7 @@ async function selectStacks(
   if (options.names.length > 0 && options.changedSince !== undefined) {
     throw new UsageError("give API stack names or --changed-since, not both");
   }
-  const shard = options.shard === undefined ? undefined : parseShard(options.shard);
+  const shard = options.shard;
   const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
   if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
   const files = loaded.state.sourceFiles;
@@ -132,33 +133,39 @@ async function upInputsOf(
   projectDir: string,
   target: string,
   env: Record<string, string>,
+  userEnv: CommandContext["env"],
 ): Promise<(s: StackToObserve) => InputDigests> {
   const shortcutTarget = {
     name: target,
     projectDir,
     configFile: path.join(projectDir, `Pulumi.${target}.yaml`),
-    env: { ...process.env, ...env },
+    env: { ...userEnv, ...env },
     pulumiVersion: await pulumiVersionOf(projectDir),
   };
   return (s) => upInputDigests(shortcutTarget, s.pulumiStack, path.join(projectDir, s.file));
 }
 
-/** Observes the selected API stacks of the target. */
-export async function observeTarget(options: ObserveOptions): Promise<Observed> {
-  const projectDir = projectDirOf(options.project);
-  const target = targetNameOf(options.target);
-  // One budget: the pool of this process's clients (and, with drift --full, the engines') and the reads.
-  const apiConcurrency = useApiConcurrency(options.apiConcurrency);
+/** Observes the selected API stacks of the target, with the command's environment and clock. */
+export async function observeTarget(
+  options: ObserveOptions,
+  context: Pick<CommandContext, "env" | "clock">,
+): Promise<Observed> {
+  const projectDir = options.project;
+  const target = options.target;
+  // One budget: the pool of this run's clients (and, with drift --full, the engines') and the reads.
+  const apiConcurrency = apiBudget(options.apiConcurrency, context.env);
+  const budgetEnv = apiBudgetEnv(apiConcurrency);
+  const userEnv = { ...context.env, ...budgetEnv };
   const project = projectNameOf(projectDir);
   const { stacks, desired } = await selectStacks(projectDir, target, options);
   await options.beforeReads?.({ projectDir, target, apiStacks: stacks.map((s) => s.apiStack), desired });
-  const env = engineEnv({ projectDir });
-  const store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
+  const env = engineEnv({ projectDir, baseEnv: context.env });
+  const store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "", { ...context.env });
   const { client } = await checkedClient({
     command: options.command,
     stacks: [],
-    config: await targetApiSettings({ projectDir, target }),
-    env: process.env,
+    config: await targetApiSettings({ projectDir, target, env: userEnv }),
+    env: userEnv,
   });
   try {
     const observed = await observeFleetProving({
@@ -168,12 +175,12 @@ export async function observeTarget(options: ObserveOptions): Promise<Observed> 
       client,
       stacks,
       apiConcurrency,
-      now: clockNow(),
+      now: context.clock(),
       ...(options.prove === true
-        ? { proof: { client, inputs: await upInputsOf(projectDir, target, env) } }
+        ? { proof: { client, inputs: await upInputsOf(projectDir, target, env, userEnv) } }
         : {}),
     });
-    return { ...observed, store, project, projectDir };
+    return { ...observed, store, project, projectDir, budgetEnv };
   } finally {
     await client.close();
   }

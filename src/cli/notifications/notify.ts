@@ -34,7 +34,7 @@ import { environmentDispatcher, InvalidOptionsError, proxySettings } from "../..
 import type { NotifyEvent } from "../../api";
 import { ConfigValidationError } from "../../config";
 import { CliError } from "../kit/exit-codes";
-import type { StackOutcome } from "./run-stack";
+import type { StackOutcome } from "../fleet/run-stack";
 import type { WindowGate } from "../gates/windows";
 
 /** The sinks of one target: by API stack, the target's merged with the file's. */

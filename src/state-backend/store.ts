@@ -1,7 +1,7 @@
 /**
- * Read access (and lock removal) to Pulumi's DIY state backend, for what Pulumi does not tell us
- * in a structured way: who holds a stack's lock, and since when. The backend URL is the one the
- * engine uses (`PULUMI_BACKEND_URL`): `file://DIR` or `s3://BUCKET[/PREFIX]?region=…&endpoint=…
+ * The stores of Pulumi's DIY state backend: the directory of a `file://` backend and the bucket
+ * of an `s3://` one, read and written by key. The backend URL is the one the engine uses
+ * (`PULUMI_BACKEND_URL`): `file://DIR` or `s3://BUCKET[/PREFIX]?region=…&endpoint=…
  * &use_path_style=true&profile=…`. S3 credentials come from the AWS SDK's default chain
  * (environment, shared profile, web identity, instance role), as they do for the engine.
  */
@@ -19,15 +19,20 @@ export interface StoredObject {
   readonly key: string;
 }
 
-/** The part of the backend this package needs: list, read, write and delete objects by key. */
-export interface StateStore {
+/** The reading half of a store: all that observe may do with the backend. */
+export interface StateReader {
   /** The backend, for messages (no credentials: none are ever in the URL we accept). */
   readonly description: string;
-  list(prefix: string): Promise<StoredObject[]>;
+  list(prefix: string): Promise<readonly StoredObject[]>;
   /** The object's text, or undefined when it does not exist (any more). */
   read(key: string): Promise<string | undefined>;
   /** The object's bytes, or undefined when it does not exist (any more). */
   readBytes(key: string): Promise<Uint8Array | undefined>;
+}
+
+/** The whole store, for the CLI: list, read, write and delete objects by key. */
+export interface StateStore extends StateReader {
+  list(prefix: string): Promise<StoredObject[]>;
   /** Writes the object whole (a reader sees the old or the new text, never a part). */
   write(key: string, text: string): Promise<void>;
   /**
@@ -37,6 +42,13 @@ export interface StateStore {
   create(key: string, text: string): Promise<boolean>;
   /** Deletes the object; deleting one that is already gone is not an error. */
   remove(key: string): Promise<void>;
+}
+
+/** One stack's place in a backend: the store, its Pulumi project and the stack's name. */
+export interface StackPlace {
+  readonly store: StateStore;
+  readonly project: string;
+  readonly stack: string;
 }
 
 /** A backend URL we cannot read, with what to change. */

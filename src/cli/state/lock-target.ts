@@ -1,0 +1,31 @@
+/**
+ * A stack's lock target: the Pulumi project of a project directory, and the stack's place in the
+ * backend its engine uses.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse } from "yaml";
+import { z } from "zod";
+import { engineEnv } from "../engine/env";
+import type { LockTarget } from "./lock-guard";
+import { openStateStore } from "../../state-backend";
+
+const ProjectFile = z.object({ name: z.string().min(1) });
+
+/** The Pulumi project name of `projectDir` (its Pulumi.yaml `name`). */
+export function projectNameOf(projectDir: string): string {
+  const file = path.join(projectDir, "Pulumi.yaml");
+  const parsed = ProjectFile.safeParse(parse(fs.readFileSync(file, "utf8")));
+  if (!parsed.success) throw new Error(`${file} has no project name (a 'name:' line)`);
+  return parsed.data.name;
+}
+
+/** The stack's lock in the backend the engine of `projectDir` uses (with `env` applied). */
+export function lockTargetOf(
+  projectDir: string,
+  stack: string,
+  env: Record<string, string> = {},
+): LockTarget {
+  const url = { ...engineEnv({ projectDir }), ...env }["PULUMI_BACKEND_URL"] ?? "";
+  return { store: openStateStore(url), project: projectNameOf(projectDir), stack };
+}

@@ -1,0 +1,66 @@
+/**
+ * Where things live in a state backend: Pulumi's DIY backend (project mode) keeps each stack's
+ * checkpoint, locks and history under `.pulumi/`, and Stackwright keeps its own records beside
+ * them under `.pulumi/stackwright/`. Every key of the backend is built here, and nowhere else.
+ */
+
+/** Where the backend keeps the stack's checkpoint, without compression suffix. */
+export function checkpointKey(project: string, stack: string): string {
+  return `.pulumi/stacks/${project}/${stack}.json`;
+}
+
+/**
+ * Every key the stack's checkpoint may have, in the order Pulumi reads them: plain, gzip (a
+ * backend that compresses), zstd (which no reader of ours parses, but which still means the
+ * stack exists).
+ */
+export function checkpointKeys(
+  project: string,
+  stack: string,
+): {
+  readonly plain: string;
+  readonly gzip: string;
+  readonly zstd: string;
+} {
+  const plain = checkpointKey(project, stack);
+  return { plain, gzip: `${plain}.gz`, zstd: `${plain}.zst` };
+}
+
+/** Where Pulumi keeps the locks of a project-scoped stack. */
+export function lockDirectory(project: string, stack: string): string {
+  return `.pulumi/locks/organization/${project}/${stack}`;
+}
+
+/** True for the key of a lock file (`<id>.json`), not of its attributes (`<id>.json.attrs`). */
+export function isLockKey(key: string): boolean {
+  return key.endsWith(".json");
+}
+
+/** The directory of the stack's update history (one `<stack>-<ns>.history.json` per update). */
+export function historyDirectory(project: string, stack: string): string {
+  return `.pulumi/history/${project}/${stack}`;
+}
+
+/** Where the confirmation record of `stack` lives. */
+export function confirmationKey(project: string, stack: string): string {
+  return `.pulumi/stackwright/confirmations/${project}/${stack}.json`;
+}
+
+/**
+ * Where an `up` of `stack` marks itself unfinished: written before its engine starts, removed
+ * once it succeeded and left the state steady. Found by the next run, it says the last run was
+ * killed or failed (src/cli/fleet/run-stack.ts writes and removes it).
+ */
+export function unfinishedKey(project: string, stack: string): string {
+  return `.pulumi/stackwright/unfinished/${project}/${stack}.json`;
+}
+
+/** Where `stackwright drift` keeps what it last reported for `stack`, next to the confirmations. */
+export function driftMemoryKey(project: string, stack: string): string {
+  return `.pulumi/stackwright/drift/${project}/${stack}.json`;
+}
+
+/** Where the never-repeated creates in flight of `stack` are recorded (src/cli/state/in-flight.ts). */
+export function inFlightKey(project: string, stack: string): string {
+  return `.pulumi/stackwright/in-flight/${project}/${stack}.json`;
+}
