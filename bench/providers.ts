@@ -65,7 +65,7 @@ const n = Number(process.env.BENCH_N);
 for (let i = 0; i < n; i++) new Noop("n" + i, { i });
 `;
 
-interface Timing {
+export interface Timing {
   ms: number;
   requests: number;
   writes: number;
@@ -84,7 +84,7 @@ interface Row {
 }
 
 /** A scratch project whose program is `source`. */
-function scratch(source: string): string {
+export function scratch(source: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-bench-"));
   for (const entry of ["package.json", "Pulumi.yaml"])
     fs.cpSync(path.join(repoRoot, entry), path.join(dir, entry));
@@ -104,7 +104,7 @@ async function requestLog(url: string): Promise<{ method: string; path: string }
   );
 }
 
-async function timed(url: string, run: () => Promise<unknown>): Promise<Timing> {
+export async function timed(url: string, run: () => Promise<unknown>): Promise<Timing> {
   await fetch(`${url}/_emulator/requests`, { method: "DELETE" });
   const started = performance.now();
   await run();

@@ -4,7 +4,8 @@
  * `npm run bench -- emulator client` runs only those; providers take sizes as `providers=10,100`,
  * the fleet bench as `fleet=1,20`; `fleet-large[=S]` (not run by default) the per-change runs of a
  * fleet of S = 1,000 files beside a one-file fleet's; `observe[=S,S]` (S = 100 by default) `status`
- * and `drift` of a clean fleet beside bare GETs, and the fleet page's size and first paint.
+ * and `drift` of a clean fleet beside bare GETs, and the fleet page's size and first paint;
+ * `verify[=S,S]` an `up` whose `verify:` checks pass at once beside the same `up` without them.
  */
 import "../src/sqlite-warning";
 import { runClientBench } from "./client";
@@ -13,6 +14,7 @@ import { runEmulatorBench } from "./emulator";
 import { runFleetBench, runLargeBench } from "./fleet";
 import { runObserveBench } from "./observe";
 import { runProvidersBench } from "./providers";
+import { runVerifyBench } from "./verify";
 
 const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
   emulator: () => runEmulatorBench(),
@@ -28,8 +30,10 @@ const benches: Record<string, (arg: string | undefined) => Promise<unknown>> = {
   },
   // S = 100 takes about half a minute; `observe=100,1000` adds the 1,000-site fleet (minutes).
   observe: (arg) => runObserveBench(arg === undefined ? [100] : arg.split(",").map(Number)),
+  // An up whose verify: checks pass at once beside the same up without verify: (N = 1, 10).
+  verify: (arg) => runVerifyBench(arg === undefined ? [1, 10] : arg.split(",").map(Number)),
 };
-const DEFAULT = ["emulator", "client", "providers", "fleet", "observe"];
+const DEFAULT = ["emulator", "client", "providers", "fleet", "observe", "verify"];
 
 async function main(argv: string[]): Promise<number> {
   const wanted = argv.length === 0 ? DEFAULT.map((name) => [name]) : argv.map((a) => a.split("="));

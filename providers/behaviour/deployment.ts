@@ -9,6 +9,7 @@ import {
   FAILED_DEPLOYMENT_STATES,
   IN_PROGRESS_DEPLOYMENT_STATES,
   PENDING_DEPLOYMENT_STATES,
+  Verification,
   type Deployment,
 } from "../../src/api";
 import {
@@ -40,6 +41,7 @@ import {
 import { InitError, refusal, wrap } from "./errors";
 import { followDeployment } from "./log-follower";
 import { withClient } from "./settings";
+import { failureLine, refusalLine, rollBack, verifyBuild } from "./verify-deployment";
 
 /** Inputs of a Deployment, as validated by `check` (the contract's). */
 export const DeploymentInputs = deploymentContract.inputs;
@@ -103,7 +105,11 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   const lockStays = typeof heldLock === "string" && typeof olds["environment_lock"] === "string";
   // Healing a hand deployment waits while a lock stays (a change freeze): the drift helper warns
   // instead, so unrelated changes still preview cleanly during the freeze.
-  if (news["self_heal"] === true && !lockStays && hasDrift(olds, news)) replaces.push("observed_sha");
+  // A build rolled back after a failed verification is not healed back onto the environment.
+  const rolledBack = recordedVerification(olds)?.rolled_back_to ?? null;
+  if (news["self_heal"] === true && !lockStays && rolledBack === null && hasDrift(olds, news)) {
+    replaces.push("observed_sha");
+  }
   const described = [
     "title",
     "summary",
@@ -153,8 +159,9 @@ function known(d: Deployment, where: string): Known {
  * What the API said about the deployment, as the state records it. A package deployment has no
  * sha until it is built: the state records null, which is never taken for drift.
  */
-function recordedOf(d: Known, marker: string): DeploymentOutputs {
+function recordedOf(d: Known, marker: string, verification: Verification | null): DeploymentOutputs {
   return {
+    verification,
     deployment_id: d.id,
     state: d.attributes.state,
     sha: d.attributes.sha ?? null,
@@ -179,8 +186,65 @@ function linkOf(d: Deployment): string {
 }
 
 /** Outputs: the inputs exactly as given (so diff compares like with like) plus what the API said. */
-function outputsOf(d: Known, raw: Props, marker: string): Props {
-  return { ...userInputs(raw), ...recordedOf(d, marker) };
+function outputsOf(d: Known, raw: Props, marker: string, verification: Verification | null = null): Props {
+  return { ...userInputs(raw), ...recordedOf(d, marker, verification) };
+}
+
+/** The verification the state recorded, or null (none, or from before `verify:` existed). */
+function recordedVerification(props: Props): Verification | null {
+  const parsed = Verification.safeParse(props["verification"]);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Runs `verify:` on a deployment that ended Completed and records the verdict. A failed
+ * verification fails the resource with one line (naming the check and the answer) and, with
+ * `on_failure: rollback`, after redeploying the build that ran before; the state keeps the
+ * deployment and the verdict either way, so the next run neither deploys nor rolls back again.
+ */
+async function verified(
+  client: StackwrightClient,
+  final: Known,
+  inputs: DeploymentInputs,
+  props: Props,
+  marker: string,
+): Promise<{ id: string; outs: Props }> {
+  const spec = inputs.verify;
+  const sha = final.attributes.sha;
+  if (spec === undefined || final.attributes.state !== "Completed" || typeof sha !== "string" || sha === "") {
+    return { id: final.id, outs: outputsOf(final, props, marker) };
+  }
+  const place = { stack: inputs.stack, environment: inputs.environment, url: inputs.environment_url };
+  const where = `${inputs.stack}/${inputs.environment}`;
+  let verification: Verification;
+  try {
+    verification = await verifyBuild(client, place, spec, { id: final.id, sha });
+  } catch (error) {
+    throw new InitError(
+      wrapMessage(`Verification of deployment ${final.id} on ${where}`, error),
+      final.id,
+      withProvider(outputsOf(final, props, marker), props),
+    );
+  }
+  if (verification.result === "passed") {
+    progress(`deployment ${final.id} on ${where} verified (${verification.attempts} attempt(s))`);
+    return { id: final.id, outs: outputsOf(final, props, marker, verification) };
+  }
+  let line = failureLine(place, spec, verification);
+  if (spec.on_failure === "rollback") {
+    const before = inputs.observed_sha === UNKNOWN ? undefined : inputs.observed_sha;
+    const outcome = await rollBack(
+      client,
+      place,
+      spec,
+      verification,
+      before,
+      timeoutMs(inputs.timeout_seconds),
+    );
+    verification = outcome.verification;
+    line = `${line}; ${outcome.said}`;
+  }
+  throw new InitError(line, final.id, withProvider(outputsOf(final, props, marker, verification), props));
 }
 
 /** A deployment an interrupted run made that this resource may claim. */
@@ -314,7 +378,7 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
       throw wrap(`Deployment on ${where} could not be created`, error);
     }
     const final = await settle(client, d, inputs, marker, props);
-    return { id: final.id, outs: outputsOf(final, props, marker) };
+    return verified(client, final, inputs, props, marker);
   });
 }
 
@@ -326,7 +390,7 @@ export function read(id: string, props: Props): Promise<{ id: string; props: Pro
     try {
       const d = known(await client.deployments.get(stack, environment, id), `${stack}/${environment}`);
       const marker = typeof props["marker"] === "string" ? props["marker"] : "";
-      return { id, props: outputsOf(d, props, marker) };
+      return { id, props: outputsOf(d, props, marker, recordedVerification(props)) };
     } catch (error) {
       if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
       throw wrap(`Deployment ${id} on ${stack}/${environment} could not be read`, error);
@@ -345,7 +409,37 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
   const state = typeof olds["state"] === "string" ? olds["state"] : "";
   const recorded = pickOutputs(olds);
   if (!(PENDING.includes(state) || IN_PROGRESS.includes(state))) {
-    return Promise.resolve({ outs: { ...userInputs(news), ...recorded, marker } });
+    const outs = { ...userInputs(news), ...recorded, marker };
+    const verification = recordedVerification(olds);
+    if (inputs.verify === undefined || verification === null || verification.sha !== olds["sha"]) {
+      return Promise.resolve({ outs });
+    }
+    const place = { stack: inputs.stack, environment: inputs.environment, url: inputs.environment_url };
+    // Rolled back (or tried to): the file still pins the build that failed. It is not deployed
+    // again, and the run says so, until the file changes (a replacement).
+    if (verification.result === "rolled_back" || verification.rolled_back_to !== null) {
+      return Promise.reject(new InitError(refusalLine(place, verification), id, withProvider(outs, news)));
+    }
+    if (verification.result === "failed") {
+      // The last run's verification failed (on_failure: fail): the build may answer now.
+      return withClient(async (client) => {
+        let d: Deployment;
+        try {
+          d = await client.deployments.get(inputs.stack, inputs.environment, id);
+        } catch (error) {
+          throw wrap(`Deployment ${id} on ${inputs.stack}/${inputs.environment} could not be read`, error);
+        }
+        const { outs: verifiedOuts } = await verified(
+          client,
+          known(d, `${place.stack}/${place.environment}`),
+          inputs,
+          news,
+          marker,
+        );
+        return { outs: verifiedOuts };
+      });
+    }
+    return Promise.resolve({ outs });
   }
   return withClient(async (client) => {
     let d: Deployment;
@@ -355,7 +449,7 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
       throw wrap(`Deployment ${id} on ${inputs.stack}/${inputs.environment} could not be read`, error);
     }
     const final = await settle(client, d, inputs, marker, news);
-    return { outs: outputsOf(final, news, marker) };
+    return { outs: (await verified(client, final, inputs, news, marker)).outs };
   });
 }
 

@@ -15,7 +15,7 @@ import { Deployment, type DeploymentArgs } from "./resources";
 
 /** Arguments of {@link deploymentWithDriftCheck}: a Deployment's, with plain stack and environment. */
 export interface DriftCheckedDeploymentArgs
-  extends Omit<DeploymentArgs, "observed_sha" | "stack" | "environment"> {
+  extends Omit<DeploymentArgs, "observed_sha" | "environment_url" | "stack" | "environment"> {
   stack: string;
   environment: string;
 }
@@ -115,13 +115,19 @@ export function deploymentWithDriftCheck(
   args: DriftCheckedDeploymentArgs,
   opts?: pulumi.CustomResourceOptions,
 ): Deployment {
-  const live = pulumi.output(
-    fetchEnvironment({ stack: args.stack, environment: args.environment }).then(
-      // No build sha from the platform: nothing to compare, so no drift is judged.
-      (e) => e.attributes.build_sha ?? undefined,
-    ),
+  const environment = fetchEnvironment({ stack: args.stack, environment: args.environment });
+  // No build sha from the platform: nothing to compare, so no drift is judged.
+  const live = pulumi.output(environment.then((e) => e.attributes.build_sha ?? undefined));
+  // The URL a `verify:` path check joins, from the same read (no request of the provider's own).
+  const url =
+    args.verify === undefined
+      ? undefined
+      : pulumi.output(environment.then((e) => e.attributes.url ?? undefined));
+  const deployment = new Deployment(
+    name,
+    { ...args, observed_sha: live, ...(url === undefined ? {} : { environment_url: url }) },
+    opts,
   );
-  const deployment = new Deployment(name, { ...args, observed_sha: live }, opts);
   pulumi
     .all([
       deployment.sha,
@@ -130,8 +136,9 @@ export function deploymentWithDriftCheck(
       live,
       args.self_heal,
       args.environment_lock,
+      deployment.verification,
     ])
-    .apply(([sha, state, recordedObservation, liveSha, selfHeal, lock]) => {
+    .apply(([sha, state, recordedObservation, liveSha, selfHeal, lock, verification]) => {
       // Self-heal redeploys instead of warning, except while a lock freezes the environment.
       const frozenBy = selfHeal === true && lock !== undefined ? lock : undefined;
       if (
@@ -144,6 +151,8 @@ export function deploymentWithDriftCheck(
         return;
       // No live sha from the platform, or the same one: nothing to warn about.
       if (liveSha === undefined || liveSha === sha) return;
+      // Stackwright itself rolled back to it after a failed verification; the run says so.
+      if (verification?.rolled_back_to?.sha === liveSha) return;
       // After a create or replacement in this very run the outputs record this run's observation.
       if (!pulumi.runtime.isDryRun() && recordedObservation === liveSha) return;
       // The run waits for the read and the warning, as it waits for any call to the engine.

@@ -1,6 +1,13 @@
 /** The contract of `Deployment`: a deployment of a ref to an environment. */
 import { z } from "zod";
-import { ApprovalMode, DeploymentAttributes, RefType, checkRef } from "../../src/api";
+import {
+  ApprovalMode,
+  DeploymentAttributes,
+  RefType,
+  Verification,
+  VerifySpec,
+  checkRef,
+} from "../../src/api";
 import { MARKER_INPUTS, NumericId, PathName, TimeoutSeconds, defineContract } from "./contract";
 
 export const deploymentContract = defineContract({
@@ -43,6 +50,13 @@ export const deploymentContract = defineContract({
        * that would change while the lock was already there and stays fails in preview, naming it.
        */
       environment_lock: z.string().optional(),
+      /**
+       * The checks to run once the deployment is Completed (`verify:`); a change alone never
+       * redeploys (the next deployment is checked with it).
+       */
+      verify: VerifySpec.optional(),
+      /** The environment's URL, read during the run with `observed_sha` (a `path` check joins it). */
+      environment_url: z.string().optional(),
       ...MARKER_INPUTS,
     })
     // An adopted deployment may leave out the ref its type names.
@@ -59,6 +73,11 @@ export const deploymentContract = defineContract({
     link: z.string().nullable(),
     /** The marker embedded in the summary (crash safety). */
     marker: z.string(),
+    /**
+     * What the checks of `verify` found about this deployment; null without `verify`. A run that
+     * makes no deployment keeps the record of the one it verified.
+     */
+    verification: Verification.nullable(),
   }),
   replaceKeys: ["stack", "environment", "ref_type", "ref", "trigger", "adopt"],
 });

@@ -42,10 +42,21 @@ export function parseDuration(text: string, bounds: DurationBounds = DURATION_BO
   const [, hours, minutes, seconds] = match;
   const total = part(hours) * 3600 + part(minutes) * 60 + part(seconds);
   if (total < bounds.minSeconds || total > bounds.maxSeconds) {
-    const within = BOUNDS_TEXT.get(bounds) ?? `between ${bounds.minSeconds}s and ${bounds.maxSeconds}s`;
+    const within =
+      BOUNDS_TEXT.get(bounds) ??
+      `between ${formatDuration(bounds.minSeconds)} and ${formatDuration(bounds.maxSeconds)}`;
     return { ok: false, message: `must be ${within}; got '${text}' (${total} seconds)` };
   }
   return { ok: true, seconds: total };
+}
+
+/** A duration's seconds as the stack files write them: `300` → `5m`, `3700` → `1h1m40s`. */
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const text = `${h > 0 ? `${h}h` : ""}${m > 0 ? `${m}m` : ""}${s > 0 ? `${s}s` : ""}`;
+  return text === "" ? "0s" : text;
 }
 
 function part(text: string | undefined): number {
@@ -73,3 +84,16 @@ export const SoakDuration = z
     ctx.issues.push({ code: "custom", message: parsed.message, input: text });
     return z.NEVER;
   });
+
+/** A duration as written, parsed to seconds within `bounds` (a check's latency, a retry interval). */
+export function boundedDuration(bounds: DurationBounds) {
+  return z
+    .string({ error: "must be a duration such as 2s, 10s or 5m (a bare number has no unit)" })
+    .meta({ pattern: DURATION_PATTERN })
+    .transform((text, ctx) => {
+      const parsed = parseDuration(text, bounds);
+      if (parsed.ok) return parsed.seconds;
+      ctx.issues.push({ code: "custom", message: parsed.message, input: text });
+      return z.NEVER;
+    });
+}

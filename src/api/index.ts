@@ -34,3 +34,4 @@ export * from "./resources";
 export * from "./notify";
 export * from "./verification";
 export * from "./verification-words";
+export * from "./verify";

@@ -103,3 +103,10 @@ export {
   validateTargetNotify,
 } from "./notify-schema";
 export type { SinkConfig, TargetNotify } from "./notify-schema";
+export {
+  DEFAULT_DEPLOYMENT_WAIT_SECONDS,
+  VerifyCheckSchema,
+  VerifySchema,
+  verifySpecOf,
+} from "./verify-schema";
+export type { VerifyCheckConfig, VerifyConfig } from "./verify-schema";

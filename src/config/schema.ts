@@ -15,6 +15,7 @@ import { EnvironmentCheckSchema, StackCheckSchema } from "./check-schema";
 import { ENVIRONMENT_FACTS, STACK_FACTS } from "./facts";
 import { WindowsSchema } from "./window-schema";
 import { NotifySchema } from "./notify-schema";
+import { VerifySchema } from "./verify-schema";
 
 /**
  * The zod schema of one stack file (`stacks-config/<stack>.yaml`, docs/stacks-config.md). Every type of
@@ -180,6 +181,7 @@ export const EnvironmentSchema = strictObject({
     description:
       "Where this environment's builds come from (`from`) and how long they must have run there (`min_soak`); `promote` checks both.",
   }),
+  verify: VerifySchema.optional(),
 });
 /** One environment's desired state. */
 export type EnvironmentConfig = z.output<typeof EnvironmentSchema>;
@@ -223,6 +225,10 @@ export const StackFileSchema = strictObject({
   windows: WindowsSchema.meta({
     description:
       "Change windows for every environment of the stack (an environment's own windows apply too).",
+  }),
+  verify: VerifySchema.optional().meta({
+    description:
+      "Checks that the site answers after every deployment, for every environment of the file that declares no verify of its own.",
   }),
   notify: NotifySchema.meta({
     description:

@@ -5,6 +5,9 @@ import { nameProblem, shownName } from "../api/names";
 import { SnapshotMode, snapshotModeCovers } from "../api/snapshot";
 import { type Finding, type SourceFile, position } from "./source-file";
 import { checkNotify } from "./notify-schema";
+import { DURATION_BOUNDS, formatDuration, parseDuration } from "../api/duration";
+import { VERIFY_WITHIN_BOUNDS } from "../api/verify";
+import { DEFAULT_DEPLOYMENT_WAIT_SECONDS } from "./verify-schema";
 
 /**
  * Rules of one stack file that involve more than one field: names used as map keys, ref vs
@@ -27,6 +30,7 @@ export function checkStackFile(source: SourceFile): Finding[] {
     if (settings === undefined) continue;
     checkDeployment([...environmentPath, "deployment"], asMap(settings["deployment"]), findings);
     checkPromotion(environmentPath, environment, asMap(settings["promotion"]), environments, findings);
+    checkVerifyWithin(environment, settings, root, findings);
     const restores = asMap(settings["restores"]) ?? {};
     for (const [name, rawRestore] of Object.entries(restores)) {
       const restorePath = [...environmentPath, "restores", name];
@@ -41,6 +45,46 @@ export function checkStackFile(source: SourceFile): Finding[] {
 }
 
 type RawMap = Record<string, unknown>;
+
+/**
+ * `verify.within` of an environment (its own, else the file's) is at most the deployment's wait
+ * bound (`deployment.timeout`, default 30m): verification is part of the deployment's wait. A
+ * `verify:` of an environment with no deployment has nothing to verify.
+ */
+function checkVerifyWithin(environment: string, settings: RawMap, root: RawMap, findings: Finding[]): void {
+  const own = asMap(settings["verify"]);
+  const deployment = asMap(settings["deployment"]);
+  if (own !== undefined && deployment === undefined) {
+    findings.push({
+      path: ["environments", environment, "verify"],
+      target: "key",
+      message: "verifies a deployment, and this environment declares none: add deployment: or remove verify:",
+    });
+    return;
+  }
+  const verify = own ?? asMap(root["verify"]);
+  if (verify === undefined || deployment === undefined || typeof verify["within"] !== "string") return;
+  const within = parseDuration(verify["within"], VERIFY_WITHIN_BOUNDS);
+  const timeout = deployment["timeout"];
+  const wait =
+    timeout === undefined
+      ? { ok: true as const, seconds: DEFAULT_DEPLOYMENT_WAIT_SECONDS }
+      : typeof timeout === "string"
+        ? parseDuration(timeout)
+        : undefined;
+  if (!within.ok || wait === undefined || !wait.ok || within.seconds <= wait.seconds) return;
+  const withinPath: PathSegment[] =
+    own === undefined ? ["verify", "within"] : ["environments", environment, "verify", "within"];
+  const bound =
+    timeout === undefined
+      ? `the default deployment timeout of ${formatDuration(DEFAULT_DEPLOYMENT_WAIT_SECONDS)}`
+      : `environments.${environment}.deployment.timeout (${formatDuration(wait.seconds)})`;
+  findings.push({
+    path: withinPath,
+    target: "value",
+    message: `${own === undefined ? `applies to ${environment} and ` : ""}is longer than ${bound}: make within at most ${formatDuration(wait.seconds)} or the timeout longer (at most ${formatDuration(DURATION_BOUNDS.maxSeconds)})`,
+  });
+}
 
 function asMap(value: unknown): RawMap | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as RawMap) : undefined;

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { HttpError, parseWith } from "./errors";
 import type { Fault, Faults, LoggedRequest, RequestLog } from "./faults";
 import type { Scheduler } from "./scheduler";
+import type { Sites } from "./sites";
 import type { Store } from "./store";
 
 /** What the request hooks found out about a request: version, caller, log entry, pending fault. */
@@ -32,6 +33,8 @@ export interface Deps {
   faults: Faults;
   log: RequestLog;
   scheduler: Scheduler;
+  /** How each environment's site answers (./sites.ts). */
+  sites: Sites;
   /** Unknown request-body members are a 400 (strict) or ignored, as the platform does (tolerant). */
   strict: boolean;
   reset(): void;

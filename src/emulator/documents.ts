@@ -33,6 +33,7 @@ import {
   platformShape,
 } from "./deployment-fields";
 import { formatDateTime } from "./time";
+import { siteUrl } from "./sites";
 
 /** Builds wire documents (the `z.input` of the src/api schemas) from the store's records. */
 export class Documents {
@@ -112,7 +113,7 @@ export class Documents {
       id: e.name,
       attributes: {
         name: e.name,
-        url: e.url,
+        url: siteUrl(e.url, this.base),
         framework_version: e.framework_version,
         build_sha: live.build_sha,
         build_package: live.build_package,

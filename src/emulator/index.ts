@@ -10,6 +10,7 @@ import { type SeedInput, loadSeed } from "./seed";
 import { buildServer } from "./server";
 import { takeStateLock } from "./state-lock";
 import { Store } from "./store";
+import { Sites } from "./sites";
 import { ANSWERS, type Answers } from "./deployment-fields";
 
 export { SPEEDS, type Speed } from "./scheduler";
@@ -90,6 +91,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const engine = new Engine(store, scheduler);
   const faults = new Faults();
   const log = new RequestLog();
+  const sites = new Sites();
   // Links start as the client called the server; the listening address, known once listening,
   // only when the request says nothing usable.
   let base = "";
@@ -102,10 +104,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     faults,
     log,
     scheduler,
+    sites,
     strict: options.strict === true,
     reset: () => {
       faults.clear();
       log.clear();
+      sites.clear();
       engine.deployments.clearStalls();
       engine.snapshots.clearStalls();
       engine.fetches.clearScripts();

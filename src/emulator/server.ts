@@ -9,6 +9,7 @@ import { registerDownloads } from "./routes/downloads";
 import { registerHooks } from "./routes/hooks";
 import { registerRecords } from "./routes/records";
 import { registerSvc } from "./routes/svc";
+import { isSitePath, registerSites } from "./sites";
 import type { Caller } from "./engine";
 import type { Store } from "./store";
 
@@ -145,6 +146,11 @@ export function buildServer(deps: Deps): FastifyInstance {
       request.emu = { version: "2.0", caller: null, entry: null, after: null };
       return done();
     }
+    // A site is not the API: no credentials, version, faults or API request log (./sites.ts).
+    if (isSitePath(path)) {
+      request.emu = { version: "2.0", caller: null, entry: null, after: null };
+      return done();
+    }
     const entry = deps.log.start(request.method, request.url);
     const state: RequestState = { version: "2.0", caller: null, entry, after: null };
     request.emu = state;
@@ -272,6 +278,7 @@ export function buildServer(deps: Deps): FastifyInstance {
   registerRecords(app, deps);
   registerHooks(app, deps);
   registerDownloads(app, deps);
+  registerSites(app, deps, deps.sites);
   return app;
 }
 

@@ -17,6 +17,7 @@ import {
   formatConfigErrors,
   formatErrorLine,
   stackFactsForChecks,
+  verifySpecOf,
 } from "../config";
 import { readEnvironmentFacts, readStackFacts } from "./facts";
 import { userError } from "./run-error";
@@ -61,7 +62,7 @@ export async function evaluateChecks(
         return evaluateEnvironmentChecks(config.checks, facts, ["environments", environment, "checks"]);
       }),
   );
-  const all = [...stackFailures, ...environmentFailures.flat()]
+  const all = [...stackFailures, ...environmentFailures.flat(), ...(await verifyUrlFailures(stack))]
     .map((failure: CheckFailure) => ({
       severity: failure.severity,
       located: state.locate(stack.stack, failure.path, failureMessage(failure)),
@@ -71,6 +72,34 @@ export async function evaluateChecks(
     errors: all.filter((f) => f.severity === "error").map((f) => f.located),
     warnings: all.filter((f) => f.severity === "warning").map((f) => f.located),
   };
+}
+
+/**
+ * A `path` check of `verify:` needs the environment's URL, which only the platform knows: one
+ * error at the check when the platform gives the environment none (validate cannot tell).
+ */
+async function verifyUrlFailures(stack: StackConfig): Promise<CheckFailure[]> {
+  const failures = await Promise.all(
+    Object.entries(stack.environments).map(async ([environment, config]) => {
+      const spec = verifySpecOf(stack, config);
+      const paths = (spec?.checks ?? []).flatMap((c, index) =>
+        c.path === undefined ? [] : [{ index, path: c.path }],
+      );
+      if (paths.length === 0) return [];
+      const { url } = await readEnvironmentFacts(stack.stack, environment, ["url"]);
+      if (url !== undefined && url !== "") return [];
+      const base = config.verify === undefined ? ["verify"] : ["environments", environment, "verify"];
+      return paths.map(
+        ({ index, path }): CheckFailure => ({
+          severity: "error",
+          path: [...base, "checks", index, "path"],
+          expected: `a URL of ${stack.stack}/${environment} to join ${path} to (or an absolute url: instead)`,
+          actual: "no URL",
+        }),
+      );
+    }),
+  );
+  return failures.flat();
 }
 
 function byPosition(a: ConfigError, b: ConfigError): number {

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import type { EnvironmentConfig, StackConfig } from "../config";
-import { resolveRestoreSnapshot } from "../config";
+import { resolveRestoreSnapshot, verifySpecOf } from "../config";
 import {
   deploymentWithDriftCheck,
   EnvironmentLock,
@@ -136,6 +136,7 @@ export class EnvironmentComponent extends pulumi.ComponentResource {
               summary: summaryWithOverride(d.summary, windowOverrideNote(stack, config)),
               timeout_seconds: d.timeout,
               environment_lock: config.lock?.message,
+              verify: verifySpecOf(stack, config),
             },
             afterUnlock,
           );

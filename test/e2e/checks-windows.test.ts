@@ -147,7 +147,7 @@ describe("facts, checks and change windows through the stackwright command", () 
         manifest_release: { label: "2026.11.2", released: "2025-11-19T00:00:00Z" },
         environments: {
           uat: {
-            url: "https://uat.acme.example.com",
+            url: `${emulator.url}/_sites/acme-web/uat`,
             deployment: expect.objectContaining({
               sha: "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a",
               ref: "branch main",
@@ -155,7 +155,7 @@ describe("facts, checks and change windows through the stackwright command", () 
             }),
           },
           prod: {
-            url: "https://www.acme.example.com",
+            url: `${emulator.url}/_sites/acme-web/prod`,
             framework: "5.2.1",
             // Facts are read when the run starts, before it deploys (as data sources are).
             deployment: expect.objectContaining({

@@ -3,6 +3,7 @@ import { request } from "undici";
 import { ANSWERS, type Answers, type SeedInput, type Speed, startEmulator } from "../../src/emulator";
 import type { LoggedRequest } from "../../src/emulator/faults";
 import type { TransferRecord as StoredTransfer } from "../../src/emulator/model";
+import type { SiteBehaviour } from "../../src/emulator/sites";
 
 /** One entry of GET /_emulator/requests, as the emulator logs it. */
 export type { LoggedRequest };
@@ -95,6 +96,12 @@ export interface EmulatorHooks {
     sha: string,
     from?: { ref_type: "branch" | "tag"; ref: string },
   ): Promise<unknown>;
+  /** How the environment's site answers from its next request on (one build's, or every build's). */
+  site(stack: string, env: string, behaviour: SiteBehaviour): Promise<void>;
+  /** The environment's site answers as the build it runs again. */
+  clearSite(stack: string, env: string): Promise<void>;
+  /** The build the site serves and how many requests it answered. */
+  siteRequests(stack: string, env: string): Promise<{ build_sha: string; requests: number }>;
 }
 
 export interface TestEmulator {
@@ -150,6 +157,10 @@ export function emulatorHooks(url: string): EmulatorHooks {
       void (await hook(url, "POST", `/project/${encodeURIComponent(stack)}/next-fetch-outcome`, {
         outcome: "fail",
       })),
+    site: async (stack, e, behaviour) => void (await hook(url, "POST", `${env(stack, e)}/site`, behaviour)),
+    clearSite: async (stack, e) => void (await hook(url, "DELETE", `${env(stack, e)}/site`)),
+    siteRequests: async (stack, e) =>
+      (await hook(url, "GET", `${env(stack, e)}/site`)) as { build_sha: string; requests: number },
     handDeploy: (stack, e, sha, from) => hook(url, "POST", `${env(stack, e)}/hand-deploy`, { sha, ...from }),
     stallNext: async (stack, e, ms) =>
       void (await hook(url, "POST", `${env(stack, e)}/next-outcome`, { outcome: "stall", ms })),

@@ -6,7 +6,7 @@
  * deployment's times) and gives the clock.
  */
 import { failureText, shortSha, verdictFor, type StatedDeployment, type Verification } from "../../api";
-import { durationText, type StackConfig } from "../../config";
+import { durationText, verifySpecOf, type StackConfig } from "../../config";
 
 /** The gates, with the flag that lifts each and how its override reads in the title. */
 export const GATE_FLAGS = { unverified: "allow-unverified", early: "allow-early" } as const;
@@ -43,14 +43,14 @@ export interface GateInput {
   readonly now: Date;
 }
 
-/** Whether an environment of a stack file declares `verify:` (its checks after each deployment). */
+/**
+ * Whether an environment of a stack file is verified after each deployment: its own `verify:`,
+ * or the file's top-level `verify:` when it has a deployment (the rule the program applies).
+ */
 export function declaresVerify(stack: StackConfig | undefined, environment: string): boolean {
-  const env: object | undefined =
-    stack !== undefined && Object.hasOwn(stack.environments, environment)
-      ? stack.environments[environment]
-      : undefined;
-  if (env === undefined || !Object.hasOwn(env, "verify")) return false;
-  return (env as Readonly<Record<string, unknown>>)["verify"] !== undefined;
+  if (stack === undefined || !Object.hasOwn(stack.environments, environment)) return false;
+  const env = stack.environments[environment];
+  return env !== undefined && verifySpecOf(stack, env) !== undefined;
 }
 
 /** The target's `promotion.min_soak`, in seconds, when its file sets one. */

@@ -25,6 +25,20 @@ const cases: readonly BadConfigCase[] = [
     ],
   },
   {
+    dir: "verify-mistakes",
+    it: "refuses verify checks with a bad status, pattern or URL, and a within longer than the deployment's wait",
+    errors: [
+      "acme-web.yaml:5:11: verify.within: applies to uat and is longer than the default deployment timeout of 30m: make within at most 30m or the timeout longer (at most 24h)",
+      "acme-web.yaml:14:19: environments.prod.verify.checks[0].status: must be an HTTP status from 100 to 599 or a range of them such as 200-299; got the number 700",
+      "acme-web.yaml:15:17: environments.prod.verify.checks[0].body: is not a valid regular expression (JavaScript syntax): /ok(/: Unterminated group; got 'ok('",
+      "acme-web.yaml:16:16: environments.prod.verify.checks[1].url: uses http to www.example.com, which would send the request in clear text; use https; got 'http://www.example.com/'",
+      "acme-web.yaml:17:16: environments.prod.verify.checks[2].url: must carry no credentials: a check sends none (leave out user:password@); got 'https://***@www.example.com/'",
+      "acme-web.yaml:20:11: environments.prod.verify.checks[3]: a check names exactly one of path (on the environment's URL) and url (absolute); got a map",
+      "acme-web.yaml:21:15: environments.prod.verify.within: is longer than environments.prod.deployment.timeout (10m): make within at most 10m or the timeout longer (at most 24h)",
+      "acme-web.yaml:23:5: environments.test.verify: verifies a deployment, and this environment declares none: add deployment: or remove verify:",
+    ],
+  },
+  {
     dir: "duplicate-deployment-key",
     it: "reports a key repeated inside a deployment and where it first appeared",
     errors: ["acme-web.yaml:9:7: duplicate key 'ref' (first at line 7); each key may appear once per map"],
@@ -311,7 +325,7 @@ const cases: readonly BadConfigCase[] = [
     dir: "top-level-list",
     it: "refuses a file whose top level is a list",
     errors: [
-      "acme-web.yaml:2:1: a stack file must be a map with the keys stack, environments, records, outputs, checks, windows, notify",
+      "acme-web.yaml:2:1: a stack file must be a map with the keys stack, environments, records, outputs, checks, windows, verify, notify",
     ],
   },
   {
@@ -325,7 +339,7 @@ const cases: readonly BadConfigCase[] = [
     dir: "unknown-environment-key",
     it: "refuses an unknown environment key and suggests lock",
     errors: [
-      "acme-web.yaml:5:5: environments.prod.locks: unknown key 'locks' (did you mean 'lock'?); allowed keys: deployment, lock, snapshots, restores, outputs, checks, windows, promotion",
+      "acme-web.yaml:5:5: environments.prod.locks: unknown key 'locks' (did you mean 'lock'?); allowed keys: deployment, lock, snapshots, restores, outputs, checks, windows, promotion, verify",
     ],
   },
   {
@@ -339,7 +353,7 @@ const cases: readonly BadConfigCase[] = [
     dir: "unknown-top-level-key",
     it: "refuses a misspelt top-level key and suggests the right one",
     errors: [
-      "acme-web.yaml:3:1: enviroments: unknown key 'enviroments' (did you mean 'environments'?); allowed keys: stack, environments, records, outputs, checks, windows, notify",
+      "acme-web.yaml:3:1: enviroments: unknown key 'enviroments' (did you mean 'environments'?); allowed keys: stack, environments, records, outputs, checks, windows, verify, notify",
     ],
   },
   {

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import {
+  type Deployment,
+  type Verification,
+  type VerifySpec,
+  parseStatusRange,
+  shownCheckUrl,
+} from "../../../src/api";
+import { verifySpecOf } from "../../../src/config";
+import {
+  failureLine,
+  previousBuild,
+  refusalLine,
+} from "../../../providers/behaviour/verify-deployment";
+
+const A = "a".repeat(40);
+const B = "b".repeat(40);
+const C = "c".repeat(40);
+
+function deployment(id: string, sha: string, state: string, created: number): Deployment {
+  return { type: "deployments", id, attributes: { sha, state, date_created_unix: created } } as Deployment;
+}
+
+const SPEC: VerifySpec = {
+  checks: [{ path: "/health", status: "200", body: "ok" }],
+  within_seconds: 300,
+  interval_seconds: 10,
+  on_failure: "fail",
+};
+
+describe("the build a rollback goes back to", () => {
+  const history = [
+    deployment("100", A, "Completed", 1),
+    deployment("101", C, "Completed", 2),
+    deployment("102", A, "Failed", 3),
+    deployment("103", B, "Completed", 4),
+  ];
+
+  it("is the build the environment ran when the run began", () => {
+    expect(previousBuild(history, { id: "103", sha: B }, A)?.id).toBe("100");
+  });
+
+  it("is otherwise the newest completed deployment of another sha", () => {
+    expect(previousBuild(history, { id: "103", sha: B }, undefined)?.id).toBe("101");
+    expect(previousBuild(history, { id: "103", sha: B }, B)?.id).toBe("101");
+  });
+
+  it("does not exist when every completed deployment has the failed sha", () => {
+    expect(previousBuild([deployment("103", B, "Completed", 4)], { id: "103", sha: B }, A)).toBeUndefined();
+  });
+});
+
+describe("the lines of a failed verification", () => {
+  const failed: Verification = {
+    result: "failed",
+    deployment_id: "103",
+    sha: B,
+    started_at: "2026-11-26T10:00:00.000Z",
+    finished_at: "2026-11-26T10:05:00.000Z",
+    attempts: 31,
+    failed_check: { index: 0, target: "/health", expected: "status 200, body /ok/" },
+    answer: {
+      url: "https://www.example.com/health",
+      status: 503,
+      latency_ms: 12,
+      body_excerpt: "down",
+      error: null,
+    },
+    rolled_back_to: null,
+  };
+
+  it("names the check, the answer, how long and how many attempts", () => {
+    expect(failureLine({ stack: "acme-web", environment: "prod" }, SPEC, failed)).toBe(
+      "acme-web/prod: verify failed: GET https://www.example.com/health answered 503 (expected status 200, body /ok/) after 5m, 31 attempts",
+    );
+  });
+
+  it("says a later run does not deploy the rolled-back build again", () => {
+    const rolled: Verification = {
+      ...failed,
+      result: "rolled_back",
+      rolled_back_to: { deployment_id: "104", sha: A, result: "passed" },
+    };
+    expect(refusalLine({ stack: "acme-web", environment: "prod" }, rolled)).toBe(
+      "acme-web/prod: build bbbbbbb failed verification and was rolled back to aaaaaaa; not deploying it again until the file changes (pin another build, or change its trigger to try it again)",
+    );
+  });
+});
+
+describe("verify: as the provider receives it", () => {
+  const check = { path: "/health", status: "200" };
+  const verify = { checks: [check], interval: 10, on_failure: "fail" as const };
+
+  it("applies the file's verify to an environment that has none, and not without a deployment", () => {
+    const env = { deployment: { timeout: 1800 } };
+    expect(verifySpecOf({ verify }, env)).toMatchObject({ within_seconds: 300, checks: [check] });
+    expect(verifySpecOf({ verify }, {})).toBeUndefined();
+    expect(verifySpecOf({}, env)).toBeUndefined();
+  });
+
+  it("keeps within to the deployment's timeout when the file gives none", () => {
+    expect(verifySpecOf({}, { verify, deployment: { timeout: 60 } })?.within_seconds).toBe(60);
+    expect(verifySpecOf({}, { verify: { ...verify, within: 20 }, deployment: {} })?.within_seconds).toBe(20);
+  });
+});
+
+describe("the rules of a check", () => {
+  it("reads one status or a range from 100 to 599", () => {
+    expect(parseStatusRange(200)).toMatchObject({ ok: true, min: 200, max: 200 });
+    expect(parseStatusRange("200-299")).toMatchObject({ ok: true, min: 200, max: 299 });
+    for (const bad of [99, 600, "299-200", "2xx", "200-"]) expect(parseStatusRange(bad).ok).toBe(false);
+  });
+
+  it("never shows the credentials of a URL", () => {
+    expect(shownCheckUrl("https://user:secret@www.example.com/x")).toBe("https://***@www.example.com/x");
+  });
+});
