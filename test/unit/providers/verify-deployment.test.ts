@@ -7,11 +7,7 @@ import {
   shownCheckUrl,
 } from "../../../src/api";
 import { verifySpecOf } from "../../../src/config";
-import {
-  failureLine,
-  previousBuild,
-  refusalLine,
-} from "../../../providers/behaviour/verify-deployment";
+import { failureLine, previousBuild, refusalLine } from "../../../providers/behaviour/verify-deployment";
 
 const A = "a".repeat(40);
 const B = "b".repeat(40);

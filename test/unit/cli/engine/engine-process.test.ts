@@ -8,9 +8,9 @@ import {
   runningEngines,
   whatItWaitsFor,
   withoutOutputsAfterStop,
-} from "../../../src/cli/engine/engine-process";
-import { handleInterrupts, InterruptedError, SAME_KEYPRESS_MS } from "../../../src/cli/engine/interrupt";
-import { waitFor } from "../../helpers/stackwright-process";
+} from "../../../../src/cli/engine/engine-process";
+import { handleInterrupts, InterruptedError, SAME_KEYPRESS_MS } from "../../../../src/cli/engine/interrupt";
+import { waitFor } from "../../../helpers/stackwright-process";
 
 const dirs: string[] = [];
 const scratch = () => {
