@@ -7,6 +7,7 @@
  * a process that no longer runs (killed) is taken over.
  */
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { z } from "zod";
 
 const LockFile = z.object({ pid: z.number().int().positive(), url: z.string().optional() });
@@ -77,6 +78,8 @@ export interface StateLock {
  */
 export function takeStateLock(stateFile: string): StateLock {
   const file = stateLockPath(stateFile);
+  // The state file's folder is made with the file; the lock comes first, so it makes it.
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   const mine = (url?: string) =>
     `${JSON.stringify({ pid: process.pid, ...(url === undefined ? {} : { url }) })}\n`;
   for (let attempt = 0; ; attempt++) {

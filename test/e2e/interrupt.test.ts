@@ -142,8 +142,8 @@ describe("Ctrl-C during a run", () => {
       await emulator.hooks.stallNext("acme-web", "uat", 8_000);
       const run = up("acme-web");
       const id = await deploymentIn("acme-web", "uat", ["Deploying"]);
-      // The engine has the provider's line naming it (what the stop's line names it by).
-      await run.waitForOutput((o) => o.includes(`deployment ${id} on acme-web/uat`), "the engine naming it");
+      // The display shows the provider's line naming it (what the stop's line names it by).
+      await run.waitForOutput((o) => o.includes(`acme-web/uat  deployment ${id} `), "the engine naming it");
       ctrlC(run);
       expect(await run.exited, run.output()).toBe(130);
       const out = run.output();
@@ -170,7 +170,7 @@ describe("Ctrl-C during a run", () => {
     // The fleet runs acme-intranet first (file order), then acme-web.
     await deploymentIn("acme-intranet", "test", ["Completed"]);
     const id = await deploymentIn("acme-web", "uat", ["Deploying"]);
-    await run.waitForOutput((o) => o.includes(`deployment ${id} on acme-web/uat`), "the engine naming it");
+    await run.waitForOutput((o) => o.includes(`acme-web/uat  deployment ${id} `), "the engine naming it");
     ctrlC(run);
     await run.waitForOutput((o) => o.includes("Ctrl-C again to stop at once"), "the first stop's line");
     // A second key press, not the same one delivered twice (under npm, one Ctrl-C reaches the

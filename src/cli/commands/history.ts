@@ -217,6 +217,9 @@ function short(at: string | null): string {
 
 /** The table of a history document, with a line that says what is left out. */
 export function historyTable(document: HistoryDocument): string {
+  // The column is shown where Stackwright checked a deployment: an environment without
+  // `verify:` keeps the table it always had.
+  const verified = document.deployments.some((e) => e.verification !== null);
   const rows = document.deployments.map((e) => [
     `${e.current_build ? "*" : " "} ${e.id}`,
     e.state,
@@ -227,7 +230,7 @@ export function historyTable(document: HistoryDocument): string {
     short(e.started_at),
     short(e.finished_at),
     e.stackwright_marker ?? (e.adopted ? "adopted" : "by hand"),
-    e.verification === null ? "-" : VERIFIED_WORDS[e.verification.result],
+    ...(verified ? [e.verification === null ? "-" : VERIFIED_WORDS[e.verification.result]] : []),
   ]);
   const table = renderTable(
     [
@@ -240,7 +243,7 @@ export function historyTable(document: HistoryDocument): string {
       "STARTED",
       "FINISHED",
       "MADE BY",
-      "VERIFIED",
+      ...(verified ? ["VERIFIED"] : []),
     ],
     rows,
   );

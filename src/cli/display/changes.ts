@@ -6,6 +6,7 @@
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { stripVTControlCharacters } from "node:util";
+import { stackwrightTypeOf, urnName } from "../../api";
 import { previewFromEvents } from "../engine/preview-events";
 import { KIND_LABELS, PLAIN_WORDS, plannedChanges, type PlannedChange } from "../report/summary";
 
@@ -63,14 +64,14 @@ function stringOf(value: unknown): string | undefined {
 /** The deployment a `Deployment` resource's outputs event records, if any. */
 export function deploymentOfOutputs(event: EngineEvent): DeploymentSeen | undefined {
   const meta = event.resOutputsEvent?.metadata;
-  if (meta === undefined || !meta.type.endsWith(":Deployment")) return undefined;
+  if (meta === undefined || stackwrightTypeOf(meta.type) !== "Deployment") return undefined;
   const outputs = meta.new?.outputs ?? {};
   const id = stringOf(outputs["deployment_id"]);
   const state = stringOf(outputs["state"]);
   if (id === undefined || state === undefined) return undefined;
   const stack = stringOf(outputs["stack"]) ?? stringOf(meta.new?.inputs?.["stack"]);
   const environment = stringOf(outputs["environment"]) ?? stringOf(meta.new?.inputs?.["environment"]);
-  const name = meta.urn.slice(meta.urn.lastIndexOf("::") + 2);
+  const name = urnName(meta.urn);
   const link = stringOf(outputs["link"]);
   const sha = stringOf(outputs["sha"]);
   return {

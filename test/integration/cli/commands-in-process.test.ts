@@ -99,7 +99,11 @@ describe("a mistake in a flag or an argument", () => {
       ["acme-web", "uat", "--steps", "1001"],
       /^stackwright rollback: --steps must be a whole number from 1 to 1000, not '1001' \(/,
     ],
-    [promoteCommand, ["acme-web", "--from", "uat"], /^stackwright promote: --to is required \(/],
+    [
+      promoteCommand,
+      ["acme-web", "--from", "uat"],
+      /^stackwright promote: --to is required unless --ready is given \(/,
+    ],
     [
       promoteCommand,
       ["nosuch", "--from", "uat", "--to", "prod"],
