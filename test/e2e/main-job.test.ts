@@ -33,8 +33,10 @@ describe("the stackwright command on the example stacks-config", () => {
       /^acme-web\/uat {2}deploy from 8f3c2a1 to branch main: deployment \d+ Completed http\S+$/m,
     );
     expect(out).toMatch(
-      /^acme-web\/prod {2}https:\/\/www\.acme\.example\.com {2}deployment \d+ Submitted http\S+$/m,
+      /^acme-web\/prod {2}http:\/\/127\.0\.0\.1:\d+\/_sites\/acme-web\/prod {2}deployment \d+ Submitted http\S+$/m,
     );
+    // uat declares verify: its site (served by the emulator) answers as the build just deployed.
+    expect(out).toMatch(/^acme-web\/uat {2}deployment \d+ verified \(1 attempt\(s\)\)$/m);
     expect(out).toMatch(/^dev\.acme-web\s+ok\s+.*\bdeploy\b.*start runs every engine$/m);
     expect(out).not.toMatch(/\bcreate\b/);
     expect(out).not.toContain("Outputs:");
