@@ -186,9 +186,7 @@ describe("stackwright history", () => {
       /^ {2}ID +STATE +SHA +TITLE +DEPLOYER +REQUESTED \(UTC\) +STARTED +FINISHED +MADE BY$/,
     );
     expect(rows.find((r) => r.includes("Deploy main"))).toMatch(
-      new RegExp(
-        `^\\* \\d+ +Completed +aaaaaaa +Deploy main +${documented ? "Olivia Ops" : "-"} .* sw-0+6$`,
-      ),
+      new RegExp(`^\\* \\d+ +Completed +aaaaaaa +Deploy main +${documented ? "Olivia Ops" : "-"} .* sw-0+6$`),
     );
     expect(rows.find((r) => r.includes("Deploy broken"))).toMatch(/Failed .* sw-0+7$/);
     expect(table.out).not.toContain("By hand");
