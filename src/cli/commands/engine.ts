@@ -272,7 +272,7 @@ export async function runFleetCommand(
       const overrides = ran.flatMap((o) => overrideNotice(windows, o.job.stackName) ?? []);
       const sections = `${windowSummary(overrides)}${notified?.markdown ?? ""}`;
       const input = fleetSummary(title, operation, outcomes, plan.kept, sections);
-      writeSummary(input, flags.summary, flags["summary-full"]);
+      writeSummary(input, flags.summary, flags["summary-full"], print);
     }
     const signal = interrupts.received();
     const exitCode =

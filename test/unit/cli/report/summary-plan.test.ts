@@ -197,8 +197,15 @@ describe("a summary above GitHub's comment size", () => {
     const file = path.join(dir, "summary.md");
     const full = path.join(dir, "summary-full.md");
     const input = fleetSummary("Stackwright preview: production", "preview", fleet(), []);
-    writeSummary(input, file, full);
+    const told: string[] = [];
+    writeSummary(input, file, full, (line) => told.push(line));
 
+    // Where it wrote goes through the caller's line (stderr when stdout carries --json -).
+    expect(told).toEqual([
+      expect.stringMatching(
+        /^summary written to .*summary\.md \(cut to fit a GitHub comment: \d+ stack\(s\) left out\); the full text to .*summary-full\.md$/,
+      ),
+    ]);
     const text = fs.readFileSync(file, "utf8");
     const whole = fs.readFileSync(full, "utf8");
     expect(whole.length).toBeGreaterThan(65_536);
@@ -225,7 +232,12 @@ describe("a summary above GitHub's comment size", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-summary-"));
     dirs.push(dir);
     const file = path.join(dir, "summary.md");
-    writeSummary(fleetSummary("Stackwright preview: production", "preview", fleet(), []), file, undefined);
+    writeSummary(
+      fleetSummary("Stackwright preview: production", "preview", fleet(), []),
+      file,
+      undefined,
+      () => undefined,
+    );
     const beside = path.join(dir, "summary.full.md");
     expect(fs.readFileSync(file, "utf8").trimEnd()).toMatch(new RegExp(`the full text is in ${beside}\\._$`));
     expect(fs.readFileSync(beside, "utf8")).toContain("### site-299");
