@@ -20,8 +20,14 @@ const EMAIL = "ops@example.com";
 const TOKEN = "demo-token";
 const SHA = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 
-/** One stack with `n` environments, so `n` deployments can run side by side. */
-function benchSeed(n: number): SeedInput {
+/**
+ * One stack with `n` environments, so `n` deployments can run side by side; `urlOf` gives each
+ * environment's URL (a site the emulator serves, for a bench that checks it).
+ */
+export function benchSeed(
+  n: number,
+  urlOf: (i: number) => string = (i) => `https://e${i}.example.com`,
+): SeedInput {
   return {
     users: [{ email: EMAIL, token: TOKEN, username: "ops", first_name: "Olivia", surname: "Ops" }],
     stacks: [
@@ -34,7 +40,7 @@ function benchSeed(n: number): SeedInput {
         environments: Array.from({ length: n }, (_, i) => ({
           name: `e${i}`,
           usage: "Test" as const,
-          url: `https://e${i}.example.com`,
+          url: urlOf(i),
           build_sha: SHA,
         })),
       },

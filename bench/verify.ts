@@ -1,7 +1,7 @@
 /**
  * Verify bench: `up` of N Deployments whose `verify:` checks pass at once, beside the same `up`
  * without `verify:` in the same bench run, each against a fresh emulator whose environments serve
- * their sites. The issue's bound: verification adds at most one round trip per check beyond the
+ * their sites. The bound: verification adds at most one round trip per check beyond the
  * deployment's own wait, and a no-change `up` runs no check.
  *
  * Run: `npm run build && node dist/bench/verify.js [1,10]`. Not part of `npm test`.
@@ -12,33 +12,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { engineEnv, pulumiCommand } from "../src/cli";
-import { startEmulator, type SeedInput } from "../src/emulator";
-import { scratch, timed, type Timing } from "./providers";
+import { startEmulator } from "../src/emulator";
+import { benchSeed, scratch, timed, type Timing } from "./providers";
 
 const EMAIL = "ops@example.com";
 const TOKEN = "demo-token";
-const SHA = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
-
-function benchSeed(n: number): SeedInput {
-  return {
-    users: [{ email: EMAIL, token: TOKEN, username: "ops", first_name: "Olivia", surname: "Ops" }],
-    stacks: [
-      {
-        name: "bench",
-        title: "Bench",
-        repository_url: "https://git.example.com/bench.git",
-        members: [{ email: EMAIL, role: "Stack Manager" }],
-        refs: { main: SHA },
-        environments: Array.from({ length: n }, (_, i) => ({
-          name: `e${i}`,
-          usage: "Test" as const,
-          url: `{emulator}/_sites/bench/e${i}`,
-          build_sha: SHA,
-        })),
-      },
-    ],
-  };
-}
 
 const program = (verify: boolean) => `"use strict";
 const sw = require("./dist/providers");
@@ -68,7 +46,10 @@ async function siteRequests(url: string, n: number): Promise<number> {
 }
 
 async function measure(n: number, verify: boolean): Promise<Row> {
-  const emulator = await startEmulator({ seed: benchSeed(n), speed: "instant" });
+  const emulator = await startEmulator({
+    seed: benchSeed(n, (i) => `{emulator}/_sites/bench/e${i}`),
+    speed: "instant",
+  });
   const dir = scratch(program(verify));
   try {
     const stateDir = path.join(dir, ".stackwright", "state");

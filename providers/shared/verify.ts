@@ -161,39 +161,17 @@ export async function askCheck(
         typeof location === "string" && res.statusCode >= 300 && res.statusCode < 400 ? location : undefined;
       if (next !== undefined) {
         await res.body.dump({ limit: BODY_LIMIT_BYTES }).catch(() => undefined);
+        // A redirect not followed is the answer: its status, no body, and why.
+        const notFollowed = (why: string) => judged(check, shown(), res.statusCode, now() - started, "", why);
         let to: URL;
         try {
           to = new URL(next, url);
         } catch {
-          return judged(
-            check,
-            shown(),
-            res.statusCode,
-            now() - started,
-            "",
-            `a redirect to a malformed Location`,
-          );
+          return notFollowed("a redirect to a malformed Location");
         }
-        if (!sameOrigin(to, url)) {
-          return judged(
-            check,
-            shown(),
-            res.statusCode,
-            now() - started,
-            "",
-            `redirect to another host (${shownCheckUrl(to.origin)}), not followed`,
-          );
-        }
-        if (hop >= MAX_REDIRECTS) {
-          return judged(
-            check,
-            shown(),
-            res.statusCode,
-            now() - started,
-            "",
-            `more than ${MAX_REDIRECTS} redirects`,
-          );
-        }
+        if (!sameOrigin(to, url))
+          return notFollowed(`redirect to another host (${shownCheckUrl(to.origin)}), not followed`);
+        if (hop >= MAX_REDIRECTS) return notFollowed(`more than ${MAX_REDIRECTS} redirects`);
         url = to;
         continue;
       }
