@@ -324,6 +324,19 @@ async function settle(
   }
 }
 
+/** The deployment `id` of the inputs' environment, read again (a failed read names it). */
+async function readDeployment(
+  client: StackwrightClient,
+  inputs: DeploymentInputs,
+  id: string,
+): Promise<Deployment> {
+  try {
+    return await client.deployments.get(inputs.stack, inputs.environment, id);
+  } catch (error) {
+    throw wrap(`Deployment ${id} on ${inputs.stack}/${inputs.environment} could not be read`, error);
+  }
+}
+
 function wrapMessage(what: string, error: unknown): string {
   return wrap(what, error).message;
 }
@@ -423,12 +436,7 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
     if (verification.result === "failed") {
       // The last run's verification failed (on_failure: fail): the build may answer now.
       return withClient(async (client) => {
-        let d: Deployment;
-        try {
-          d = await client.deployments.get(inputs.stack, inputs.environment, id);
-        } catch (error) {
-          throw wrap(`Deployment ${id} on ${inputs.stack}/${inputs.environment} could not be read`, error);
-        }
+        const d = await readDeployment(client, inputs, id);
         const { outs: verifiedOuts } = await verified(
           client,
           known(d, `${place.stack}/${place.environment}`),
@@ -442,12 +450,7 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
     return Promise.resolve({ outs });
   }
   return withClient(async (client) => {
-    let d: Deployment;
-    try {
-      d = await client.deployments.get(inputs.stack, inputs.environment, id);
-    } catch (error) {
-      throw wrap(`Deployment ${id} on ${inputs.stack}/${inputs.environment} could not be read`, error);
-    }
+    const d = await readDeployment(client, inputs, id);
     const final = await settle(client, d, inputs, marker, news);
     return { outs: (await verified(client, final, inputs, news, marker)).outs };
   });
