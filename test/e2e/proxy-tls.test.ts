@@ -11,17 +11,18 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
-import { DEFAULT_SEED_PATH, startEmulator, type RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../src/emulator";
 import { openStateStore } from "../../src/state-backend/store";
 import { demoCredentials } from "../helpers/emulator";
+import { startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
 import { startForwardProxy, type ForwardProxy } from "../helpers/forward-proxy";
 import { startS3Server, type TestS3Server } from "../helpers/s3-server";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
-import { makeTestCa, startTlsFront, type TestCa, type TlsFront } from "../helpers/test-tls";
+import type { TlsFront } from "../helpers/test-tls";
 
 describe("stackwright behind a forward proxy, with the API behind a private CA", () => {
-  let ca: TestCa;
+  let behind: BehindProxy;
   let front: TlsFront;
   let emulator: RunningEmulator;
   let s3: TestS3Server;
@@ -43,44 +44,25 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
   };
 
   beforeAll(async () => {
-    ca = makeTestCa(["api.stackwright.test", "files.stackwright.test"]);
-    front = await startTlsFront(ca);
-    emulator = await startEmulator({
-      seed: DEFAULT_SEED_PATH,
-      speed: "instant",
-      publicUrl: "https://files.stackwright.test",
-    });
-    front.forwardTo(Number(new URL(emulator.url).port));
     s3 = await startS3Server("stackwright-state", { S3_IGNORE_SUBDOMAIN_BUCKETNAME: "true" });
-    proxy = await startForwardProxy({
-      hosts: {
-        "api.stackwright.test": "127.0.0.1",
-        "files.stackwright.test:443": `127.0.0.1:${front.port}`,
-        "s3.stackwright.test": "127.0.0.1",
-      },
-    });
+    behind = await startBehindProxy({ "s3.stackwright.test": "127.0.0.1" });
+    ({ front, emulator, proxy } = behind);
     project = createScratchProject();
-    api = `https://api.stackwright.test:${front.port}`;
+    api = behind.apiUrl;
     const bucket = `s3://${s3.bucket}/proxied?endpoint=http://${s3Host()}&use_path_style=true&region=us-east-1`;
     env = {
       ...project.env,
       ...s3.env,
       ...demoCredentials(api),
       PULUMI_BACKEND_URL: bucket,
-      // Lower case, as many runners set them (and the only case gRPC for Node reads).
-      https_proxy: proxy.url,
-      http_proxy: proxy.url,
-      NODE_EXTRA_CA_CERTS: ca.caFile,
+      ...behind.env,
     };
   }, 120_000);
 
   afterAll(async () => {
     project?.remove();
-    await proxy?.close();
+    await behind?.close();
     await s3?.close();
-    await emulator?.close();
-    await front?.close();
-    ca?.remove();
   });
 
   it("runs up through the proxy: API calls, the CLI's and the engine's state, and nothing on loopback", async () => {

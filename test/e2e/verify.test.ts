@@ -8,12 +8,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Verification } from "../../src/api";
-import { DEFAULT_SEED_PATH, startEmulator, type RunningEmulator } from "../../src/emulator";
+import { DEFAULT_SEED_PATH, type RunningEmulator } from "../../src/emulator";
 import { demoCredentials, emulatorHooks, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { startForwardProxy, type ForwardProxy } from "../helpers/forward-proxy";
+import { startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
-import { makeTestCa, startTlsFront, type TestCa, type TlsFront } from "../helpers/test-tls";
 
 const MAIN = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const RELEASE = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
@@ -132,45 +131,23 @@ describe("verify: after every deployment, through the stackwright command", () =
 });
 
 describe("a failing check behind a forward proxy and a private CA", () => {
-  let ca: TestCa;
-  let front: TlsFront;
+  let behind: BehindProxy;
   let emulator: RunningEmulator;
-  let proxy: ForwardProxy;
   let project: ScratchProject;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    ca = makeTestCa(["api.stackwright.test", "files.stackwright.test"]);
-    front = await startTlsFront(ca);
     // The environment's URL is the site on the emulator as the public URL names it: behind TLS.
-    emulator = await startEmulator({
-      seed: DEFAULT_SEED_PATH,
-      speed: "instant",
-      publicUrl: "https://files.stackwright.test",
-    });
-    front.forwardTo(Number(new URL(emulator.url).port));
-    proxy = await startForwardProxy({
-      hosts: {
-        "api.stackwright.test": "127.0.0.1",
-        "files.stackwright.test:443": `127.0.0.1:${front.port}`,
-      },
-    });
+    behind = await startBehindProxy();
+    ({ emulator } = behind);
     project = createScratchProject({
       stacksConfig: { "acme-web.yaml": stackFile("release/2026-11", "fail") },
     });
-    env = {
-      ...demoCredentials(`https://api.stackwright.test:${front.port}`),
-      https_proxy: proxy.url,
-      http_proxy: proxy.url,
-      NODE_EXTRA_CA_CERTS: ca.caFile,
-    };
+    env = { ...demoCredentials(behind.apiUrl), ...behind.env };
   }, 120_000);
   afterAll(async () => {
     project?.remove();
-    await proxy?.close();
-    await emulator?.close();
-    await front?.close();
-    ca?.remove();
+    await behind?.close();
   });
 
   it("reaches the site through the proxy, trusting the private CA, and fails the run with its answer", async () => {
@@ -180,6 +157,6 @@ describe("a failing check behind a forward proxy and a private CA", () => {
     expect(out).toMatch(
       /acme-web\/uat: verify failed: GET https:\/\/files\.stackwright\.test\/_sites\/acme-web\/uat\/health answered 503 \(expected status 200, body \/runs build\/\)/,
     );
-    expect(proxy.connections("files.stackwright.test:443")).toBeGreaterThan(0);
+    expect(behind.proxy.connections("files.stackwright.test:443")).toBeGreaterThan(0);
   }, 300_000);
 });
