@@ -49,7 +49,8 @@ type RawMap = Record<string, unknown>;
 /**
  * `verify.within` of an environment (its own, else the file's) is at most the deployment's wait
  * bound (`deployment.timeout`, default 30m): verification is part of the deployment's wait. A
- * `verify:` of an environment with no deployment has nothing to verify.
+ * `verify:` of an environment with no deployment, or with one not waited for (`wait: false`), has
+ * nothing finished to verify.
  */
 function checkVerifyWithin(environment: string, settings: RawMap, root: RawMap, findings: Finding[]): void {
   const own = asMap(settings["verify"]);
@@ -59,6 +60,15 @@ function checkVerifyWithin(environment: string, settings: RawMap, root: RawMap, 
       path: ["environments", environment, "verify"],
       target: "key",
       message: "verifies a deployment, and this environment declares none: add deployment: or remove verify:",
+    });
+    return;
+  }
+  if (own !== undefined && deployment?.["wait"] === false) {
+    findings.push({
+      path: ["environments", environment, "deployment", "wait"],
+      target: "value",
+      message:
+        "is false, so the deployment is not waited for and verify: would check a build that is not running yet: remove wait: false or verify:",
     });
     return;
   }

@@ -96,11 +96,13 @@ export function verifySpecOf(
   file: { readonly verify?: VerifyConfig | undefined },
   environment: {
     readonly verify?: VerifyConfig | undefined;
-    readonly deployment?: { readonly timeout?: number | undefined } | undefined;
+    readonly deployment?: { readonly timeout?: number | undefined; readonly wait?: boolean } | undefined;
   },
 ): VerifySpec | undefined {
   const verify = environment.verify ?? file.verify;
-  if (verify === undefined || environment.deployment === undefined) return undefined;
+  // A deployment not waited for has no finished build to check (validate refuses its own verify:).
+  if (verify === undefined || environment.deployment === undefined || environment.deployment.wait === false)
+    return undefined;
   const wait = environment.deployment.timeout ?? DEFAULT_DEPLOYMENT_WAIT_SECONDS;
   return {
     checks: verify.checks.map((c) => ({

@@ -26,7 +26,7 @@ const cases: readonly BadConfigCase[] = [
   },
   {
     dir: "verify-mistakes",
-    it: "refuses verify checks with a bad status, pattern or URL, and a within longer than the deployment's wait",
+    it: "refuses verify checks with a bad status, pattern or URL, a within longer than the deployment's wait, and a deployment not waited for",
     errors: [
       "acme-web.yaml:5:11: verify.within: applies to uat and is longer than the default deployment timeout of 30m: make within at most 30m or the timeout longer (at most 24h)",
       "acme-web.yaml:14:19: environments.prod.verify.checks[0].status: must be an HTTP status from 100 to 599 or a range of them such as 200-299; got the number 700",
@@ -36,6 +36,7 @@ const cases: readonly BadConfigCase[] = [
       "acme-web.yaml:20:11: environments.prod.verify.checks[3]: a check names exactly one of path (on the environment's URL) and url (absolute); got a map",
       "acme-web.yaml:21:15: environments.prod.verify.within: is longer than environments.prod.deployment.timeout (10m): make within at most 10m or the timeout longer (at most 24h)",
       "acme-web.yaml:23:5: environments.test.verify: verifies a deployment, and this environment declares none: add deployment: or remove verify:",
+      "acme-web.yaml:26:54: environments.staging.deployment.wait: is false, so the deployment is not waited for and verify: would check a build that is not running yet: remove wait: false or verify:",
     ],
   },
   {

@@ -87,11 +87,12 @@ describe("verify: as the provider receives it", () => {
   const check = { path: "/health", status: "200" };
   const verify = { checks: [check], interval: 10, on_failure: "fail" as const };
 
-  it("applies the file's verify to an environment that has none, and not without a deployment", () => {
+  it("applies the file's verify to an environment that has none, and not without a deployment or to one not waited for", () => {
     const env = { deployment: { timeout: 1800 } };
     expect(verifySpecOf({ verify }, env)).toMatchObject({ within_seconds: 300, checks: [check] });
     expect(verifySpecOf({ verify }, {})).toBeUndefined();
     expect(verifySpecOf({}, env)).toBeUndefined();
+    expect(verifySpecOf({ verify }, { deployment: { timeout: 1800, wait: false } })).toBeUndefined();
   });
 
   it("keeps within to the deployment's timeout when the file gives none", () => {
