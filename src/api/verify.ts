@@ -54,7 +54,7 @@ export function bodyPatternProblem(pattern: string): string | undefined {
   }
 }
 
-/** A check's URL as it may be shown: any credentials in it replaced by `***`. */
+/** A check's URL as it may be shown: credentials in it, if present, replaced by `***`. */
 export function shownCheckUrl(text: string): string {
   return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@");
 }
