@@ -119,20 +119,30 @@ export async function timed(url: string, run: () => Promise<unknown>): Promise<T
   return { ms, requests: log.length, writes: log.filter((r) => r.method !== "GET").length };
 }
 
+/** Where a bench stack in `dir` keeps its state (a file backend). */
+function benchStateDir(dir: string): string {
+  return path.join(dir, ".stackwright", "state");
+}
+
+/** The engine's environment for a bench stack of `n` resources in `dir`, against the API at `url`. */
+export function benchStackEnv(dir: string, n: number, url: string): Record<string, string> {
+  const stateDir = benchStateDir(dir);
+  fs.mkdirSync(stateDir, { recursive: true });
+  return {
+    ...engineEnv({ projectDir: dir, stateDir, baseEnv: process.env }),
+    // The bench's stacks are no demo target: a passphrase of their own.
+    PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
+    BENCH_N: String(n),
+    STACKWRIGHT_API_URL: url,
+    STACKWRIGHT_EMAIL: EMAIL,
+    STACKWRIGHT_API_TOKEN: TOKEN,
+  };
+}
+
 async function measure(n: number, variant: Row["variant"], parallelDiff: boolean, url: string): Promise<Row> {
   const dir = scratch(variant === "deployment" ? OURS : NOOP_PROGRAM);
   try {
-    const stateDir = path.join(dir, ".stackwright", "state");
-    fs.mkdirSync(stateDir, { recursive: true });
-    const env: Record<string, string> = {
-      ...engineEnv({ projectDir: dir, stateDir, baseEnv: process.env }),
-      // The bench's stacks are no demo target: a passphrase of their own.
-      PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
-      BENCH_N: String(n),
-      STACKWRIGHT_API_URL: url,
-      STACKWRIGHT_EMAIL: EMAIL,
-      STACKWRIGHT_API_TOKEN: TOKEN,
-    };
+    const env = benchStackEnv(dir, n, url);
     if (parallelDiff) env["PULUMI_PARALLEL_DIFF"] = "true";
     const stackName = `${variant}-${n}-${parallelDiff ? "pd" : "seq"}`;
     const stack: Stack = await LocalWorkspace.createOrSelectStack(
@@ -142,7 +152,7 @@ async function measure(n: number, variant: Row["variant"], parallelDiff: boolean
     const preview = await timed(url, () => stack.preview());
     const up = await timed(url, () => stack.up());
     const rerun = await timed(url, () => stack.up());
-    const stateFile = path.join(stateDir, ".pulumi", "stacks", "stackwright", `${stackName}.json`);
+    const stateFile = path.join(benchStateDir(dir), ".pulumi", "stacks", "stackwright", `${stackName}.json`);
     const state = JSON.parse(fs.readFileSync(stateFile, "utf8")) as {
       checkpoint: { latest: { resources: { type: string; inputs: Record<string, unknown> }[] } };
     };

@@ -7,16 +7,11 @@
  * Run: `npm run build && node dist/bench/verify.js [1,10]`. Not part of `npm test`.
  */
 import "../src/sqlite-warning";
-import * as crypto from "node:crypto";
 import * as fs from "node:fs";
-import * as path from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
-import { engineEnv, pulumiCommand } from "../src/cli";
+import { pulumiCommand } from "../src/cli";
 import { startEmulator } from "../src/emulator";
-import { benchSeed, scratch, timed, type Timing } from "./providers";
-
-const EMAIL = "ops@example.com";
-const TOKEN = "demo-token";
+import { benchSeed, benchStackEnv, scratch, timed, type Timing } from "./providers";
 
 const program = (verify: boolean) => `"use strict";
 const sw = require("./dist/providers");
@@ -52,16 +47,7 @@ async function measure(n: number, verify: boolean): Promise<Row> {
   });
   const dir = scratch(program(verify));
   try {
-    const stateDir = path.join(dir, ".stackwright", "state");
-    fs.mkdirSync(stateDir, { recursive: true });
-    const env: Record<string, string> = {
-      ...engineEnv({ projectDir: dir, stateDir, baseEnv: process.env }),
-      PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
-      BENCH_N: String(n),
-      STACKWRIGHT_API_URL: emulator.url,
-      STACKWRIGHT_EMAIL: EMAIL,
-      STACKWRIGHT_API_TOKEN: TOKEN,
-    };
+    const env = benchStackEnv(dir, n, emulator.url);
     const stack: Stack = await LocalWorkspace.createOrSelectStack(
       { stackName: `verify-${n}-${verify ? "on" : "off"}`, workDir: dir },
       { envVars: env, pulumiCommand: await pulumiCommand(dir) },
