@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SeedInput } from "../../src/emulator";
-import { EnvironmentSchema } from "../../src/config";
 import { HistoryDocument } from "../../src/cli/commands/history";
 import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { repoRoot } from "../helpers/scratch-project";
@@ -199,10 +198,7 @@ describe("history of a verified environment", () => {
   });
 });
 
-// `verify:` is the stack file key of the checks after each deployment; these run once the schema has it.
-const hasVerify = Object.hasOwn(EnvironmentSchema.shape, "verify");
-
-describe.skipIf(!hasVerify)("promote gated by verification", () => {
+describe("promote gated by verification", () => {
   const verify = "\n    verify: { checks: [{ path: /health, status: 200 }] }";
 
   it("refuses a build of a source with verify: that failed its checks or was not checked, and lets it through with --allow-unverified", async () => {
