@@ -1,29 +1,30 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures } from "../helpers/fixtures";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
+
+const test = fixtures({
+  project: { program: path.join(repoRoot, "test", "fixtures", "skeleton-program", "index.js") },
+});
 
 // The real CLI, our language host and our dynamic-provider plugin, in their own processes.
 describe("the Pulumi engine on a scratch copy of the project", () => {
   let project: ScratchProject;
   let stack: Stack;
 
-  beforeAll(async () => {
-    project = createScratchProject({
-      program: path.join(repoRoot, "test", "fixtures", "skeleton-program", "index.js"),
-    });
+  test.beforeAll(async ({ project: scratch }) => {
+    project = scratch;
     stack = await project.stack("e2e");
   }, 120_000);
 
-  afterAll(() => project?.remove());
-
-  it("previews one dynamic resource to create", async () => {
+  test("previews one dynamic resource to create", async () => {
     const preview = await stack.preview();
     expect(preview.changeSummary).toEqual({ create: 2 });
   }, 120_000);
 
-  it("creates it on up, running the program and the provider on Node 24", async () => {
+  test("creates it on up, running the program and the provider on Node 24", async () => {
     const up = await stack.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.summary.resourceChanges).toEqual({ create: 2 });
@@ -32,7 +33,7 @@ describe("the Pulumi engine on a scratch copy of the project", () => {
     expect(up.outputs["providerNode"]?.value).toMatch(/^v24\./);
   }, 120_000);
 
-  it("stores the provider serialized by the SDK in the state file", () => {
+  test("stores the provider serialized by the SDK in the state file", () => {
     const state = fs.readFileSync(project.stateFile("e2e"), "utf8");
     const resource = JSON.parse(state).checkpoint.latest.resources.find(
       (r: { type: string }) => r.type === "pulumi-nodejs:dynamic/stackwright:Echo",
@@ -40,19 +41,19 @@ describe("the Pulumi engine on a scratch copy of the project", () => {
     expect(resource?.inputs?.__provider).toContain("echo-");
   });
 
-  it("reports no changes on a second up", async () => {
+  test("reports no changes on a second up", async () => {
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 2 });
   }, 120_000);
 
-  it("replaces the resource when its input changes", async () => {
+  test("replaces the resource when its input changes", async () => {
     await stack.setConfig("message", { value: "goodbye" });
     const up = await stack.up();
     expect(up.summary.resourceChanges).toEqual({ same: 1, replace: 1 });
     expect(up.outputs["message"]?.value).toBe("goodbye");
   }, 120_000);
 
-  it("deletes everything on destroy", async () => {
+  test("deletes everything on destroy", async () => {
     const destroy = await stack.destroy();
     expect(destroy.summary.resourceChanges).toEqual({ delete: 2 });
   }, 120_000);

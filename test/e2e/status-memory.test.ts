@@ -5,39 +5,33 @@
  * that reading every page reached. The peak is the kernel's (`maxRSS` at the process's exit).
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_SEED_PATH, startEmulator, type RunningEmulator } from "../../src/emulator";
+import { describe, expect } from "vitest";
+import { DEFAULT_SEED_PATH } from "../../src/emulator";
 import { demoCredentials } from "../helpers/emulator";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures } from "../helpers/fixtures";
 import { startStackwright } from "../helpers/stackwright-process";
 import { startSwellingProxy, type SwellingProxy } from "../helpers/swelling-proxy";
 
 /** What the issue allows `status` against 50 pages of 7 MB. */
 const PEAK_LIMIT_BYTES = 600 * 1024 * 1024;
 
+const test = fixtures({ seed: DEFAULT_SEED_PATH }).extend(
+  "proxy",
+  { scope: "file" },
+  async ({ emulatorInProcess }, { onCleanup }): Promise<SwellingProxy> => {
+    const proxy = await startSwellingProxy(emulatorInProcess.url, { pageBytes: 7_000_000, pages: 50 });
+    onCleanup(() => proxy.close());
+    return proxy;
+  },
+);
+
 describe("status against a platform whose lists are 50 pages of 7 MB", () => {
-  let emulator: RunningEmulator;
-  let proxy: SwellingProxy;
-  let project: ScratchProject;
-  let scratch: string;
-
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: DEFAULT_SEED_PATH, speed: "instant" });
-    proxy = await startSwellingProxy(emulator.url, { pageBytes: 7_000_000, pages: 50 });
-    project = createScratchProject();
-    scratch = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-rss-"));
-  }, 60_000);
-
-  afterAll(async () => {
-    project?.remove();
-    fs.rmSync(scratch, { recursive: true, force: true });
-    await proxy?.close();
-    await emulator?.close();
-  });
-
-  it("stops each list at its budget, says so in one line per environment, and peaks under 600 MB", async () => {
+  test("stops each list at its budget, says so in one line per environment, and peaks under 600 MB", async ({
+    proxy,
+    project,
+    scratchDir: scratch,
+  }) => {
     // Written at exit by the command's own process: the kernel's record of its peak (KiB).
     const reporter = path.join(scratch, "peak.cjs");
     const peakFile = path.join(scratch, "peak");
@@ -67,8 +61,6 @@ describe("status against a platform whose lists are 50 pages of 7 MB", () => {
         /GET \/svc\/projects: stopped after \d+ pages and [\d.]+ MiB, over the 8\.0 MiB one list may read \(maxListBytes\)/,
       );
     }
-    if (process.env["STACKWRIGHT_SHOW_PEAK"] === "1")
-      console.log(`status peak RSS: ${peakBytes / 1024 / 1024} MiB`);
     expect(peakBytes).toBeLessThan(PEAK_LIMIT_BYTES);
     // Fewer pages were served than the platform offered: the budget stopped the reads early.
     expect(proxy.pagesServed("/svc/projects")).toBeLessThan(50);

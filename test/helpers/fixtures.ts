@@ -18,6 +18,11 @@
  * - `project`: a scratch copy of the project (test/helpers/scratch-project.ts), removed at the end
  *   of the file.
  * - `stackwright`: runs `node bin/stackwright.js ARGS` in `project` against `emulator`, to its end.
+ * - `s3`: a real S3-compatible server (moto, test/helpers/s3-server.ts) with one bucket, for the
+ *   file; this process's AWS credential variables are its own meanwhile (the SDK's default chain,
+ *   which the tests' own reads of the bucket use) and given back at the end of the file.
+ * - `fileScratchDir`: an empty directory for the whole file (what its `test.beforeAll` makes),
+ *   removed at the end of the file.
  * - `scratchDir`: an empty directory of its own for one test, removed after it.
  * - `gitRepository`: a git repository on `main` with its author in its own config (what the code
  *   under test commits as) and one commit of `a.yaml` (`old`), for one test, removed after it.
@@ -41,6 +46,7 @@ import {
   type EmulatorProcess,
   type TestEmulator,
 } from "./emulator";
+import { startS3Server, type TestS3Server } from "./s3-server";
 import { createScratchProject, type ScratchOptions, type ScratchProject } from "./scratch-project";
 import { runStackwright, type Finished } from "./stackwright-process";
 
@@ -56,6 +62,8 @@ export interface FixtureOptions {
   readonly strict?: boolean;
   /** The scratch project's program and stacks-config/. */
   readonly project?: ScratchOptions;
+  /** Settings of the S3 server's process (e.g. `S3_IGNORE_SUBDOMAIN_BUCKETNAME`). */
+  readonly s3ServerEnv?: Readonly<Record<string, string>>;
 }
 
 /** An emulator process with its hooks and the settings of a run against it as its seeded operator. */
@@ -129,6 +137,21 @@ export async function startEmulatorProcess(options: FixtureOptions = {}): Promis
   };
 }
 
+/**
+ * Sets `values` in this process's environment; the returned function gives back what was there
+ * (a file's fixtures end before the next file of the same worker starts).
+ */
+function setProcessEnv(values: Readonly<Record<string, string>>): () => void {
+  const before = Object.keys(values).map((name) => [name, process.env[name]] as const);
+  Object.assign(process.env, values);
+  return () => {
+    for (const [name, value] of before) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
 /** Makes a git repository in `dir` on `main`, {@link GIT_AUTHOR} in its config, with `first` committed (file → text). */
 export function createGitRepository(
   dir: string,
@@ -192,6 +215,20 @@ export function fixtures(options: FixtureOptions = {}) {
         (args, env = {}) =>
           runStackwright(project.dir, args, { ...project.env, ...emulator.env, ...env }),
     )
+    .extend("s3", { scope: "file" }, async ({ fixtureOptions }, { onCleanup }): Promise<TestS3Server> => {
+      const server = await startS3Server("stackwright-state", { ...fixtureOptions.s3ServerEnv });
+      const giveBack = setProcessEnv(server.env);
+      onCleanup(async () => {
+        giveBack();
+        await server.close();
+      });
+      return server;
+    })
+    .extend("fileScratchDir", { scope: "file" }, ({ fixtureOptions: _none }, { onCleanup }): string => {
+      const { dir, remove } = scratchDirectory("stackwright-test-file-");
+      onCleanup(remove);
+      return dir;
+    })
     .extend("scratchDir", ({ task }, { onCleanup }): string => {
       const { dir, remove } = scratchDirectory(`stackwright-test-${task.id}-`);
       onCleanup(remove);
