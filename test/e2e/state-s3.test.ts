@@ -1,18 +1,21 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
 import { checkpointKey, createStackIfAbsent, openStateStore, type StateStore } from "../../src/state-backend";
 import { openStack } from "../../src/cli/engine/workspace";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
-import { startS3Server, type TestS3Server } from "../helpers/s3-server";
+import { fixtures } from "../helpers/fixtures";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
 // Shared state on a real S3 server (moto, installed by `npm run s3-server`): the stackwright
 // command with PULUMI_BACKEND_URL=s3://…, several processes at once, and the stack locks.
+const test = fixtures({
+  project: { program: path.join(repoRoot, "test", "fixtures", "gate-program", "index.js") },
+});
+
 describe("stackwright on an S3 state backend", () => {
-  let s3: TestS3Server;
   let project: ScratchProject;
   let store: StateStore;
   let env: Record<string, string>;
@@ -27,23 +30,14 @@ describe("stackwright on an S3 state backend", () => {
     startStackwright(project.dir, ["up", "--project", project.dir, "--stack", stack, ...flags], env);
   const locksOf = (stack: string) => readLocks(store, "stackwright", stack);
 
-  beforeAll(async () => {
-    s3 = await startS3Server();
-    project = createScratchProject({
-      program: path.join(repoRoot, "test", "fixtures", "gate-program", "index.js"),
-    });
+  test.beforeAll(({ s3, project: scratch }) => {
+    project = scratch;
     env = { ...project.env, ...s3.env, PULUMI_BACKEND_URL: s3.backendUrl("fleet") };
-    // This process reads the bucket too (the locks), with the SDK's default credential chain.
-    Object.assign(process.env, s3.env);
+    // This process reads the bucket too (the locks), with the credentials the s3 fixture set.
     store = openStateStore(env["PULUMI_BACKEND_URL"] ?? "");
   }, 120_000);
 
-  afterAll(async () => {
-    project?.remove();
-    await s3?.close();
-  });
-
-  it("keeps the checkpoint in the bucket, leaves no lock and shows no SDK checksum warning", async () => {
+  test("keeps the checkpoint in the bucket, leaves no lock and shows no SDK checksum warning", async () => {
     await configure("solo", { message: "hello" });
     const run = up("solo");
     expect(await run.exited, run.output()).toBe(0);
@@ -53,7 +47,7 @@ describe("stackwright on an S3 state backend", () => {
     expect(run.output()).not.toContain("checksum");
   }, 120_000);
 
-  it("makes a new stack with one conditional write that a second runner loses, and the engine updates it", async () => {
+  test("makes a new stack with one conditional write that a second runner loses, and the engine updates it", async () => {
     const fresh = { store, project: "stackwright", stack: "fresh" };
     expect(await createStackIfAbsent(fresh)).toBe(true);
     const made = await store.read(checkpointKey("stackwright", "fresh"));
@@ -68,7 +62,7 @@ describe("stackwright on an S3 state backend", () => {
     expect(await store.read(checkpointKey("stackwright", "fresh"))).toContain("gate-fresh");
   }, 120_000);
 
-  it("updates two different stacks at once, each under its own lock", async () => {
+  test("updates two different stacks at once, each under its own lock", async () => {
     fs.rmSync(gate(), { force: true });
     await configure("east", { message: "east", gate: gate() });
     await configure("west", { message: "west", gate: gate() });
@@ -87,7 +81,7 @@ describe("stackwright on an S3 state backend", () => {
     }
   }, 180_000);
 
-  it("refuses a second update of the same stack at once, naming who holds it", async () => {
+  test("refuses a second update of the same stack at once, naming who holds it", async () => {
     fs.rmSync(gate(), { force: true });
     const stack = await configure("busy", { message: "first", gate: gate() });
     const first = up("busy");
