@@ -1,17 +1,24 @@
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
 import { openStateStore, type StateStore } from "../../src/state-backend/store";
 import { openStack } from "../../src/cli/engine/workspace";
-import { basicAuth, startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
-import { startS3Server, type TestS3Server } from "../helpers/s3-server";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { basicAuth, TEST_USERS, type TestEmulator } from "../helpers/emulator";
+import { fixtures } from "../helpers/fixtures";
+import type { TestS3Server } from "../helpers/s3-server";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { killTree, startStackwright, waitFor, type StackwrightProcess } from "../helpers/stackwright-process";
 
 // No stale locks: `stackwright up` killed with SIGKILL (a runner that vanished) or stopped with
 // SIGINT (a cancelled CI job) in the middle of a deployment, then run again with no manual step.
 const DEPLOYS = "/svc/project/acme-web/environment/uat/deploys";
 const USER = TEST_USERS.stackManager;
+
+// One emulator and one project for both backends: each backend's cases start from a reset
+// platform, and name stacks of their own (`killed-create-s3`), so neither sees the other's.
+const test = fixtures({
+  project: { program: path.join(repoRoot, "test", "fixtures", "providers-program", "index.js") },
+});
 
 interface World {
   readonly emulator: TestEmulator;
@@ -20,18 +27,13 @@ interface World {
   readonly env: Record<string, string>;
   up(stack: string): StackwrightProcess;
   deployments(): Promise<{ id: string; summary: string }[]>;
-  close(): Promise<void>;
 }
 
-async function startWorld(backend: "file" | "s3", s3: TestS3Server | undefined): Promise<World> {
-  const emulator = await startTestEmulator({ speed: "instant" });
-  const project = createScratchProject({
-    program: path.join(repoRoot, "test", "fixtures", "providers-program", "index.js"),
-  });
+function makeWorld(emulator: TestEmulator, project: ScratchProject, s3: TestS3Server | undefined): World {
   const env =
-    backend === "s3" && s3 !== undefined
-      ? { ...project.env, ...s3.env, PULUMI_BACKEND_URL: s3.backendUrl("recovery") }
-      : project.env;
+    s3 === undefined
+      ? project.env
+      : { ...project.env, ...s3.env, PULUMI_BACKEND_URL: s3.backendUrl("recovery") };
   return {
     emulator,
     project,
@@ -46,10 +48,6 @@ async function startWorld(backend: "file" | "s3", s3: TestS3Server | undefined):
         data: { id: string | number; attributes: { summary: string | null } }[];
       };
       return doc.data.map((d) => ({ id: String(d.id), summary: d.attributes.summary ?? "" }));
-    },
-    async close() {
-      await emulator.close();
-      project.remove();
     },
   };
 }
@@ -81,26 +79,25 @@ async function rerunRecovers(world: World, stack: string): Promise<string> {
   return again.output();
 }
 
-describe.each(["file", "s3"] as const)("stackwright up stopped mid-deployment (%s backend)", (backend) => {
-  let s3: TestS3Server | undefined;
+describe.for(["file", "s3"] as const)("stackwright up stopped mid-deployment (%s backend)", (backend) => {
   let world: World;
+  /** This backend's stack `name`. */
+  const stackName = (name: string) => (backend === "file" ? name : `${name}-${backend}`);
+  if (backend === "s3") {
+    // This process reads the bucket too (the locks), with the credentials the s3 fixture set.
+    test.beforeAll(({ emulatorInProcess, project, s3 }) => {
+      world = makeWorld(emulatorInProcess, project, s3);
+    }, 120_000);
+  } else {
+    test.beforeAll(({ emulatorInProcess, project }) => {
+      world = makeWorld(emulatorInProcess, project, undefined);
+    });
+  }
 
-  beforeAll(async () => {
-    if (backend === "s3") {
-      s3 = await startS3Server();
-      // This process reads the bucket too (the locks), with the SDK's default credential chain.
-      Object.assign(process.env, s3.env);
-    }
-    world = await startWorld(backend, s3);
-  }, 120_000);
-
-  afterAll(async () => {
-    await world?.close();
-    await s3?.close();
-  });
-
-  it("recovers the lock of a run killed while the create request was in flight", async () => {
-    await newStack(world, "killed-create");
+  test("recovers the lock of a run killed while the create request was in flight", async () => {
+    const stack = stackName("killed-create");
+    await world.emulator.hooks.reset();
+    await newStack(world, stack);
     const before = marked(await world.deployments()).length;
     // The platform takes the deployment, then its answer is slow: the kill lands before it.
     await world.emulator.hooks.fault({
@@ -111,48 +108,58 @@ describe.each(["file", "s3"] as const)("stackwright up stopped mid-deployment (%
       count: 1,
       phase: "after",
     });
-    const run = world.up("killed-create");
+    const run = world.up(stack);
     await waitFor(
       async () => marked(await world.deployments()).length > before,
       "the deployment on the platform",
     );
     killTree(run.pid);
     await run.exited;
-    expect(await readLocks(world.store, "stackwright", "killed-create")).toHaveLength(1);
+    expect(await readLocks(world.store, "stackwright", stack)).toHaveLength(1);
     expect(run.output()).not.toContain("created (Queued)");
     await clearFaults(world);
 
-    const out = await rerunRecovers(world, "killed-create");
+    const out = await rerunRecovers(world, stack);
     expect(out).toMatch(
-      /removed a stale lock: stack killed-create is being updated by .+ pid \d+ since .+, but pid \d+ no longer runs/,
+      new RegExp(
+        `removed a stale lock: stack ${stack} is being updated by .+ pid \\d+ since .+, but pid \\d+ no longer runs`,
+      ),
     );
   }, 180_000);
 
-  it("recovers the lock of a run killed while it waited for the deployment", async () => {
-    if (backend === "s3") return; // The create case above covers the S3 backend's lock.
-    await world.emulator.hooks.reset();
-    await newStack(world, "killed-wait");
-    await world.emulator.hooks.fault({
-      method: "GET",
-      path: `${DEPLOYS}/*`,
-      kind: "latency",
-      latency_ms: 30_000,
-      count: 1,
-    });
-    const run = world.up("killed-wait");
-    await run.waitForOutput((o) => o.includes("created (Queued)"), "the deployment created, its wait begun");
-    killTree(run.pid);
-    await run.exited;
-    await clearFaults(world);
+  // The create case above covers the S3 backend's lock.
+  test.skipIf(backend === "s3")(
+    "recovers the lock of a run killed while it waited for the deployment",
+    async () => {
+      await world.emulator.hooks.reset();
+      await newStack(world, "killed-wait");
+      await world.emulator.hooks.fault({
+        method: "GET",
+        path: `${DEPLOYS}/*`,
+        kind: "latency",
+        latency_ms: 30_000,
+        count: 1,
+      });
+      const run = world.up("killed-wait");
+      await run.waitForOutput(
+        (o) => o.includes("created (Queued)"),
+        "the deployment created, its wait begun",
+      );
+      killTree(run.pid);
+      await run.exited;
+      await clearFaults(world);
 
-    expect(await readLocks(world.store, "stackwright", "killed-wait")).toHaveLength(1);
-    const out = await rerunRecovers(world, "killed-wait");
-    expect(out).toContain("removed a stale lock");
-  }, 180_000);
+      expect(await readLocks(world.store, "stackwright", "killed-wait")).toHaveLength(1);
+      const out = await rerunRecovers(world, "killed-wait");
+      expect(out).toContain("removed a stale lock");
+    },
+    180_000,
+  );
 
-  it("stops gracefully on SIGINT, releases the lock, and a rerun finishes", async () => {
+  test("stops gracefully on SIGINT, releases the lock, and a rerun finishes", async () => {
+    const stack = stackName("interrupted");
     await world.emulator.hooks.reset();
-    await newStack(world, "interrupted");
+    await newStack(world, stack);
     // The first poll answers after 3 s: the signal lands while the deployment is in flight.
     await world.emulator.hooks.fault({
       method: "GET",
@@ -161,16 +168,16 @@ describe.each(["file", "s3"] as const)("stackwright up stopped mid-deployment (%
       latency_ms: 3_000,
       count: 1,
     });
-    const run = world.up("interrupted");
+    const run = world.up(stack);
     await run.waitForOutput((o) => o.includes("created (Queued)"), "the deployment created, its wait begun");
     process.kill(run.pid, "SIGINT");
     expect(await run.exited, run.output()).toBe(130);
     expect(run.output()).toContain("SIGINT received: stopping gracefully");
     expect(run.output()).toContain("Completed");
-    expect(await readLocks(world.store, "stackwright", "interrupted")).toEqual([]);
+    expect(await readLocks(world.store, "stackwright", stack)).toEqual([]);
     await clearFaults(world);
 
-    const out = await rerunRecovers(world, "interrupted");
+    const out = await rerunRecovers(world, stack);
     expect(out).not.toContain("removed a stale lock");
   }, 180_000);
 });
