@@ -10,13 +10,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import MarkdownIt from "markdown-it";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { stringify } from "yaml";
 import { createClient, type StackwrightClient } from "../../src/client";
 import { browserTestsRun, launchChromium } from "../helpers/browser";
-import { TEST_USERS, demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { TEST_USERS, demoCredentials } from "../helpers/emulator";
+import { fixtures } from "../helpers/fixtures";
 import { startRewritingProxy, type RewritingProxy } from "../helpers/rewriting-proxy";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
 const STACK = "acme-web";
@@ -56,11 +57,34 @@ function hostile(value: unknown, url: string): unknown {
   return out;
 }
 
+const test = fixtures({
+  project: {
+    stacksConfig: {
+      [`${STACK}.yaml`]: stringify({
+        stack: STACK,
+        environments: { uat: { deployment: { ref_type: "branch", ref: "main" } } },
+      }),
+    },
+  },
+})
+  .extend(
+    "proxy",
+    { scope: "file" },
+    async ({ emulatorInProcess }, { onCleanup }): Promise<RewritingProxy> => {
+      const proxy = await startRewritingProxy(emulatorInProcess.url);
+      onCleanup(() => proxy.close());
+      return proxy;
+    },
+  )
+  .extend("client", { scope: "file" }, ({ emulatorInProcess }, { onCleanup }): StackwrightClient => {
+    const client = createClient({ baseUrl: emulatorInProcess.url, ...TEST_USERS.stackManager });
+    onCleanup(() => client.close());
+    return client;
+  });
+
 describe("the platform's words in every output", () => {
-  let emulator: TestEmulator;
   let proxy: RewritingProxy;
   let project: ScratchProject;
-  let client: StackwrightClient;
   const file = (name: string) => path.join(project.dir, name);
 
   /** Runs the built command against the proxy (this process serves it, so the run is awaited). */
@@ -70,18 +94,8 @@ describe("the platform's words in every output", () => {
     return { status, out: child.output() };
   }
 
-  beforeAll(async () => {
-    emulator = await startTestEmulator();
-    proxy = await startRewritingProxy(emulator.url);
-    client = createClient({ baseUrl: emulator.url, ...TEST_USERS.stackManager });
-    project = createScratchProject({
-      stacksConfig: {
-        [`${STACK}.yaml`]: stringify({
-          stack: STACK,
-          environments: { uat: { deployment: { ref_type: "branch", ref: "main" } } },
-        }),
-      },
-    });
+  test.beforeAll(async ({ emulatorInProcess: emulator, proxy: rewriting, project: scratch, client }) => {
+    [proxy, project] = [rewriting, scratch];
     const up = await run(["up", STACK]);
     expect(up.status, up.out).toBe(0);
     // A deployment made by hand after the up (drift), and one that failed (a log worth reading).
@@ -99,20 +113,13 @@ describe("the platform's words in every output", () => {
     proxy.rewrite = hostile;
   }, 300_000);
 
-  afterAll(async () => {
-    await client?.close();
-    await proxy?.close();
-    await emulator?.close();
-    project?.remove();
-  });
-
   /** The output shows the escapes as text (`^[`) and holds none of them. */
   function shownNotInterpreted(out: string): void {
     expect(out).not.toMatch(CONTROL);
     expect(out).toContain("^[");
   }
 
-  it("shows escape sequences as ^[ in status, history, logs and drift, and interprets none", async () => {
+  test("shows escape sequences as ^[ in status, history, logs and drift, and interprets none", async () => {
     const status = await run(["status", STACK, "--html", file("fleet.html")]);
     expect(status.status, status.out).toBe(0);
     shownNotInterpreted(status.out);
@@ -129,7 +136,7 @@ describe("the platform's words in every output", () => {
     shownNotInterpreted(drift.out);
   }, 240_000);
 
-  it("writes Markdown summaries in which the platform's words render as text", async () => {
+  test("writes Markdown summaries in which the platform's words render as text", async () => {
     const preview = await run(["preview", STACK, "--summary", file("preview.md")]);
     const markdown = new MarkdownIt({ html: true, linkify: true });
     for (const summary of ["drift.md", "preview.md"]) {
@@ -145,7 +152,7 @@ describe("the platform's words in every output", () => {
     expect(preview.out).not.toMatch(CONTROL);
   }, 240_000);
 
-  it("prints import's dry run and writes stack files with no control character, which validate", async () => {
+  test("prints import's dry run and writes stack files with no control character, which validate", async () => {
     const dry = await run(["import", STACK, "--dry-run"]);
     expect(dry.status, dry.out).toBe(0);
     expect(dry.out).not.toMatch(CONTROL);
@@ -160,7 +167,7 @@ describe("the platform's words in every output", () => {
     expect(validate.status, validate.out).toBe(0);
   }, 240_000);
 
-  it.runIf(browserTestsRun())(
+  test.runIf(browserTestsRun())(
     "gives the fleet page no javascript: link, and the page runs no script of the platform in Chromium",
     async () => {
       const browser = await launchChromium();
