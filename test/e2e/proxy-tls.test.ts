@@ -9,20 +9,31 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
 import { openStateStore } from "../../src/state-backend/store";
 import { demoCredentials } from "../helpers/emulator";
 import { startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
+import { fixtures } from "../helpers/fixtures";
 import { startForwardProxy, type ForwardProxy } from "../helpers/forward-proxy";
-import { startS3Server, type TestS3Server } from "../helpers/s3-server";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import type { TestS3Server } from "../helpers/s3-server";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
 import type { TlsFront } from "../helpers/test-tls";
 
+// The S3 server reads no bucket from the host name: the name is the proxy's (s3.stackwright.test).
+const test = fixtures({ s3ServerEnv: { S3_IGNORE_SUBDOMAIN_BUCKETNAME: "true" } }).extend(
+  "behind",
+  { scope: "file" },
+  async ({ fixtureOptions: _none }, { onCleanup }): Promise<BehindProxy> => {
+    const behind = await startBehindProxy({ "s3.stackwright.test": "127.0.0.1" });
+    onCleanup(() => behind.close());
+    return behind;
+  },
+);
+
 describe("stackwright behind a forward proxy, with the API behind a private CA", () => {
-  let behind: BehindProxy;
   let front: TlsFront;
   let emulator: RunningEmulator;
   let s3: TestS3Server;
@@ -43,11 +54,9 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     return { status, out };
   };
 
-  beforeAll(async () => {
-    s3 = await startS3Server("stackwright-state", { S3_IGNORE_SUBDOMAIN_BUCKETNAME: "true" });
-    behind = await startBehindProxy({ "s3.stackwright.test": "127.0.0.1" });
+  test.beforeAll(({ s3: server, behind, project: scratch }) => {
+    [s3, project] = [server, scratch];
     ({ front, emulator, proxy } = behind);
-    project = createScratchProject();
     api = behind.apiUrl;
     const bucket = `s3://${s3.bucket}/proxied?endpoint=http://${s3Host()}&use_path_style=true&region=us-east-1`;
     env = {
@@ -59,13 +68,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     };
   }, 120_000);
 
-  afterAll(async () => {
-    project?.remove();
-    await behind?.close();
-    await s3?.close();
-  });
-
-  it("runs up through the proxy: API calls, the CLI's and the engine's state, and nothing on loopback", async () => {
+  test("runs up through the proxy: API calls, the CLI's and the engine's state, and nothing on loopback", async () => {
     const { status, out } = await run(["up", "--project", project.dir]);
     expect(status, out).toBe(0);
     expect(out).toMatch(/^\d+ \w[^\n]* \(\d+ unchanged\)$/m);
@@ -73,8 +76,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     expect(proxy.connections(s3Host())).toBeGreaterThan(0);
     // The engine, the program and the provider host speak gRPC on loopback, never via the proxy.
     expect(proxy.targets().filter((t) => t.startsWith("127.0.0.1") || t.startsWith("localhost"))).toEqual([]);
-    // This process reads the bucket directly, with the SDK's default credential chain.
-    Object.assign(process.env, s3.env);
+    // This process reads the bucket directly, with the credentials the s3 fixture set.
     const store = openStateStore(
       `s3://${s3.bucket}/proxied?endpoint=${s3.endpoint}&use_path_style=true&region=us-east-1`,
       { ...process.env, ...s3.env },
@@ -84,7 +86,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     );
   }, 300_000);
 
-  it("previews through the proxy with no change, within --api-concurrency per process", async () => {
+  test("previews through the proxy with no change, within --api-concurrency per process", async () => {
     const before = proxy.connections(`api.stackwright.test:${front.port}`);
     proxy.resetMostOpen();
     const { status, out } = await run(["preview", "--project", project.dir, "--api-concurrency", "1"]);
@@ -95,7 +97,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     expect(proxy.mostOpen(`api.stackwright.test:${front.port}`)).toBeLessThanOrEqual(2);
   }, 300_000);
 
-  it("observes the fleet with status through the proxy, one request at a time with --api-concurrency 1", async () => {
+  test("observes the fleet with status through the proxy, one request at a time with --api-concurrency 1", async () => {
     const apiHost = `api.stackwright.test:${front.port}`;
     const before = proxy.connections(apiHost);
     proxy.resetMostOpen();
@@ -107,7 +109,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     expect(proxy.mostOpen(apiHost)).toBe(1);
   }, 120_000);
 
-  it("prints a deployment's log through the proxy", async () => {
+  test("prints a deployment's log through the proxy", async () => {
     const before = proxy.connections(`api.stackwright.test:${front.port}`);
     const { status, out } = await run(["logs", "acme-web", "uat"]);
     expect(status, out).toBe(0);
@@ -115,7 +117,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     expect(proxy.connections(`api.stackwright.test:${front.port}`)).toBeGreaterThan(before);
   }, 120_000);
 
-  it("downloads a snapshot from its link on another host through the proxy", async () => {
+  test("downloads a snapshot from its link on another host through the proxy", async () => {
     const direct = createClient({ ...clientSettings(emulator.url) });
     let id = "";
     try {
@@ -133,7 +135,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     expect(proxy.connections("files.stackwright.test:443")).toBeGreaterThan(0);
   }, 120_000);
 
-  it("goes direct to a host NO_PROXY names, and a name only the proxy knows then fails", async () => {
+  test("goes direct to a host NO_PROXY names, and a name only the proxy knows then fails", async () => {
     const before = proxy.connections();
     const bypass = await run(["logs", "acme-web", "uat"], {
       STACKWRIGHT_API_URL: `https://127.0.0.1:${front.port}`,
@@ -152,7 +154,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     expect(proxy.connections()).toBe(before);
   }, 120_000);
 
-  it("says in one line, exit 2, that the API's certificate is not trusted without NODE_EXTRA_CA_CERTS", async () => {
+  test("says in one line, exit 2, that the API's certificate is not trusted without NODE_EXTRA_CA_CERTS", async () => {
     const { status, out } = await run(["logs", "acme-web", "uat"], { NODE_EXTRA_CA_CERTS: undefined });
     expect(out.trim()).toBe(
       `stackwright logs: TLS to api.stackwright.test:${front.port} failed: its certificate is not signed by a CA this ` +
@@ -161,7 +163,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     expect(status).toBe(2);
   }, 120_000);
 
-  it("never prints the proxy's credentials, even when the proxy refuses them", async () => {
+  test("never prints the proxy's credentials, even when the proxy refuses them", async () => {
     const guarded = await startForwardProxy({
       hosts: { "api.stackwright.test": "127.0.0.1" },
       credentials: { user: "runner", password: "right-0815" },
