@@ -5,14 +5,14 @@
  * API check.
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { engineEnv, pulumiCommand } from "../../src/cli/engine/env";
 import { readTargetSettings, type Target } from "../../src/cli/fleet/open-target";
-import { startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { TEST_USERS } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { runToEnd, runToEndAsync, type Finished } from "../helpers/stackwright-process";
 
 /** The package's own templates once the checkout has them; the stand-ins of test/fixtures before. */
@@ -24,14 +24,15 @@ const PASSPHRASE = `init-test-${process.pid}-${Date.now()}`;
 const TOKEN = TEST_USERS.stackManager.token;
 const EMAIL = TEST_USERS.stackManager.email;
 
+/** The package (`tool`: a scratch copy of the project with the templates) and the emulator, for the file. */
+const test = fixtures();
 let tool: ScratchProject;
-let emulator: TestEmulator;
+let emulator: InProcessEmulator;
 let version: string;
 let workflows: string[];
-const dirs: string[] = [];
 
-beforeAll(async () => {
-  tool = createScratchProject();
+test.beforeAll(({ project, emulatorInProcess }) => {
+  [tool, emulator] = [project, emulatorInProcess];
   fs.cpSync(TEMPLATES, path.join(tool.dir, "templates"), { recursive: true });
   version = (JSON.parse(fs.readFileSync(path.join(tool.dir, "package.json"), "utf8")) as { version: string })
     .version;
@@ -39,20 +40,7 @@ beforeAll(async () => {
     .readdirSync(path.join(tool.dir, "templates", "workflows"))
     .filter((f) => f.endsWith(".yml"))
     .map((f) => `.github/workflows/${f}`);
-  emulator = await startTestEmulator();
 });
-
-afterAll(async () => {
-  await emulator?.close();
-  tool?.remove();
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-ops-"));
-  dirs.push(dir);
-  return dir;
-}
 
 /** The user's environment: Node 24 first on PATH, and only the settings the test gives. */
 function userEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -113,8 +101,8 @@ describe("stackwright init", () => {
   let ops: string;
   let first: Finished;
 
-  beforeAll(async () => {
-    ops = path.join(tempDir(), "ops");
+  test.beforeAll(async ({ fileScratchDir }) => {
+    ops = path.join(fileScratchDir, "ops");
     first = await stackwrightAsync(
       path.dirname(ops),
       ["init", "ops", ...settings()],
@@ -122,7 +110,7 @@ describe("stackwright init", () => {
     );
   });
 
-  it("writes the ops repository's files into an empty directory, lists them and ends with the next commands", () => {
+  test("writes the ops repository's files into an empty directory, lists them and ends with the next commands", () => {
     expect(first.status, first.out).toBe(0);
     expect([...snapshot(ops).keys()].sort()).toEqual([...LISTED, ...workflows].sort());
     for (const file of [...LISTED, ...workflows])
@@ -143,11 +131,11 @@ describe("stackwright init", () => {
     );
   });
 
-  it("checks the API URL with one request and says who it signed in as", () => {
+  test("checks the API URL with one request and says who it signed in as", () => {
     expect(first.out).toContain(`checked, signed in as ${EMAIL}`);
   });
 
-  it("seals the token as a Pulumi secret that the target's settings read opens, and writes it nowhere else", async () => {
+  test("seals the token as a Pulumi secret that the target's settings read opens, and writes it nowhere else", async () => {
     const file = fs.readFileSync(path.join(ops, "Pulumi.production.yaml"), "utf8");
     expect(file).toMatch(/stackwright:apiToken:\n\s+secure: v1:/);
     for (const [name, text] of snapshot(ops)) expect(text, name).not.toContain(TOKEN);
@@ -177,7 +165,7 @@ describe("stackwright init", () => {
     });
   });
 
-  it("changes nothing when run a second time, and lists every file as kept", async () => {
+  test("changes nothing when run a second time, and lists every file as kept", async () => {
     const before = snapshot(ops);
     const again = await stackwrightAsync(
       ops,
@@ -191,13 +179,13 @@ describe("stackwright init", () => {
     expect(again.out).not.toMatch(/wrote|added/);
   });
 
-  it("on a fresh ops repository, doctor finds nothing behind", () => {
+  test("on a fresh ops repository, doctor finds nothing behind", () => {
     const doctor = stackwright(ops, ["doctor", "--project", ops]);
     expect(doctor.out).toContain(`up to date with stackwright ${version}`);
     expect(doctor.status, doctor.out).toBe(0);
   });
 
-  it("doctor names a workflow whose version was edited, and --write puts the installed version back", () => {
+  test("doctor names a workflow whose version was edited, and --write puts the installed version back", () => {
     // A workflow that names the version where the template has its placeholder.
     const workflow = workflows.find((w) =>
       fs.readFileSync(path.join(ops, w), "utf8").includes(`@v${version}`),
@@ -219,7 +207,7 @@ describe("stackwright init", () => {
     expect(stackwright(ops, ["doctor", "--project", ops]).status).toBe(0);
   });
 
-  it("doctor names a target whose secrets the public demo passphrase opens and notes one without secrets, but not the demo's dev target", () => {
+  test("doctor names a target whose secrets the public demo passphrase opens and notes one without secrets, but not the demo's dev target", () => {
     const demo = fs.readFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), "utf8");
     const staging = path.join(ops, "Pulumi.staging.yaml");
     const dev = path.join(ops, "Pulumi.dev.yaml");
@@ -243,8 +231,9 @@ describe("stackwright init", () => {
     }
   });
 
-  it("refuses a passphrase that does not open the target file's secrets, leaving every file as it was", async () => {
-    const other = tempDir();
+  test("refuses a passphrase that does not open the target file's secrets, leaving every file as it was", async ({
+    scratchDir: other,
+  }) => {
     const sealed = fs.readFileSync(path.join(ops, "Pulumi.production.yaml"), "utf8");
     const salt = /^encryptionsalt: .*$/m.exec(sealed)?.[0] ?? "";
     fs.writeFileSync(
@@ -264,7 +253,7 @@ describe("stackwright init", () => {
     expect(snapshot(other)).toEqual(before);
   });
 
-  it("doctor --write keeps a workflow the team changed and shows how it differs from the template", () => {
+  test("doctor --write keeps a workflow the team changed and shows how it differs from the template", () => {
     const workflow = workflows[0] ?? "";
     const file = path.join(ops, workflow);
     const written = fs.readFileSync(file, "utf8");
@@ -283,8 +272,9 @@ describe("stackwright init", () => {
 });
 
 describe("stackwright init with files already there", () => {
-  it("keeps an existing package.json that depends on stackwright and adds only the script", () => {
-    const ops = tempDir();
+  test("keeps an existing package.json that depends on stackwright and adds only the script", ({
+    scratchDir: ops,
+  }) => {
     const existing =
       '{\n    "name": "our-ops",\n    "devDependencies": {\n        "stackwright": "^0.1.0"\n    }\n}\n';
     fs.writeFileSync(path.join(ops, "package.json"), existing);
@@ -301,8 +291,7 @@ describe("stackwright init with files already there", () => {
     );
   });
 
-  it("never overwrites a file that exists, and says it left it as it was", () => {
-    const ops = tempDir();
+  test("never overwrites a file that exists, and says it left it as it was", ({ scratchDir: ops }) => {
     const ours: Record<string, string> = {
       "README.md": "# ours\n",
       ".gitignore": "secrets/\n",
@@ -326,8 +315,9 @@ describe("stackwright init with files already there", () => {
     expect(fs.existsSync(path.join(ops, "Pulumi.yaml"))).toBe(true);
   });
 
-  it("adds the token to a target file that has none, and changes nothing else in it", () => {
-    const ops = tempDir();
+  test("adds the token to a target file that has none, and changes nothing else in it", ({
+    scratchDir: ops,
+  }) => {
     const file = path.join(ops, "Pulumi.production.yaml");
     const ours = `# ours\nconfig:\n  stackwright:apiUrl: ${emulator.url} # the test's\n  stackwright:email: ${EMAIL}\n`;
     fs.writeFileSync(file, ours);
@@ -345,8 +335,7 @@ describe("stackwright init with files already there", () => {
     );
   });
 
-  it("says an API URL it cannot reach is written unchecked, and does not fail", () => {
-    const ops = tempDir();
+  test("says an API URL it cannot reach is written unchecked, and does not fail", ({ scratchDir: ops }) => {
     const result = stackwright(
       ops,
       ["init", "--ci", "none", "--api-url", "http://127.0.0.1:9", "--email", EMAIL],
@@ -359,8 +348,7 @@ describe("stackwright init with files already there", () => {
 });
 
 describe("stackwright init refuses", () => {
-  it("a target that is not a Pulumi stack name, with the rule, writing nothing", () => {
-    const ops = tempDir();
+  test("a target that is not a Pulumi stack name, with the rule, writing nothing", ({ scratchDir: ops }) => {
     const result = stackwright(
       ops,
       ["init", "--target", "prod.eu", ...settings()],
@@ -373,8 +361,9 @@ describe("stackwright init refuses", () => {
     expect(snapshot(ops).size).toBe(0);
   });
 
-  it("a target other than the demo's without a passphrase of its own, in one line, writing nothing", () => {
-    const ops = tempDir();
+  test("a target other than the demo's without a passphrase of its own, in one line, writing nothing", ({
+    scratchDir: ops,
+  }) => {
     const result = stackwright(ops, ["init", ...settings()], userEnv({ STACKWRIGHT_API_TOKEN: TOKEN }));
     expect(result.status).toBe(2);
     expect(result.out.trim().split("\n")).toHaveLength(1);
@@ -384,8 +373,7 @@ describe("stackwright init refuses", () => {
     expect(snapshot(ops).size).toBe(0);
   });
 
-  it("a package.json that is not JSON, in one line, writing nothing", () => {
-    const ops = tempDir();
+  test("a package.json that is not JSON, in one line, writing nothing", ({ scratchDir: ops }) => {
     fs.writeFileSync(path.join(ops, "package.json"), '{ "name": "ops", }\n');
     const result = stackwright(
       ops,
@@ -400,8 +388,8 @@ describe("stackwright init refuses", () => {
     expect([...snapshot(ops).keys()]).toEqual(["package.json"]);
   });
 
-  it("nothing with --dry-run, which shows what it would write", async () => {
-    const ops = path.join(tempDir(), "ops");
+  test("nothing with --dry-run, which shows what it would write", async ({ scratchDir }) => {
+    const ops = path.join(scratchDir, "ops");
     const result = await stackwrightAsync(
       path.dirname(ops),
       ["init", "ops", "--dry-run", ...settings()],
@@ -416,8 +404,9 @@ describe("stackwright init refuses", () => {
 });
 
 describe("an upgrade by version", () => {
-  it("doctor says what is behind the newly installed version, --write replaces the untouched workflows, and bumping the dependency is the user's", () => {
-    const ops = tempDir();
+  test("doctor says what is behind the newly installed version, --write replaces the untouched workflows, and bumping the dependency is the user's", ({
+    scratchDir: ops,
+  }) => {
     const made = stackwright(ops, ["init", ...settings()], userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }));
     expect(made.status, made.out).toBe(0);
     const manifest = path.join(tool.dir, "package.json");
@@ -455,8 +444,7 @@ describe("an upgrade by version", () => {
 });
 
 describe("stackwright doctor", () => {
-  it("outside an ops repository says so in one line (exit 2)", () => {
-    const dir = tempDir();
+  test("outside an ops repository says so in one line (exit 2)", ({ scratchDir: dir }) => {
     const result = stackwright(dir, ["doctor", "--project", dir]);
     expect(result.status).toBe(2);
     expect(result.out.trim()).toBe(
