@@ -12,11 +12,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parse } from "yaml";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
 import { BUILT_IN_PASSPHRASE } from "../../src/cli/engine/passphrase";
 import { pinnedPulumiRelease } from "../../src/cli/ops/package";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { createOpsRepository, packageVersion, type OpsRepository } from "../helpers/ops-repository";
 import { startReceiver, type Receiver } from "../helpers/receivers";
 import { repoRoot } from "../helpers/scratch-project";
@@ -106,8 +106,25 @@ fs.appendFileSync(${JSON.stringify(ghLog)}, JSON.stringify({ args, token: proces
   return bin;
 }
 
+/** The emulator, the audit sink's receiver, the ops repository and the runner's scratch directory, for the file. */
+const test = fixtures()
+  .extend(
+    "receiver",
+    { scope: "file" },
+    async ({ fixtureOptions: _none }, { onCleanup }): Promise<Receiver> => {
+      const receiver = await startReceiver();
+      onCleanup(() => receiver.close());
+      return receiver;
+    },
+  )
+  .extend("opsRepository", { scope: "file" }, ({ fixtureOptions: _none }, { onCleanup }): OpsRepository => {
+    const repo = createOpsRepository({ "acme-web.yaml": ACME_WEB, "acme-intranet.yaml": ACME_INTRANET });
+    onCleanup(() => repo.remove());
+    return repo;
+  });
+
 describe("the ops repository's workflows, step by step", () => {
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let hook: Receiver;
   let repo: OpsRepository;
   let temp: string;
@@ -115,7 +132,6 @@ describe("the ops repository's workflows, step by step", () => {
   let baseEnv: Record<string, string>;
   let initial: string;
   let runId = 4000;
-  const started = Date.now();
 
   const secrets = (): Record<string, string> => ({
     STACKWRIGHT_EMAIL: "release@example.com",
@@ -128,7 +144,6 @@ describe("the ops repository's workflows, step by step", () => {
     STACKWRIGHT_API_URL: emulator.url,
     PULUMI_BACKEND_URL: `file://${path.join(temp, "state")}`,
   });
-  const timings: string[] = [];
   const run = async (
     workflow: string,
     event: WorkflowEvent,
@@ -148,8 +163,8 @@ describe("the ops repository's workflows, step by step", () => {
     const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     for (const job of runs) {
       const slow = job.steps.filter((s) => s.ms >= 1000).map((s) => `${s.name}: ${seconds(s.ms)}`);
-      timings.push(
-        `${workflow} on ${event.name}: ${seconds(job.steps.reduce((t, s) => t + s.ms, 0))} (${slow.join("; ")})`,
+      console.log(
+        `workflow-steps: ${workflow} on ${event.name}: ${seconds(job.steps.reduce((t, s) => t + s.ms, 0))} (${slow.join("; ")})`,
       );
     }
     return runs;
@@ -192,12 +207,9 @@ describe("the ops repository's workflows, step by step", () => {
       ),
     ].sort();
 
-  beforeAll(async () => {
-    emulator = await startTestEmulator();
-    hook = await startReceiver();
-    repo = createOpsRepository({ "acme-web.yaml": ACME_WEB, "acme-intranet.yaml": ACME_INTRANET });
+  test.beforeAll(({ emulatorInProcess, receiver, opsRepository, fileScratchDir }) => {
+    [emulator, hook, repo, temp] = [emulatorInProcess, receiver, opsRepository, fileScratchDir];
     initial = repo.git("rev-parse", "HEAD");
-    temp = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-runner-"));
     ghLog = path.join(temp, "gh.jsonl");
     const tools = standInTools(temp, ghLog);
     baseEnv = {
@@ -216,17 +228,7 @@ describe("the ops repository's workflows, step by step", () => {
     };
   }, 60_000);
 
-  afterAll(async () => {
-    await hook?.close();
-    await emulator?.close();
-    repo?.remove();
-    if (temp !== undefined) fs.rmSync(temp, { recursive: true, force: true });
-    console.log(
-      `workflow-steps: ${((Date.now() - started) / 1000).toFixed(1)} s of wall time\n${timings.join("\n")}`,
-    );
-  });
-
-  it("renders every template into a workflow that uses this version's action and keeps no placeholder", () => {
+  test("renders every template into a workflow that uses this version's action and keeps no placeholder", () => {
     const dir = path.join(repo.dir, ".github", "workflows");
     const names = fs.readdirSync(dir).sort();
     expect(names).toEqual([
@@ -243,7 +245,7 @@ describe("the ops repository's workflows, step by step", () => {
     }
   });
 
-  it("reads the state with its S3 credentials in every job, asks for the least permissions, and runs on an upgrade", () => {
+  test("reads the state with its S3 credentials in every job, asks for the least permissions, and runs on an upgrade", () => {
     const dir = path.join(repo.dir, ".github", "workflows");
     const permissions: Record<string, unknown> = {};
     for (const name of fs.readdirSync(dir)) {
@@ -280,7 +282,7 @@ describe("the ops repository's workflows, step by step", () => {
     });
   });
 
-  it("up on a branch's first push (before is forty zeros) runs every stack, with the sinks' variables", async () => {
+  test("up on a branch's first push (before is forty zeros) runs every stack, with the sinks' variables", async () => {
     const runs = await run("stackwright-up.yml", push(ZEROS, initial));
     expect(
       runs.map((r) => r.succeeded),
@@ -313,7 +315,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(output(runs)).toContain("::add-mask::whsec-workflow-steps");
   }, 300_000);
 
-  it("preview on a pull request previews only the stack it changes and comments its summary", async () => {
+  test("preview on a pull request previews only the stack it changes and comments its summary", async () => {
     repo.git("checkout", "-q", "-b", "feature", initial);
     const file = path.join(repo.dir, "stacks-config", "acme-web.yaml");
     fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("ref: release/2026-11 }", "ref: main }"));
@@ -351,7 +353,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(writes).toEqual([]);
   }, 300_000);
 
-  it("up on a push runs only the stacks the push changed", async () => {
+  test("up on a push runs only the stacks the push changed", async () => {
     const head = repo.git("rev-parse", "feature");
     repo.git("branch", "-f", "main", head);
     repo.git("push", "-q", "origin", "main");
@@ -364,7 +366,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(output(runs)).toContain(`--changed-since ${initial}`);
   }, 300_000);
 
-  it("drift on the schedule reports a clean fleet and keeps its report and the fleet page", async () => {
+  test("drift on the schedule reports a clean fleet and keeps its report and the fleet page", async () => {
     const runs = await run("stackwright-drift.yml", {
       name: "schedule",
       ref: "refs/heads/main",
@@ -392,7 +394,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(hook.received).toEqual([]);
   }, 300_000);
 
-  it("drift without the sinks' secret refuses to start, naming the variable its sink needs", async () => {
+  test("drift without the sinks' secret refuses to start, naming the variable its sink needs", async () => {
     const runs = await run(
       "stackwright-drift.yml",
       { name: "workflow_dispatch", ref: "refs/heads/main", sha: repo.git("rev-parse", "main"), payload: {} },
@@ -406,7 +408,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(drift?.output).toMatch(/notify sink 'audit': url_env: the variable AUDIT_WEBHOOK_URL is not set/);
   }, 120_000);
 
-  it("promote by hand opens its pull request with the GitHub App's token, never GITHUB_TOKEN", async () => {
+  test("promote by hand opens its pull request with the GitHub App's token, never GITHUB_TOKEN", async () => {
     const runs = await promoteByHand(repo.git("rev-parse", "main"));
     expect(
       runs.map((r) => r.succeeded),
@@ -432,7 +434,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(created[0]?.token).toBe("ghs_app-token-stand-in");
   }, 300_000);
 
-  it("promote refuses in one line, before anything, when no token that starts workflows is set", async () => {
+  test("promote refuses in one line, before anything, when no token that starts workflows is set", async () => {
     const runs = await promoteByHand(repo.git("rev-parse", "main"), {});
     expect(runs.map((r) => r.succeeded)).toEqual([false]);
     const failed = runs[0]?.steps.filter((s) => s.exitCode !== 0) ?? [];
@@ -447,7 +449,7 @@ describe("the ops repository's workflows, step by step", () => {
     ]);
   }, 60_000);
 
-  it("promote ready, on its schedule, opens one pull request per ready promotion, and none again for one already proposed", async () => {
+  test("promote ready, on its schedule, opens one pull request per ready promotion, and none again for one already proposed", async () => {
     repo.git("checkout", "-q", "main");
     const prod = `    deployment: { ref_type: sha, ref: ${PROD_SHA} }\n`;
     fs.writeFileSync(
@@ -491,7 +493,7 @@ describe("the ops repository's workflows, step by step", () => {
     expect(opened()).toHaveLength(1);
   }, 300_000);
 
-  it("the action stops in one line when the ops repository has no package-lock.json to install from", async () => {
+  test("the action stops in one line when the ops repository has no package-lock.json to install from", async () => {
     repo.git("checkout", "-q", "--detach", "main");
     repo.git("rm", "-q", "package-lock.json");
     repo.git("commit", "-qm", "no lock file");
