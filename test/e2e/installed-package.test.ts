@@ -10,18 +10,12 @@
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  demoCredentials,
-  emulatorHooks,
-  spawnEmulator,
-  type EmulatorHooks,
-  type EmulatorProcess,
-} from "../helpers/emulator";
+import { describe, expect } from "vitest";
+import { demoCredentials, type EmulatorHooks } from "../helpers/emulator";
+import { fixtures, type RunningEmulator } from "../helpers/fixtures";
 import { packedPackage } from "../helpers/packed-package";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { repoRoot } from "../helpers/scratch-project";
 import { runStackwright, runToEnd, type Finished } from "../helpers/stackwright-process";
 
 const SEED = path.join(repoRoot, "test", "fixtures", "import", "seed.yaml");
@@ -81,19 +75,21 @@ function row(out: string, stack: string): string | undefined {
     .join(" | ");
 }
 
+/** The emulator in its own process (the commands run to their end while this one waits), and a work directory. */
+const test = fixtures({ seed: SEED });
+
 describe("stackwright installed from its package into an ops repository of its own", () => {
   let work: string;
   let packs: string;
   let ops: string;
   let env: Record<string, string>;
-  let emulator: EmulatorProcess;
+  let emulator: RunningEmulator;
   let hooks: EmulatorHooks;
   let tarball: string;
-  let scratch: ScratchProject | undefined;
   /** What the first command that needed the Pulumi CLI (init, which seals the token) printed. */
   let firstUse = "";
-  const figures: Record<string, string> = {};
-  const began = performance.now();
+  /** A figure worth seeing in the run's output (a size, a time). */
+  const figure = (name: string, value: string) => console.info(`installed package: ${name} ${value}`);
 
   /** Runs `npx stackwright ARGS` in `cwd` (the ops repository unless said). */
   const npx = (args: readonly string[], cwd = ops): Finished => {
@@ -107,7 +103,7 @@ describe("stackwright installed from its package into an ops repository of its o
     try {
       return fn();
     } finally {
-      figures[name] = `${((performance.now() - started) / 1000).toFixed(2)} s`;
+      figure(name, `${((performance.now() - started) / 1000).toFixed(2)} s`);
     }
   };
   const writes = async () =>
@@ -115,17 +111,12 @@ describe("stackwright installed from its package into an ops repository of its o
       .filter((r) => !r.path.startsWith("/_emulator") && r.method !== "GET")
       .map((r) => `${r.method} ${r.path}`);
 
-  beforeAll(async () => {
-    work = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-installed-"));
+  test.beforeAll(({ fileScratchDir, emulator: started }) => {
+    [work, emulator, hooks] = [fileScratchDir, started, started.hooks];
     packs = path.join(work, "packs");
     ops = path.join(work, "ops");
     const stubs = path.join(work, "stubs");
     for (const dir of [packs, ops, stubs]) fs.mkdirSync(dir);
-    // Its own process: the commands run to their end while this one waits.
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", SEED], 60_000, {
-      fromDist: true,
-    });
-    hooks = emulatorHooks(emulator.url);
     env = { ...opsEnvironment(stubs), ...demoCredentials(emulator.url) };
 
     // The run's one pack of this checkout (its prepack builds dist/), shared with the docs test.
@@ -133,7 +124,7 @@ describe("stackwright installed from its package into an ops repository of its o
       "npm pack (prepack builds dist/; or waiting for another file's)",
       () => packedPackage().tarball,
     );
-    figures["tarball"] = `${(fs.statSync(tarball).size / MB).toFixed(2)} MB`;
+    figure("tarball", `${(fs.statSync(tarball).size / MB).toFixed(2)} MB`);
     execFileSync("git", ["init", "--quiet", "--initial-branch=main"], { cwd: ops });
     fs.writeFileSync(path.join(ops, "package.json"), '{ "name": "ops", "private": true }\n');
     timed("npm install (first)", () =>
@@ -147,20 +138,7 @@ describe("stackwright installed from its package into an ops repository of its o
     firstUse = init.out;
   }, 600_000);
 
-  afterAll(async () => {
-    emulator?.child.kill("SIGTERM");
-    await emulator?.exited;
-    scratch?.remove();
-    if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
-    figures["the whole file"] = `${((performance.now() - began) / 1000).toFixed(1)} s`;
-    console.info(
-      `installed package: ${Object.entries(figures)
-        .map(([name, value]) => `${name} ${value}`)
-        .join("; ")}`,
-    );
-  });
-
-  it("packs a tarball under 5 MB with the built program, the scripts and the schema, and no tests or benches", () => {
+  test("packs a tarball under 5 MB with the built program, the scripts and the schema, and no tests or benches", () => {
     expect(fs.statSync(tarball).size).toBeLessThanOrEqual(5 * MB);
     const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" })
       .split("\n")
@@ -191,7 +169,7 @@ describe("stackwright installed from its package into an ops repository of its o
     ).toEqual([]);
   });
 
-  it("prints its version from the ops repository", () => {
+  test("prints its version from the ops repository", () => {
     const ours = (
       JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }
     ).version;
@@ -203,7 +181,7 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(direct.out.trim()).toBe(ours);
   });
 
-  it("imports every stack into the ops repository and validates them from any directory inside it", () => {
+  test("imports every stack into the ops repository and validates them from any directory inside it", () => {
     const imported = npx(["import", "--all"]);
     expect(imported.status, imported.out).toBe(0);
     expect(fs.readdirSync(path.join(ops, "stacks-config")).sort()).toEqual([
@@ -216,7 +194,7 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(validated.status, validated.out).toBe(0);
   }, 300_000);
 
-  it("previews adoptions only, with the Pulumi CLI the package's own script provided on first use", async () => {
+  test("previews adoptions only, with the Pulumi CLI the package's own script provided on first use", async () => {
     const toolRoot = path.join(ops, "node_modules", "stackwright");
     expect(firstUse).toContain(
       `stackwright: no Pulumi CLI in ${path.join(toolRoot, ".tools", "bin")} yet; providing it with ${path.join(toolRoot, "scripts", "ensure-toolchain.sh")}`,
@@ -231,7 +209,7 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(await writes()).toEqual([]);
   }, 300_000);
 
-  it("adopts everything on the first up with zero write requests", async () => {
+  test("adopts everything on the first up with zero write requests", async () => {
     await hooks.clearRequests();
     const up = npx(["up"]);
     expect(up.status, up.out).toBe(0);
@@ -247,13 +225,13 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(checkpoint).not.toContain(work);
   }, 300_000);
 
-  it("reads the state an installed package wrote from a checkout of this repository, planning no change", async () => {
+  test("reads the state an installed package wrote from a checkout of this repository, planning no change", async ({
+    project: scratch,
+  }) => {
     const config = path.join(ops, "stacks-config");
-    scratch = createScratchProject({
-      stacksConfig: Object.fromEntries(
-        fs.readdirSync(config).map((name) => [name, fs.readFileSync(path.join(config, name), "utf8")]),
-      ),
-    });
+    // The checkout's scratch copy with the ops repository's stacks-config/ in place of its own.
+    fs.rmSync(path.join(scratch.dir, "stacks-config"), { recursive: true });
+    fs.cpSync(config, path.join(scratch.dir, "stacks-config"), { recursive: true });
     fs.rmSync(scratch.stateDir, { recursive: true });
     fs.cpSync(path.join(ops, ".stackwright", "state"), scratch.stateDir, { recursive: true });
     await hooks.clearRequests();
@@ -266,7 +244,7 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(await writes()).toEqual([]);
   }, 300_000);
 
-  it("reads that state from a package linked into an ops repository (a file: dependency), planning no change", async () => {
+  test("reads that state from a package linked into an ops repository (a file: dependency), planning no change", async () => {
     const linked = path.join(work, "linked");
     fs.mkdirSync(path.join(linked, "node_modules"), { recursive: true });
     for (const entry of [
@@ -286,7 +264,7 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(await writes()).toEqual([]);
   }, 300_000);
 
-  it("after an upgrade to a higher version, up runs the new tool once with no write, and then confirms", async () => {
+  test("after an upgrade to a higher version, up runs the new tool once with no write, and then confirms", async () => {
     const next = repackAs(tarball, "0.99.0", packs, env);
     timed("npm install (upgrade)", () =>
       execFileSync("npm", [...NPM_INSTALL, next], { cwd: ops, env, stdio: "pipe" }),
@@ -312,7 +290,7 @@ describe("stackwright installed from its package into an ops repository of its o
     expect(clean.status, clean.out).toBe(0);
   }, 600_000);
 
-  it("holds none of the tool's files in the ops repository's git", () => {
+  test("holds none of the tool's files in the ops repository's git", () => {
     execFileSync("git", ["add", "--all"], { cwd: ops });
     const tracked = execFileSync("git", ["ls-files"], { cwd: ops, encoding: "utf8" })
       .split("\n")
