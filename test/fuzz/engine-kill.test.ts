@@ -27,8 +27,9 @@ import * as path from "node:path";
 import fc from "fast-check";
 import { stringify } from "yaml";
 import { z } from "zod";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { startTestEmulator, type FaultInput, type TestEmulator } from "../helpers/emulator";
+import { fixtures } from "../helpers/fixtures";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import {
   descendants,
@@ -123,36 +124,43 @@ interface Lane {
 }
 
 const LANES = 2;
-const lanes: Lane[] = [];
-beforeAll(async () => {
-  for (let i = 0; i < LANES; i++) {
-    const emulator = await startTestEmulator({ speed: "instant" });
-    const project = createScratchProject();
-    for (const f of fs.readdirSync(path.join(project.dir, "stacks-config"))) {
-      if (f.endsWith(".yaml")) fs.rmSync(path.join(project.dir, "stacks-config", f));
-    }
-    lanes.push({
-      emulator,
-      live: platform(emulator.url, emulator.hooks, STACK, ENV),
-      project,
-      env: {
-        ...project.env,
-        // The kill-N targets are no demo target: a passphrase of the lane's own.
-        PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
-        STACKWRIGHT_API_URL: emulator.url,
-        STACKWRIGHT_EMAIL: "ops@example.com",
-        STACKWRIGHT_API_TOKEN: "demo-token",
-      },
+
+/** The file's lanes, stopped at the end of the file. */
+const test = fixtures().extend(
+  "lanes",
+  { scope: "file" },
+  async ({ fixtureOptions: _none }, { onCleanup }): Promise<Lane[]> => {
+    const lanes: Lane[] = [];
+    onCleanup(async () => {
+      for (const lane of lanes) {
+        await lane.live.close();
+        await lane.emulator.close();
+        lane.project.remove();
+      }
     });
-  }
-});
-afterAll(async () => {
-  for (const lane of lanes) {
-    await lane.live.close();
-    await lane.emulator.close();
-    lane.project.remove();
-  }
-});
+    for (let i = 0; i < LANES; i++) {
+      const emulator = await startTestEmulator({ speed: "instant" });
+      const project = createScratchProject();
+      for (const f of fs.readdirSync(path.join(project.dir, "stacks-config"))) {
+        if (f.endsWith(".yaml")) fs.rmSync(path.join(project.dir, "stacks-config", f));
+      }
+      lanes.push({
+        emulator,
+        live: platform(emulator.url, emulator.hooks, STACK, ENV),
+        project,
+        env: {
+          ...project.env,
+          // The kill-N targets are no demo target: a passphrase of the lane's own.
+          PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
+          STACKWRIGHT_API_URL: emulator.url,
+          STACKWRIGHT_EMAIL: "ops@example.com",
+          STACKWRIGHT_API_TOKEN: "demo-token",
+        },
+      });
+    }
+    return lanes;
+  },
+);
 
 /** True once the target's create request reached the emulator's log (answered or failed). */
 async function logged({ emulator }: Lane, pattern: RegExp): Promise<boolean> {
@@ -396,9 +404,9 @@ function pendingOperations(stateText: string): string[] {
 }
 
 describe("stackwright up killed at a random point of a random flow", () => {
-  it(
+  test(
     "succeeds on the rerun with nothing lost, nothing doubled and no manual step",
-    async () => {
+    async ({ lanes }) => {
       await fuzzInLanes("engine kill", killCases, lanes, runKillCase, {
         bounded: 1,
         file: FILE,
