@@ -3,32 +3,27 @@
  * command in its own process, against an emulator on 127.0.0.1. Output is not a terminal here,
  * so the download reports plain progress lines.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createClient, type StackwrightClient } from "../../src/client";
-import { TEST_USERS, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { describe, expect } from "vitest";
+import type { StackwrightClient } from "../../src/client";
+import { TEST_USERS } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
 
 const STACK = "acme-web";
 const { stackManager } = TEST_USERS;
-let emulator: TestEmulator;
+const test = fixtures();
+let emulator: InProcessEmulator;
 let client: StackwrightClient;
 let dir = "";
 
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-  client = createClient({ baseUrl: emulator.url, email: stackManager.email, token: stackManager.token });
-  dir = mkdtempSync(join(tmpdir(), "sw-api-commands-"));
+test.beforeAll(({ emulatorInProcess, client: stackManagers, fileScratchDir }) => {
+  [emulator, client, dir] = [emulatorInProcess, stackManagers, fileScratchDir];
 });
-beforeEach(async () => emulator.hooks.reset());
-afterAll(async () => {
-  await client?.close();
-  await emulator?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+// Every test starts from the seed.
+test.beforeEach(() => emulator.hooks.reset());
 
 /** Runs the built `stackwright` with the API settings of the stack manager (or `token`). */
 async function stackwright(args: string[], token: string = stackManager.token) {
@@ -55,7 +50,7 @@ async function deployUat(): Promise<string> {
 }
 
 describe("stackwright logs", () => {
-  it("prints the log of the environment's newest deployment", async () => {
+  test("prints the log of the environment's newest deployment", async () => {
     const id = await deployUat();
     await client.waitForDeployment(STACK, "uat", id);
     const { lines } = await client.deployments.log(STACK, "uat", id);
@@ -65,7 +60,7 @@ describe("stackwright logs", () => {
     for (const line of lines) expect(out).toContain(line);
   });
 
-  it("follows a running deployment to its end and exits 1 when it failed", async () => {
+  test("follows a running deployment to its end and exits 1 when it failed", async () => {
     await emulator.hooks.nextOutcome(STACK, "uat", "fail");
     // Long enough that the command starts while the deployment still runs, even on a busy machine.
     await emulator.hooks.stallNext(STACK, "uat", 12_000);
@@ -80,7 +75,7 @@ describe("stackwright logs", () => {
     expect(status).toBe(1);
   }, 60_000);
 
-  it("refuses a deployment id that no platform id can be, before any request", async () => {
+  test("refuses a deployment id that no platform id can be, before any request", async () => {
     const { status, out } = await stackwright(["logs", STACK, "uat", "--deployment", "007"]);
     expect(out.trim()).toBe(
       "stackwright logs: --deployment '007' must be a positive whole number (a platform id) (npm run stackwright -- logs --help lists its flags)",
@@ -88,7 +83,7 @@ describe("stackwright logs", () => {
     expect(status).toBe(2);
   });
 
-  it("says in one line that the token was refused, and which variable to change", async () => {
+  test("says in one line that the token was refused, and which variable to change", async () => {
     const { status, out } = await stackwright(["logs", STACK, "uat"], "wrong-token-for-logs");
     expect(out.trim()).toBe(
       `stackwright logs: the API at ${emulator.url} refused the credentials of ops@example.com (401); check STACKWRIGHT_API_TOKEN and STACKWRIGHT_EMAIL`,
@@ -98,7 +93,7 @@ describe("stackwright logs", () => {
 });
 
 describe("stackwright snapshot download", () => {
-  it("downloads a complete snapshot with plain progress lines, and resumes a partial file", async () => {
+  test("downloads a complete snapshot with plain progress lines, and resumes a partial file", async () => {
     const created = await client.snapshots.create(STACK, { environment: "uat", mode: "db" });
     if (created.kind !== "transfer") throw new Error("expected a transfer");
     const transfer = await client.waitForTransfer(STACK, created.transfer.id);

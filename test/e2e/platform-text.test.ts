@@ -12,9 +12,8 @@ import { pathToFileURL } from "node:url";
 import MarkdownIt from "markdown-it";
 import { describe, expect } from "vitest";
 import { stringify } from "yaml";
-import { createClient, type StackwrightClient } from "../../src/client";
 import { browserTestsRun, launchChromium } from "../helpers/browser";
-import { TEST_USERS, demoCredentials } from "../helpers/emulator";
+import { demoCredentials } from "../helpers/emulator";
 import { fixtures } from "../helpers/fixtures";
 import { startRewritingProxy, type RewritingProxy } from "../helpers/rewriting-proxy";
 import type { ScratchProject } from "../helpers/scratch-project";
@@ -66,21 +65,15 @@ const test = fixtures({
       }),
     },
   },
-})
-  .extend(
-    "proxy",
-    { scope: "file" },
-    async ({ emulatorInProcess }, { onCleanup }): Promise<RewritingProxy> => {
-      const proxy = await startRewritingProxy(emulatorInProcess.url);
-      onCleanup(() => proxy.close());
-      return proxy;
-    },
-  )
-  .extend("client", { scope: "file" }, ({ emulatorInProcess }, { onCleanup }): StackwrightClient => {
-    const client = createClient({ baseUrl: emulatorInProcess.url, ...TEST_USERS.stackManager });
-    onCleanup(() => client.close());
-    return client;
-  });
+}).extend(
+  "proxy",
+  { scope: "file" },
+  async ({ emulatorInProcess }, { onCleanup }): Promise<RewritingProxy> => {
+    const proxy = await startRewritingProxy(emulatorInProcess.url);
+    onCleanup(() => proxy.close());
+    return proxy;
+  },
+);
 
 describe("the platform's words in every output", () => {
   let proxy: RewritingProxy;

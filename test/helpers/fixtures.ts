@@ -15,6 +15,8 @@
  * - `emulatorInProcess`: the same emulator in the test's own process (no process to start), for a
  *   file that runs the CLI without blocking (`startStackwright`, `runToEndAsync`). Closed at the
  *   end of the file.
+ * - `client`: a client of `emulatorInProcess` as its seeded operator (the stack manager), closed at
+ *   the end of the file.
  * - `project`: a scratch copy of the project (test/helpers/scratch-project.ts), removed at the end
  *   of the file.
  * - `stackwright`: runs `node bin/stackwright.js ARGS` in `project` against `emulator`, to its end.
@@ -35,6 +37,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test as base } from "vitest";
+import { createClient, type StackwrightClient } from "../../src/client";
 import type { Answers } from "../../src/emulator";
 import {
   defaultTestAnswers,
@@ -42,6 +45,7 @@ import {
   emulatorHooks,
   spawnEmulator,
   startTestEmulator,
+  TEST_USERS,
   type EmulatorHooks,
   type EmulatorProcess,
   type TestEmulator,
@@ -203,6 +207,11 @@ export function fixtures(options: FixtureOptions = {}) {
         return { ...emulator, env: demoCredentials(emulator.url) };
       },
     )
+    .extend("client", { scope: "file" }, ({ emulatorInProcess }, { onCleanup }): StackwrightClient => {
+      const client = createClient({ baseUrl: emulatorInProcess.url, ...TEST_USERS.stackManager });
+      onCleanup(() => client.close());
+      return client;
+    })
     .extend("project", { scope: "file" }, ({ fixtureOptions }, { onCleanup }): ScratchProject => {
       const project = createScratchProject(fixtureOptions.project);
       onCleanup(() => project.remove());
