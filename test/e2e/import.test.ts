@@ -8,13 +8,11 @@
  * then review the diff).
  */
 import * as fs from "node:fs";
-import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { parse } from "yaml";
-import { createClient, type StackwrightClient } from "../../src/client";
 import { loadDesiredState, stackFileJsonSchemaText } from "../../src/config";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
 
@@ -22,14 +20,12 @@ const FIXTURES = path.join(repoRoot, "test", "fixtures", "import");
 const EXPECTED = path.join(FIXTURES, "expected");
 const OPS = { email: "ops@example.com", token: "demo-token" };
 
-let emulator: TestEmulator;
-let client: StackwrightClient;
+const test = fixtures({ seed: path.join(FIXTURES, "seed.yaml") });
+let emulator: InProcessEmulator;
 let dir = "";
 
-beforeAll(async () => {
-  emulator = await startTestEmulator({ seed: path.join(FIXTURES, "seed.yaml") });
-  client = createClient({ baseUrl: emulator.url, email: OPS.email, token: OPS.token });
-  dir = fs.mkdtempSync(path.join(tmpdir(), "sw-import-"));
+test.beforeAll(async ({ emulatorInProcess, client, fileScratchDir }) => {
+  [emulator, dir] = [emulatorInProcess, fileScratchDir];
   // What the seed format cannot say: a package deployment, and a deployment still running.
   const pkg = await client.deployments.create("blog", "prod", {
     ref_type: "package",
@@ -47,12 +43,6 @@ beforeAll(async () => {
     bypass_and_start: true,
   });
 }, 60_000);
-
-afterAll(async () => {
-  await client?.close();
-  await emulator?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 async function stackwright(args: string[]) {
   const env: Record<string, string> = {
@@ -82,7 +72,7 @@ function expectFile(actual: string, name: string): void {
 }
 
 describe("stackwright import", () => {
-  it("writes one file per stack the user can see, validated and as reviewed, reading only", async () => {
+  test("writes one file per stack the user can see, validated and as reviewed, reading only", async () => {
     const into = path.join(dir, "all");
     await emulator.hooks.clearRequests();
     const { status, out } = await stackwright(["import", "--all", "--into", into]);
@@ -101,7 +91,7 @@ describe("stackwright import", () => {
     );
   });
 
-  it("with --track, deploys the branch where the live sha is its head and pins the rest", async () => {
+  test("with --track, deploys the branch where the live sha is its head and pins the rest", async () => {
     const into = path.join(dir, "track");
     const { status, out } = await stackwright(["import", "shop", "--track", "main", "--into", into]);
     expect(status, out).toBe(0);
@@ -114,7 +104,7 @@ describe("stackwright import", () => {
     expect((await loadDesiredState(into)).errors).toEqual([]);
   });
 
-  it("refuses to overwrite a file without --force, writing nothing, and overwrites it with --force", async () => {
+  test("refuses to overwrite a file without --force, writing nothing, and overwrites it with --force", async () => {
     const into = path.join(dir, "refuse");
     fs.mkdirSync(into);
     fs.writeFileSync(path.join(into, "shop.yaml"), "stack: shop\n");
@@ -131,7 +121,7 @@ describe("stackwright import", () => {
     expect(fs.readdirSync(into).sort()).toEqual(["blog.yaml", "schema.json", "shop.yaml"]);
   });
 
-  it("refuses a stack that another file of the directory already declares, even with --force", async () => {
+  test("refuses a stack that another file of the directory already declares, even with --force", async () => {
     const into = path.join(dir, "twice");
     fs.mkdirSync(into);
     fs.writeFileSync(path.join(into, "web-shop.yaml"), "stack: shop\n");
@@ -141,7 +131,7 @@ describe("stackwright import", () => {
     expect(fs.readdirSync(into)).toEqual(["web-shop.yaml"]);
   });
 
-  it("with --dry-run prints the files and writes nothing", async () => {
+  test("with --dry-run prints the files and writes nothing", async () => {
     const into = path.join(dir, "dry");
     const { status, out } = await stackwright(["import", "blog", "--into", into, "--dry-run"]);
     expect(status, out).toBe(0);
@@ -150,7 +140,7 @@ describe("stackwright import", () => {
     expect(out).toContain(read(path.join(EXPECTED, "blog.yaml")).trimEnd());
   });
 
-  it("refuses a stack the user cannot see with one line naming it, writing nothing", async () => {
+  test("refuses a stack the user cannot see with one line naming it, writing nothing", async () => {
     const into = path.join(dir, "hidden");
     const { status, out } = await stackwright(["import", "blog", "payroll", "--into", into]);
     expect(status).toBe(2);
@@ -158,7 +148,7 @@ describe("stackwright import", () => {
     expect(fs.existsSync(into)).toBe(false);
   });
 
-  it("asks for stack names or --all", async () => {
+  test("asks for stack names or --all", async () => {
     const { status, out } = await stackwright(["import"]);
     expect(status).toBe(2);
     expect(out).toContain("name the API stacks to import, or pass --all");
