@@ -10,11 +10,11 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import * as fs from "node:fs";
-import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect } from "vitest";
+import { stringify } from "yaml";
 import { loadDesiredState } from "../../src/config";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { fixtures } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
 
@@ -77,33 +77,28 @@ function stack(name: string, sha: string) {
   };
 }
 
-let emulator: TestEmulator;
-let proxy: { url: string; close(): Promise<void> };
-let dir = "";
-
-beforeAll(async () => {
-  emulator = await startTestEmulator({
-    seed: {
+const test = fixtures({
+  seed: {
+    yaml: stringify({
       users: [{ email: OPS.email, token: OPS.token, username: "ops" }],
       stacks: [
         stack("plain", SHA),
         ...Object.keys(RENAMED).map((name) => stack(name, SHA)),
         stack("bad-sha", BAD_SHA),
       ],
-    },
-  });
-  proxy = await startRenamingProxy(emulator.url);
-  dir = fs.mkdtempSync(path.join(tmpdir(), "sw-import-names-"));
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await emulator?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+    }),
+  },
+}).extend("proxy", { scope: "file" }, async ({ emulatorInProcess }, { onCleanup }) => {
+  const proxy = await startRenamingProxy(emulatorInProcess.url);
+  onCleanup(() => proxy.close());
+  return proxy;
 });
 
-it("writes the stacks it can, skips the others with one line each, and exits 1", async () => {
-  const into = path.join(dir, "stacks-config");
+test("writes the stacks it can, skips the others with one line each, and exits 1", async ({
+  proxy,
+  scratchDir,
+}) => {
+  const into = path.join(scratchDir, "stacks-config");
   const run = startStackwright(repoRoot, ["import", "--all", "--into", into], {
     PATH: process.env["PATH"] ?? "",
     STACKWRIGHT_API_URL: proxy.url,
@@ -128,8 +123,12 @@ it("writes the stacks it can, skips the others with one line each, and exits 1",
   expect(loaded.ok).toBe(true);
 }, 120_000);
 
-it("goes on with the other stacks when the API fails for one, naming it in one line at the end (exit 1)", async () => {
-  const into = path.join(dir, "after-api-error");
+test("goes on with the other stacks when the API fails for one, naming it in one line at the end (exit 1)", async ({
+  emulatorInProcess: emulator,
+  proxy,
+  scratchDir,
+}) => {
+  const into = path.join(scratchDir, "after-api-error");
   // More failures than the client's retries: the list of plain's deployments fails for good.
   await emulator.hooks.fault({
     method: "GET",
