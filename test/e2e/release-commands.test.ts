@@ -6,14 +6,15 @@
  * is in release-flow.test.ts.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { stringify } from "yaml";
 import type { SeedInput } from "../../src/emulator";
-import { createClient, type StackwrightClient } from "../../src/client";
+import type { StackwrightClient } from "../../src/client";
 import { HistoryDocument } from "../../src/cli/commands/history";
-import { defaultTestAnswers, startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import { defaultTestAnswers } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
 
@@ -104,8 +105,10 @@ environments:
   prod: { deployment: { ref_type: tag, ref: "v2" } }
 `;
 
-let emulator: TestEmulator;
+const test = fixtures({ seed: { yaml: stringify(SEED) } });
+let emulator: InProcessEmulator;
 let client: StackwrightClient;
+/** The test's own ops directory (its stacks-config/ as ACME_WEB and ACME_INTRANET). */
 let dir = "";
 const files = () => ({
   web: readFileSync(join(dir, "stacks-config", "acme-web.yaml"), "utf8"),
@@ -113,21 +116,15 @@ const files = () => ({
 });
 const writeWeb = (text: string) => writeFileSync(join(dir, "stacks-config", "acme-web.yaml"), text);
 
-beforeAll(async () => {
-  emulator = await startTestEmulator({ seed: SEED });
-  client = createClient({ baseUrl: emulator.url, email: ops, token: "demo-token" });
+test.beforeAll(({ emulatorInProcess, client: operators }) => {
+  [emulator, client] = [emulatorInProcess, operators];
 });
-beforeEach(async () => {
+test.beforeEach(async ({ scratchDir }) => {
   await emulator.hooks.reset();
-  dir = mkdtempSync(join(tmpdir(), "sw-release-"));
+  dir = scratchDir;
   mkdirSync(join(dir, "stacks-config"));
   writeWeb(ACME_WEB);
   writeFileSync(join(dir, "stacks-config", "acme-intranet.yaml"), ACME_INTRANET);
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-afterAll(async () => {
-  await client?.close();
-  await emulator?.close();
 });
 
 /** Runs the built `stackwright` as the seeded operator, against the scratch project. */
@@ -153,7 +150,7 @@ const idOf = async (environment: string, which: string) =>
   (await ids(environment)).find((d) => d.sha === which)?.id ?? "";
 
 describe("stackwright history", () => {
-  it("lists completed, failed, running and hand-made deployments newest first, as JSON and as a table", async () => {
+  test("lists completed, failed, running and hand-made deployments newest first, as JSON and as a table", async () => {
     await emulator.hooks.stallNext("acme-web", "test", 120_000);
     const running = await client.deployments.create("acme-web", "test", {
       ref_type: "sha",
@@ -197,7 +194,7 @@ describe("stackwright history", () => {
 });
 
 describe("stackwright promote", () => {
-  it("pins --to to the full sha --from runs, keeping every other byte, and says so again as a no-op", async () => {
+  test("pins --to to the full sha --from runs, keeping every other byte, and says so again as a no-op", async () => {
     const first = await stackwright(["promote", "acme-web", "--from", "uat", "--to", "prod"]);
     expect(first.status).toBe(0);
     expect(files().web).toBe(
@@ -221,7 +218,7 @@ describe("stackwright promote", () => {
     expect(files().web).toBe(promoted);
   });
 
-  it("promotes several files at once", async () => {
+  test("promotes several files at once", async () => {
     const run = await stackwright(["promote", "--all", "--from", "uat", "--to", "prod"]);
     expect(run.status).toBe(0);
     expect(files().web).toContain(`ref: ${UAT}`);
@@ -230,7 +227,7 @@ describe("stackwright promote", () => {
     );
   });
 
-  it("refuses, with one line each, a source that is drifted, failed, deploying or awaiting approval, until its flag is given", async () => {
+  test("refuses, with one line each, a source that is drifted, failed, deploying or awaiting approval, until its flag is given", async () => {
     const refused = async (line: string, flag: string, title: string) => {
       const before = files();
       const run = await stackwright(["promote", "acme-web", "--from", "uat", "--to", "prod"]);
@@ -286,7 +283,7 @@ describe("stackwright promote", () => {
     );
   });
 
-  it("refuses a target that is locked in its file or in a closed change window, until the override", async () => {
+  test("refuses a target that is locked in its file or in a closed change window, until the override", async () => {
     const locked = ACME_WEB + "    lock: { message: Change freeze }\n";
     writeWeb(locked);
     const refusedLock = await stackwright(["promote", "acme-web", "--from", "uat", "--to", "prod"]);
@@ -328,14 +325,14 @@ describe("stackwright promote", () => {
     );
   });
 
-  it("refuses a stack directory that does not validate, naming the spot", async () => {
+  test("refuses a stack directory that does not validate, naming the spot", async () => {
     writeWeb(ACME_WEB.replace("approval: request", "approval: sometimes"));
     const run = await stackwright(["promote", "acme-web", "--from", "uat", "--to", "prod"]);
     expect(run.status).toBe(2);
     expect(run.out).toContain("acme-web.yaml:13:17: environments.prod.deployment.approval: must be one of");
   });
 
-  it("commits the promotion on a new local branch with git's own author, leaving the working tree alone", async () => {
+  test("commits the promotion on a new local branch with git's own author, leaving the working tree alone", async () => {
     const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
     git("init", "-q", "-b", "main");
     git("config", "user.name", "Rel Eng");
@@ -368,7 +365,7 @@ describe("stackwright promote", () => {
 });
 
 describe("stackwright promote selection", () => {
-  it("selects the files changed since a git ref, and splits --all into shards that cover each file once", async () => {
+  test("selects the files changed since a git ref, and splits --all into shards that cover each file once", async () => {
     const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
     git("init", "-q", "-b", "main");
     git(
@@ -420,7 +417,7 @@ describe("stackwright rollback", () => {
     `      ref_type: sha\n      ref: ${P2}\n`,
   );
 
-  it("pins the last completed build before the current one, or the Nth with --steps", async () => {
+  test("pins the last completed build before the current one, or the Nth with --steps", async () => {
     writeWeb(PROD_PINNED);
     const one = await stackwright(["rollback", "acme-web", "prod"]);
     expect(one.status).toBe(0);
@@ -445,7 +442,7 @@ describe("stackwright rollback", () => {
     expect(elsewhere.out).toContain("see npm run stackwright -- history acme-web prod\n");
   });
 
-  it("pins the deployment --to names, and refuses one that did not complete", async () => {
+  test("pins the deployment --to names, and refuses one that did not complete", async () => {
     const id = await idOf("prod", P0);
     const run = await stackwright(["rollback", "acme-web", "prod", "--to", id]);
     expect(run.status).toBe(0);
