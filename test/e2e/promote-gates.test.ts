@@ -5,14 +5,18 @@
  * repository whose state backend holds what the last `up` recorded (the Deployment resources'
  * outputs, verification included, written as the engine writes its checkpoint).
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { stringify } from "yaml";
 import type { SeedInput } from "../../src/emulator";
 import { HistoryDocument } from "../../src/cli/commands/history";
-import { startTestEmulator, type TestEmulator } from "../helpers/emulator";
+import {
+  createGitRepository,
+  fixtures,
+  type GitRepository,
+  type InProcessEmulator,
+} from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
 import { startStackwright } from "../helpers/stackwright-process";
 import {
@@ -71,33 +75,24 @@ environments:
     deployment: { ref_type: tag, ref: v1 }${prod}
 `;
 
-let emulator: TestEmulator;
+const test = fixtures({ seed: { yaml: stringify(SEED) } });
+let emulator: InProcessEmulator;
+/** The test's own ops repository: the three stack files, committed on main. */
+let repo: GitRepository;
 let dir = "";
 const read = (stack: string) => readFileSync(join(dir, "stacks-config", `${stack}.yaml`), "utf8");
-const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
+const git = (...args: string[]) => repo.git(...args);
 
-beforeAll(async () => {
-  emulator = await startTestEmulator({ seed: SEED });
+test.beforeAll(({ emulatorInProcess }) => {
+  emulator = emulatorInProcess;
 });
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "sw-promote-gates-"));
-  mkdirSync(join(dir, "stacks-config"));
-  writeFileSync(
-    join(dir, "stacks-config", "shop.yaml"),
-    file("shop", "\n    promotion: { from: uat, min_soak: 2h }"),
-  );
-  writeFileSync(
-    join(dir, "stacks-config", "cafe.yaml"),
-    file("cafe", "\n    promotion: { from: uat, min_soak: 2h }"),
-  );
-  writeFileSync(join(dir, "stacks-config", "plain.yaml"), file("plain", ""));
-  git("init", "-q", "-b", "main");
-  git("-c", "user.name=t", "-c", "user.email=t@example.com", "add", ".");
-  git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "fleet");
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-afterAll(async () => {
-  await emulator?.close();
+test.beforeEach(({ scratchDir }) => {
+  dir = scratchDir;
+  repo = createGitRepository(dir, {
+    "stacks-config/shop.yaml": file("shop", "\n    promotion: { from: uat, min_soak: 2h }"),
+    "stacks-config/cafe.yaml": file("cafe", "\n    promotion: { from: uat, min_soak: 2h }"),
+    "stacks-config/plain.yaml": file("plain", ""),
+  });
 });
 
 async function stackwright(args: string[], now: string) {
@@ -120,7 +115,7 @@ async function stackwright(args: string[], now: string) {
 }
 
 describe("promote gated by soak time", () => {
-  it("refuses a build that has run on --from for less than --to's min_soak, in one line, and lets it through with --allow-early", async () => {
+  test("refuses a build that has run on --from for less than --to's min_soak, in one line, and lets it through with --allow-early", async () => {
     const early = await stackwright(["promote", "shop", "--from", "uat", "--to", "prod"], after(30));
     expect(early.status).toBe(1);
     expect(early.out).toContain(
@@ -138,7 +133,7 @@ describe("promote gated by soak time", () => {
     expect(read("shop")).toContain('title: "Promote aaaaaaa from uat [override: early]"');
   });
 
-  it("promotes once the build has soaked, and a file without promotion: as before", async () => {
+  test("promotes once the build has soaked, and a file without promotion: as before", async () => {
     const soaked = await stackwright(["promote", "shop", "--from", "uat", "--to", "prod"], after(121));
     expect(soaked.status).toBe(0);
     expect(read("shop")).toContain("title: Promote aaaaaaa from uat }");
@@ -149,7 +144,7 @@ describe("promote gated by soak time", () => {
 });
 
 describe("promote --all --ready", () => {
-  it("pins every environment whose source is ready, one branch each, and skips the others with their reason", async () => {
+  test("pins every environment whose source is ready, one branch each, and skips the others with their reason", async () => {
     const run = await stackwright(["promote", "--all", "--ready", "--branch", "promote-ready"], after(30));
     expect(run.status).toBe(0);
     expect(run.out).toContain("skip shop/prod: shop/uat's build aaaaaaa has run there for 30m, less than");
@@ -167,7 +162,7 @@ describe("promote --all --ready", () => {
     expect(read("cafe")).toContain(`ref: ${CAFE_UAT}`);
   });
 
-  it("says so when no selected environment declares promotion.from", async () => {
+  test("says so when no selected environment declares promotion.from", async () => {
     const run = await stackwright(["promote", "plain", "--ready"], after(1));
     expect(run.status).toBe(0);
     expect(run.out).toContain(
@@ -177,7 +172,7 @@ describe("promote --all --ready", () => {
 });
 
 describe("history of a verified environment", () => {
-  it("shows where Stackwright checked a deployment what the checks found, as a column and in --json", async () => {
+  test("shows where Stackwright checked a deployment what the checks found, as a column and in --json", async () => {
     const before = HistoryDocument.parse(
       JSON.parse((await stackwright(["history", "shop", "uat", "--json"], after(1))).out),
     );
@@ -201,7 +196,7 @@ describe("history of a verified environment", () => {
 describe("promote gated by verification", () => {
   const verify = "\n    verify: { checks: [{ path: /health, status: 200 }] }";
 
-  it("refuses a build of a source with verify: that failed its checks or was not checked, and lets it through with --allow-unverified", async () => {
+  test("refuses a build of a source with verify: that failed its checks or was not checked, and lets it through with --allow-unverified", async () => {
     writeFileSync(join(dir, "stacks-config", "shop.yaml"), file("shop", "", verify));
     const unverified = await stackwright(["promote", "shop", "--from", "uat", "--to", "prod"], after(1));
     expect(unverified.status).toBe(1);
