@@ -1,16 +1,10 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, onTestFinished } from "vitest";
 import { lockDirectory } from "../../src/cli/state/locks";
-import {
-  basicAuth,
-  demoCredentials,
-  startTestEmulator,
-  TEST_SEED_PATH,
-  TEST_USERS,
-  type TestEmulator,
-} from "../helpers/emulator";
+import { basicAuth, demoCredentials, TEST_SEED_PATH, TEST_USERS } from "../helpers/emulator";
+import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import {
   runToEndAsync,
@@ -31,10 +25,24 @@ const STACKS = {
     "stack: acme-intranet\nenvironments:\n  test:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
 };
 
+/** The test seed with a commit of acme-intranet's main, and ops a Stack Manager of acme-web. */
+const SEED = fs
+  .readFileSync(TEST_SEED_PATH, "utf8")
+  .replace(
+    "    repository_url: https://git.example.com/acme/intranet.git\n",
+    "    repository_url: https://git.example.com/acme/intranet.git\n    refs:\n      main: 2b7e151628aed2a6abf7158809cf4f3c762e7160\n",
+  )
+  .replace(
+    "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+    "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+  );
+
+// Each case starts from a state of its own (a fresh project) and a reset platform.
+const test = fixtures({ seed: { yaml: SEED }, project: { stacksConfig: STACKS } });
+
 describe("Ctrl-C during a run", () => {
-  let emulator: TestEmulator;
+  let emulator: InProcessEmulator;
   let project: ScratchProject;
-  let seed: string;
   const env = () => ({ ...project.env, ...demoCredentials(emulator.url) });
   const up = (...args: string[]): StackwrightProcess =>
     startStackwright(project.dir, ["up", "--concurrency", "1", ...args], env());
@@ -81,34 +89,15 @@ describe("Ctrl-C during a run", () => {
   const engineSaid = (out: string, how: "cancelling" | "terminating") =>
     out.split("\n").filter((l) => l.includes(`^C received; ${how}`)).length;
 
-  beforeAll(async () => {
-    seed = path.join(os.tmpdir(), `interrupt-seed-${process.pid}.yaml`);
-    fs.writeFileSync(
-      seed,
-      fs
-        .readFileSync(TEST_SEED_PATH, "utf8")
-        .replace(
-          "    repository_url: https://git.example.com/acme/intranet.git\n",
-          "    repository_url: https://git.example.com/acme/intranet.git\n    refs:\n      main: 2b7e151628aed2a6abf7158809cf4f3c762e7160\n",
-        )
-        .replace(
-          "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-          "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-        ),
-    );
-    emulator = await startTestEmulator({ seed, speed: "instant" });
-  }, 60_000);
-  afterAll(async () => {
-    await emulator.close();
-    fs.rmSync(seed, { force: true });
+  test.beforeAll(({ emulatorInProcess }) => {
+    emulator = emulatorInProcess;
   });
-  beforeEach(async () => {
+  test.beforeEach(async ({ freshProject }) => {
     await emulator.hooks.reset();
-    project = createScratchProject({ stacksConfig: STACKS });
+    project = freshProject;
   });
-  afterEach(() => project.remove());
 
-  it("before its engine starts (waiting for another run's lock): stops at once, deploys nothing, exit 130", async () => {
+  test("before its engine starts (waiting for another run's lock): stops at once, deploys nothing, exit 130", async () => {
     const dir = path.join(project.stateDir, lockDirectory("stackwright", "dev.acme-web"));
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(
@@ -130,13 +119,14 @@ describe("Ctrl-C during a run", () => {
     expect(await deployments("acme-web", "uat")).toEqual([]);
   }, 240_000);
 
-  it("while a deployment runs: waits for it (saying so), prints no removed outputs, the same on every try", async () => {
+  test("while a deployment runs: waits for it (saying so), prints no removed outputs, the same on every try", async () => {
     const tries: string[][] = [];
     for (const attempt of [1, 2]) {
       if (attempt > 1) {
         await emulator.hooks.reset();
-        project.remove();
-        project = createScratchProject({ stacksConfig: STACKS });
+        const again = createScratchProject({ stacksConfig: STACKS });
+        onTestFinished(() => again.remove());
+        project = again;
       }
       // Long enough for the signal to land while it runs; the graceful stop waits for its end.
       await emulator.hooks.stallNext("acme-web", "uat", 8_000);
@@ -164,7 +154,7 @@ describe("Ctrl-C during a run", () => {
     expect(tries[1]).toEqual(tries[0]);
   }, 600_000);
 
-  it("during the second stack of a fleet: the second Ctrl-C stops at once, and the next up deploys nothing twice", async () => {
+  test("during the second stack of a fleet: the second Ctrl-C stops at once, and the next up deploys nothing twice", async () => {
     await emulator.hooks.stallNext("acme-web", "uat", 20_000);
     const run = up();
     // The fleet runs acme-intranet first (file order), then acme-web.

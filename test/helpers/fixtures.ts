@@ -19,6 +19,8 @@
  *   the end of the file.
  * - `project`: a scratch copy of the project (test/helpers/scratch-project.ts), removed at the end
  *   of the file.
+ * - `freshProject`: a scratch copy of the project (with the file's program and stacks-config/)
+ *   for one test, removed after it: for a case that must start from a state of its own.
  * - `stackwright`: runs `node bin/stackwright.js ARGS` in `project` against `emulator`, to its end.
  * - `s3`: a real S3-compatible server (moto, test/helpers/s3-server.ts) with one bucket, for the
  *   file; this process's AWS credential variables are its own meanwhile (the SDK's default chain,
@@ -237,6 +239,11 @@ export function fixtures(options: FixtureOptions = {}) {
       const { dir, remove } = scratchDirectory("stackwright-test-file-");
       onCleanup(remove);
       return dir;
+    })
+    .extend("freshProject", ({ fixtureOptions }, { onCleanup }): ScratchProject => {
+      const project = createScratchProject(fixtureOptions.project);
+      onCleanup(() => project.remove());
+      return project;
     })
     .extend("scratchDir", ({ task }, { onCleanup }): string => {
       const { dir, remove } = scratchDirectory(`stackwright-test-${task.id}-`);
