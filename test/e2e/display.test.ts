@@ -5,21 +5,14 @@
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import Ajv from "ajv";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { RUN_SCHEMA_FILE, type RunDocument } from "../../src/cli/display/run-document";
-import {
-  demoCredentials,
-  emulatorHooks,
-  spawnEmulator,
-  TEST_SEED_PATH,
-  type EmulatorHooks,
-  type EmulatorProcess,
-} from "../helpers/emulator";
-import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
+import { TEST_SEED_PATH, type EmulatorHooks } from "../helpers/emulator";
+import { fixtures } from "../helpers/fixtures";
+import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { runStackwright, type Finished } from "../helpers/stackwright-process";
 
 const FILES = {
@@ -41,11 +34,23 @@ const FILES = {
   ].join("\n"),
 };
 
+// The emulator in its own process: the runs on a terminal are synchronous. ops@example.com
+// manages both API stacks in this seed. Each test runs in a fresh project.
+const test = fixtures({
+  seed: {
+    yaml: fs
+      .readFileSync(TEST_SEED_PATH, "utf8")
+      .replace(
+        "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+        "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
+      ),
+  },
+  project: { stacksConfig: FILES },
+});
+
 describe("the display of a fleet run", () => {
-  let emulator: EmulatorProcess;
   let hooks: EmulatorHooks;
   let env: Record<string, string>;
-  const projects: ScratchProject[] = [];
 
   /** `stackwright ARGS` on a pseudo-terminal: what a person at a terminal sees, \r\n made \n. */
   const onTerminal = (
@@ -65,34 +70,9 @@ describe("the display of a fleet run", () => {
     return { status: result.status, out: `${result.stdout}${result.stderr}`.replace(/\r\n/g, "\n") };
   };
 
-  beforeAll(async () => {
-    // ops@example.com manages both API stacks in this seed.
-    const seed = path.join(os.tmpdir(), `display-seed-${process.pid}.yaml`);
-    fs.writeFileSync(
-      seed,
-      fs
-        .readFileSync(TEST_SEED_PATH, "utf8")
-        .replace(
-          "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-          "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-        ),
-    );
-    emulator = await spawnEmulator(["--port", "0", "--speed", "instant", "--seed", seed], 60_000);
-    hooks = emulatorHooks(emulator.url);
-    env = demoCredentials(emulator.url);
-  }, 120_000);
-
-  afterAll(async () => {
-    emulator?.child.kill("SIGTERM");
-    await emulator?.exited;
-    for (const p of projects) p.remove();
+  test.beforeAll(({ emulator }) => {
+    [hooks, env] = [emulator.hooks, emulator.env];
   });
-
-  const fresh = () => {
-    const project = createScratchProject({ stacksConfig: FILES });
-    projects.push(project);
-    return project;
-  };
 
   /** What both displays say of the run, in the summary's words. */
   const expectTheRun = (out: string, invocation: string) => {
@@ -121,17 +101,20 @@ describe("the display of a fleet run", () => {
     expect(out).not.toContain("pulumi up");
   };
 
-  it("shows changes, an adopt, a failure with its log tail and what awaits approval on a terminal, redrawing a live line", async () => {
+  test("shows changes, an adopt, a failure with its log tail and what awaits approval on a terminal, redrawing a live line", async ({
+    freshProject,
+  }) => {
     await hooks.nextOutcome("acme-intranet", "test", "fail", "out of memory");
-    const run = onTerminal(fresh(), ["up", "--concurrency", "2"]);
+    const run = onTerminal(freshProject, ["up", "--concurrency", "2"]);
     expect(run.status, run.out).toBe(1);
     expect(run.out).toContain("\x1b[J");
     // The lines that stay, once the live lines' escapes are taken out.
     expectTheRun(stripVTControlCharacters(run.out).replace(/\r/g, ""), "npm run stackwright --");
   });
 
-  it("says the same in a CI log with one line per state change and no escape code, and writes --json that validates", async () => {
-    const project = fresh();
+  test("says the same in a CI log with one line per state change and no escape code, and writes --json that validates", async ({
+    freshProject: project,
+  }) => {
     await hooks.nextOutcome("acme-intranet", "test", "fail", "out of memory");
     const json = path.join(project.dir, "run.json");
     const run = runStackwright(project.dir, ["up", "--concurrency", "2", "--json", json], {
