@@ -1,31 +1,43 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { EmulatorHooks } from "../helpers/emulator";
-import { startEmulatorProcess, type RunningEmulator } from "../helpers/fixtures";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { fixtures, startEmulatorProcess, type RunningEmulator } from "../helpers/fixtures";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { runStackwright } from "../helpers/stackwright-process";
 
 // The `stackwright` command as an operator runs it, on a scratch copy of the project with the
 // example stacks-config/: its own processes, the real engine, the real emulator.
+const test = fixtures().extend(
+  "emulatorOfMainJob",
+  { scope: "file" },
+  // The state the main job left, served by the `emulator` command (started once a test names it,
+  // after the main job ran).
+  async ({ project }, { onCleanup }): Promise<RunningEmulator> => {
+    const stateFile = path.join(project.dir, ".stackwright", "emulator.db");
+    const { emulator, stop } = await startEmulatorProcess({ emulatorArgs: ["--state-file", stateFile] });
+    onCleanup(stop);
+    return emulator;
+  },
+);
+
 describe("the stackwright command on the example stacks-config", () => {
   let project: ScratchProject;
   const run = (args: string[], env: Record<string, string> = {}) =>
     runStackwright(project.dir, args, { ...project.env, ...env });
 
-  beforeAll(() => {
-    project = createScratchProject();
+  test.beforeAll(({ project: scratch }) => {
+    project = scratch;
   });
-  afterAll(() => project?.remove());
 
-  it("validates the example with no API and no engine", () => {
+  test("validates the example with no API and no engine", () => {
     const { status, out } = run(["validate"]);
     expect(out).toContain("1 stack, 2 environments: valid");
     expect(status).toBe(0);
   });
 
-  it("runs the main job on the embedded emulator", () => {
+  test("runs the main job on the embedded emulator", () => {
     const { status, out } = run(["start", "--project", project.dir, "--speed", "instant", "--port", "0"]);
     expect(out).toContain("against the embedded emulator");
     // What it made, in the summary's words, and each environment's links; no output values.
@@ -44,7 +56,7 @@ describe("the stackwright command on the example stacks-config", () => {
     expect(status).toBe(0);
   }, 240_000);
 
-  it("changes nothing when the main job runs again", () => {
+  test("changes nothing when the main job runs again", () => {
     const { status, out } = run(["start", "--project", project.dir, "--speed", "instant", "--port", "0"]);
     // prod's deployment waits for approval (the example asks for one): said as such, not "no changes".
     expect(out).toMatch(/^dev\.acme-web\s+ok\s+none\s/m);
@@ -53,7 +65,7 @@ describe("the stackwright command on the example stacks-config", () => {
     expect(status).toBe(0);
   }, 240_000);
 
-  it("says in one line, before the engine starts, that the API cannot be reached", () => {
+  test("says in one line, before the engine starts, that the API cannot be reached", () => {
     const { status, out } = run(["preview", "--project", project.dir], {
       STACKWRIGHT_API_URL: "http://127.0.0.1:1",
       STACKWRIGHT_EMAIL: "ops@example.com",
@@ -66,7 +78,7 @@ describe("the stackwright command on the example stacks-config", () => {
     expect(status).toBe(2);
   }, 240_000);
 
-  it("keeps the token out of the state and the stack configuration's plain text", () => {
+  test("keeps the token out of the state and the stack configuration's plain text", () => {
     const state = fs.readFileSync(project.stateFile("dev.acme-web"), "utf8");
     const basic = Buffer.from("ops@example.com:demo-token").toString("base64");
     expect(state).toContain("pulumi-nodejs:dynamic/stackwright:Deployment");
@@ -79,7 +91,6 @@ describe("the stackwright command on the example stacks-config", () => {
 
   describe("against a running emulator", () => {
     let emulator: RunningEmulator;
-    let stopEmulator: (() => Promise<void>) | undefined;
     let hooks: EmulatorHooks;
     let env: Record<string, string>;
     const configFile = () => path.join(project.dir, "stacks-config", "acme-web.yaml");
@@ -87,21 +98,15 @@ describe("the stackwright command on the example stacks-config", () => {
     const editConfig = (change: (text: string) => string) =>
       fs.writeFileSync(configFile(), change(fs.readFileSync(configFile(), "utf8")));
 
-    beforeAll(async () => {
-      // The state the main job left, served by the `emulator` command.
-      const stateFile = path.join(project.dir, ".stackwright", "emulator.db");
-      ({ emulator, stop: stopEmulator } = await startEmulatorProcess({
-        emulatorArgs: ["--state-file", stateFile],
-      }));
+    test.beforeAll(({ emulatorOfMainJob }) => {
+      emulator = emulatorOfMainJob;
       ({ hooks, env } = emulator);
       editConfig((text) =>
         text.replace(/trigger: "2026-11-22"\n\s+snapshots:/, (m) => m.replace("2026-11-22", "2026-11-23")),
       );
     }, 30_000);
 
-    afterAll(() => stopEmulator?.());
-
-    it("refuses a wrong token in one line before the engine starts, never printing it", () => {
+    test("refuses a wrong token in one line before the engine starts, never printing it", () => {
       const { status, out } = run(["preview", "--project", project.dir], {
         ...env,
         STACKWRIGHT_API_TOKEN: "not-the-token-4711",
@@ -113,7 +118,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(2);
     }, 240_000);
 
-    it("refuses a stack the user cannot see in one line, without starting its engine", () => {
+    test("refuses a stack the user cannot see in one line, without starting its engine", () => {
       const { status, out } = run(["preview", "--project", project.dir], {
         ...env,
         STACKWRIGHT_EMAIL: "outsider@example.com",
@@ -127,7 +132,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(2);
     }, 240_000);
 
-    it("previews with the settings of Pulumi.dev.yaml alone, its token decrypted, with no stack named dev", () => {
+    test("previews with the settings of Pulumi.dev.yaml alone, its token decrypted, with no stack named dev", () => {
       // The README's laptop flow: no STACKWRIGHT_* variables; the file points at this emulator.
       const settingsFile = path.join(project.dir, "Pulumi.dev.yaml");
       const original = fs.readFileSync(settingsFile, "utf8");
@@ -146,7 +151,7 @@ describe("the stackwright command on the example stacks-config", () => {
       }
     }, 240_000);
 
-    it("says in one line that the target's file cannot be decrypted with a wrong passphrase", () => {
+    test("says in one line that the target's file cannot be decrypted with a wrong passphrase", () => {
       const { status, out } = run(["preview", "--project", project.dir], {
         PULUMI_CONFIG_PASSPHRASE: "not-the-passphrase-0815",
       });
@@ -158,7 +163,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(2);
     }, 240_000);
 
-    it("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
+    test("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
       const summary = path.join(project.dir, "summary.md");
       const { status, out } = run(["preview", "--project", project.dir, "--summary", summary], env);
       expect(out).toContain("summary written to");
@@ -169,7 +174,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(md).toMatch(/\| uat \| redeploy \| from `[0-9a-f]{7}` to branch `main` \(changed: trigger\) \|/);
     }, 240_000);
 
-    it("applies the change with up, then summarises a plain pulumi preview --json as no changes", () => {
+    test("applies the change with up, then summarises a plain pulumi preview --json as no changes", () => {
       const up = run(["up", "--project", project.dir], env);
       expect(up.out).toContain("1 redeploy");
       expect(up.status).toBe(0);
@@ -191,7 +196,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(summary.status).toBe(0);
     }, 240_000);
 
-    it("gives the same comment from plain pulumi's event log as preview --summary, Facts included", () => {
+    test("gives the same comment from plain pulumi's event log as preview --summary, Facts included", () => {
       const events = path.join(project.dir, "preview-events.json");
       const preview = spawnSync(
         path.join(project.dir, ".tools", "bin", "pulumi"),
@@ -215,7 +220,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(fromLog.out).toBe(fs.readFileSync(file, "utf8"));
     }, 480_000);
 
-    it("fails the preview of a deployment change on an environment that stays locked, naming the lock", () => {
+    test("fails the preview of a deployment change on an environment that stays locked, naming the lock", () => {
       editConfig((text) =>
         text.replace(
           "title: Promote UAT to production",
@@ -229,7 +234,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(1);
     }, 240_000);
 
-    it("unlocks before it deploys when the same change removes the lock", async () => {
+    test("unlocks before it deploys when the same change removes the lock", async () => {
       editConfig((text) => text.replace(/\n {4}lock:\n {6}message: Change freeze until 2026-12-01\n/, "\n"));
       await hooks.clearRequests();
       const { status, out } = run(["up", "--project", project.dir], env);
@@ -244,7 +249,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(deploy).toBeGreaterThan(unlock);
     }, 240_000);
 
-    it("fails the preview of a new snapshot on an environment that stays locked, naming the lock", () => {
+    test("fails the preview of a new snapshot on an environment that stays locked, naming the lock", () => {
       const lock = "    lock:\n      message: Second freeze\n";
       editConfig((text) => text.replace("\nrecords:", `${lock}\nrecords:`));
       const up = run(["up", "--project", project.dir], env);
@@ -258,7 +263,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(1);
     }, 240_000);
 
-    it("runs start on the emulator that already serves .stackwright/emulator.db, never a second one", async () => {
+    test("runs start on the emulator that already serves .stackwright/emulator.db, never a second one", async () => {
       editConfig((text) => text.replace("    snapshots:\n      frozen-db: { mode: db }\n", ""));
       await hooks.clearRequests();
       const { status, out } = run(["start", "--project", project.dir, "--speed", "instant"]);
@@ -270,7 +275,7 @@ describe("the stackwright command on the example stacks-config", () => {
       expect((await hooks.requests()).some((r) => r.path.startsWith("/svc/project/acme-web"))).toBe(true);
     }, 240_000);
 
-    it("stops start in one line when the process that holds the state file does not answer", () => {
+    test("stops start in one line when the process that holds the state file does not answer", () => {
       const lock = path.join(project.dir, ".stackwright", "emulator.db.lock");
       const held = fs.readFileSync(lock, "utf8");
       fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, url: "http://127.0.0.1:1" }));
