@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  setFixture,
-  startProvidersWorld,
-  stateResources,
-  type ProvidersWorld,
-} from "../helpers/providers-e2e";
+import { describe, expect } from "vitest";
+import { setFixture, stateResources, type ProvidersWorld } from "../helpers/providers-e2e";
+import { fixtures } from "../helpers/fixtures";
 
 const TYPES = ["Deployment", "EnvironmentLock", "Snapshot", "SnapshotRestore", "GitFetch", "RecordAction"];
 const AUTH = `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}`;
@@ -23,6 +19,8 @@ async function status(world: ProvidersWorld, path: string): Promise<number> {
   return (await fetch(`${world.emulator.url}${path}`, { headers: { authorization: AUTH } })).status;
 }
 
+const test = fixtures({ providersWorld: { stack: "acceptance", options: { program: "hosted" } } });
+
 // Terraform-style acceptance steps for every resource type, through the real engine: create,
 // refresh, empty plan; update, refresh, empty plan; destroy, and the platform shows each object
 // gone, or kept where deleting keeps history (deployments, restores, fetches, record actions).
@@ -30,13 +28,12 @@ describe("acceptance steps of every resource type", () => {
   let world: ProvidersWorld;
   const ids: Record<string, string> = {};
 
-  beforeAll(async () => {
-    world = await startProvidersWorld("acceptance", undefined, { program: "hosted" });
+  test.beforeAll(async ({ providersWorld }) => {
+    world = providersWorld;
     await setFixture(world.stack, { lock: "true", snapshot: "true", restore: "true", extras: "true" });
   }, 120_000);
-  afterAll(async () => world?.close());
 
-  it("creates each, and a refresh then a preview plan no change", async () => {
+  test("creates each, and a refresh then a preview plan no change", async () => {
     const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     for (const type of TYPES) {
@@ -47,7 +44,7 @@ describe("acceptance steps of every resource type", () => {
     expect(await refreshThenPreview(world)).toEqual({});
   }, 240_000);
 
-  it("updates each, and a refresh then a preview plan no change", async () => {
+  test("updates each, and a refresh then a preview plan no change", async () => {
     await setFixture(world.stack, {
       title: "Release 2026-11, retitled",
       lockMessage: "Audit",
@@ -70,7 +67,7 @@ describe("acceptance steps of every resource type", () => {
     for (const type of TYPES) ids[type] = String(stateResources(world.state(), type)[0]?.id);
   }, 240_000);
 
-  it("destroys each: gone from the platform, or kept as history where delete keeps it", async () => {
+  test("destroys each: gone from the platform, or kept as history where delete keeps it", async () => {
     const destroyed = await world.destroy();
     expect(destroyed.summary.result).toBe("succeeded");
     expect(await refreshThenPreview(world)).toMatchObject({ create: 7 });

@@ -5,39 +5,39 @@
  * against the documented answers in providers.test.ts and providers-crash.test.ts; this is the
  * focused subset that keeps the suite's time reasonable.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { createClient, type StackwrightClient } from "../../src/client";
 import { TEST_USERS } from "../helpers/emulator";
-import {
-  setFixture,
-  startProvidersWorld,
-  stateResources,
-  type ProvidersWorld,
-} from "../helpers/providers-e2e";
+import { setFixture, stateResources, type ProvidersWorld } from "../helpers/providers-e2e";
+import { fixtures } from "../helpers/fixtures";
 
 const RELEASE_SHA = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
 const HAND_SHA = "0123456789abcdef0123456789abcdef01234567";
 const DEPLOYS = "/svc/project/acme-web/environment/uat/deploys";
 
+const test = fixtures({
+  providersWorld: {
+    stack: "platform",
+    user: TEST_USERS.stackManager,
+    options: { answers: "platform", program: "hosted" },
+  },
+}).extend("platformClient", { scope: "file" }, ({ providersWorld }, { onCleanup }): StackwrightClient => {
+  const client = createClient({ baseUrl: providersWorld.emulator.url, ...TEST_USERS.stackManager });
+  onCleanup(() => client.close());
+  return client;
+});
+
 describe("the engine against platform-shaped answers", () => {
   let world: ProvidersWorld;
   let client: StackwrightClient;
 
-  beforeAll(async () => {
-    world = await startProvidersWorld("platform", TEST_USERS.stackManager, {
-      answers: "platform",
-      program: "hosted",
-    });
-    client = createClient({ baseUrl: world.emulator.url, ...TEST_USERS.stackManager });
+  test.beforeAll(({ providersWorld, platformClient }) => {
+    [world, client] = [providersWorld, platformClient];
   }, 120_000);
-  afterAll(async () => {
-    await client?.close();
-    await world?.close();
-  });
 
   const deploymentIdInState = () => stateResources(world.state(), "Deployment")[0]?.id;
 
-  it("deploys on up and changes nothing on the next up", async () => {
+  test("deploys on up and changes nothing on the next up", async () => {
     const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Completed");
@@ -49,7 +49,7 @@ describe("the engine against platform-shaped answers", () => {
     expect(await world.writes()).toEqual([]);
   }, 180_000);
 
-  it("warns about a hand deployment in preview", async () => {
+  test("warns about a hand deployment in preview", async () => {
     await world.emulator.hooks.handDeploy("acme-web", "uat", HAND_SHA, { ref_type: "branch", ref: "hotfix" });
     const preview = await world.preview();
     expect(preview.stdout).toContain("Drift on acme-web/uat");
@@ -63,7 +63,7 @@ describe("the engine against platform-shaped answers", () => {
     expect(listed.find((d) => d.attributes.sha === HAND_SHA)?.attributes.ref_name).toBe("hotfix");
   }, 180_000);
 
-  it("creates exactly one deployment when the create's answer is lost", async () => {
+  test("creates exactly one deployment when the create's answer is lost", async () => {
     const before = (await client.deployments.list("acme-web", "uat")).length;
     await world.emulator.hooks.fault({
       method: "POST",
@@ -82,7 +82,7 @@ describe("the engine against platform-shaped answers", () => {
     expect(await client.deployments.list("acme-web", "uat")).toHaveLength(before + 1);
   }, 180_000);
 
-  it("adopts an existing deployment by id", async () => {
+  test("adopts an existing deployment by id", async () => {
     const hand = (await world.emulator.hooks.handDeploy("acme-web", "uat", RELEASE_SHA)) as {
       data: { id: string };
     };

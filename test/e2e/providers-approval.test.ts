@@ -1,22 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  setFixture,
-  startProvidersWorld,
-  stateResources,
-  type ProvidersWorld,
-} from "../helpers/providers-e2e";
+import { describe, expect } from "vitest";
+import { setFixture, stateResources, type ProvidersWorld } from "../helpers/providers-e2e";
+import { fixtures } from "../helpers/fixtures";
+
+const test = fixtures({ providersWorld: { stack: "approval", options: { program: "hosted" } } });
 
 // approval: request — a person approves in the dashboard; `pulumi up --refresh` then starts it.
 describe("a requested deployment through the Pulumi engine", () => {
   let world: ProvidersWorld;
 
-  beforeAll(async () => {
-    world = await startProvidersWorld("approval", undefined, { program: "hosted" });
+  test.beforeAll(async ({ providersWorld }) => {
+    world = providersWorld;
     await setFixture(world.stack, { environment: "prod", approval: "request", ref: "release/2026-11" });
   }, 120_000);
-  afterAll(async () => world?.close());
 
-  it("refuses invalid inputs in preview, naming the property, before any request", async () => {
+  test("refuses invalid inputs in preview, naming the property, before any request", async () => {
     await setFixture(world.stack, { approval: "whenever" });
     await world.emulator.hooks.clearRequests();
     const message = await world.preview().then(
@@ -28,7 +25,7 @@ describe("a requested deployment through the Pulumi engine", () => {
     await setFixture(world.stack, { approval: "request" });
   }, 120_000);
 
-  it("records the deployment as Submitted and waits for a person", async () => {
+  test("records the deployment as Submitted and waits for a person", async () => {
     const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs["state"]?.value).toBe("Submitted");
@@ -38,7 +35,7 @@ describe("a requested deployment through the Pulumi engine", () => {
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
-  it("starts it on the next up --refresh once it was approved", async () => {
+  test("starts it on the next up --refresh once it was approved", async () => {
     const [recorded] = stateResources(world.state(), "Deployment");
     await world.emulator.hooks.approve("acme-web", "prod", String(recorded?.id));
     await world.emulator.hooks.clearRequests();

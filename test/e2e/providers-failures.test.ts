@@ -1,12 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { TEST_USERS } from "../helpers/emulator";
-import {
-  setCredentials,
-  setFixture,
-  startProvidersWorld,
-  stateResources,
-  type ProvidersWorld,
-} from "../helpers/providers-e2e";
+import { setCredentials, setFixture, stateResources, type ProvidersWorld } from "../helpers/providers-e2e";
+import { fixtures } from "../helpers/fixtures";
 
 const AUTH = `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}`;
 
@@ -20,18 +15,19 @@ async function failure(run: Promise<unknown>): Promise<string> {
   throw new Error("expected the update to fail");
 }
 
+const test = fixtures({ providersWorld: { stack: "failures", options: { program: "hosted" } } });
+
 // Each failure must end with a clear message and a state the next run continues from.
 describe("provider failure paths through the Pulumi engine", () => {
   let world: ProvidersWorld;
 
-  beforeAll(async () => {
-    world = await startProvidersWorld("failures", undefined, { program: "hosted" });
+  test.beforeAll(async ({ providersWorld }) => {
+    world = providersWorld;
     const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
   }, 120_000);
-  afterAll(async () => world?.close());
 
-  it("fails a failed deployment with its title and link, records it, and deploys again next run", async () => {
+  test("fails a failed deployment with its title and link, records it, and deploys again next run", async () => {
     await world.emulator.hooks.nextOutcome("acme-web", "uat", "fail");
     await setFixture(world.stack, { trigger: "fail-once" });
     const message = await failure(world.up());
@@ -52,7 +48,7 @@ describe("provider failure paths through the Pulumi engine", () => {
     expect(up.outputs["deploymentId"]?.value).not.toBe(failedId);
   }, 180_000);
 
-  it("names the lock when the environment is locked, and deploys once it is unlocked", async () => {
+  test("names the lock when the environment is locked, and deploys once it is unlocked", async () => {
     const lockUrl = `${world.emulator.url}/svc/project/acme-web/environment/uat/lock`;
     const headers = { authorization: AUTH, "content-type": "application/vnd.api+json" };
     const locked = await fetch(lockUrl, {
@@ -72,7 +68,7 @@ describe("provider failure paths through the Pulumi engine", () => {
     expect(up.outputs["state"]?.value).toBe("Completed");
   }, 180_000);
 
-  it("reports a permission error clearly and continues with the right credentials", async () => {
+  test("reports a permission error clearly and continues with the right credentials", async () => {
     await setCredentials(world.stack, TEST_USERS.teamMember);
     await setFixture(world.stack, { environment: "prod", trigger: "" });
     const message = await failure(world.up());
@@ -86,7 +82,7 @@ describe("provider failure paths through the Pulumi engine", () => {
     expect(up.outputs["state"]?.value).toBe("Completed");
   }, 180_000);
 
-  it("times out with the bound in the message and finishes the wait on the next run", async () => {
+  test("times out with the bound in the message and finishes the wait on the next run", async () => {
     await world.emulator.hooks.fault({
       method: "GET",
       path: "/svc/project/acme-web/environment/prod/deploys/*",

@@ -1,11 +1,7 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  setFixture,
-  startProvidersWorld,
-  stateResources,
-  type ProvidersWorld,
-} from "../helpers/providers-e2e";
+import { describe, expect } from "vitest";
+import { setFixture, stateResources, type ProvidersWorld } from "../helpers/providers-e2e";
+import { fixtures } from "../helpers/fixtures";
 
 const AUTH = `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}`;
 
@@ -26,17 +22,18 @@ function diagnostics(events: EngineEvent[]): string[] {
   );
 }
 
+const test = fixtures({ providersWorld: { stack: "logs", options: { program: "hosted" } } });
+
 // The platform's log reaches the operator's terminal through the real engine: provider output
 // becomes the update's diagnostics, each log line once, labelled with what it belongs to.
 describe("deployment logs in the update's output", () => {
   let world: ProvidersWorld;
 
-  beforeAll(async () => {
-    world = await startProvidersWorld("logs", undefined, { program: "hosted" });
+  test.beforeAll(async ({ providersWorld }) => {
+    world = providersWorld;
   }, 120_000);
-  afterAll(async () => world?.close());
 
-  it("shows each line of the deployment's log once while up waits for it", async () => {
+  test("shows each line of the deployment's log once while up waits for it", async () => {
     const events: EngineEvent[] = [];
     const up = await world.up({ onEvent: (e) => events.push(e) });
     expect(up.summary.result).toBe("succeeded");
@@ -52,7 +49,7 @@ describe("deployment logs in the update's output", () => {
     expect(up.stdout).toContain(`${prefix}${log.at(-1) ?? ""}`);
   }, 120_000);
 
-  it("ends a failed deployment's error with the last lines of its log", async () => {
+  test("ends a failed deployment's error with the last lines of its log", async () => {
     await world.emulator.hooks.nextOutcome("acme-web", "uat", "fail", "composer install ran out of memory");
     await setFixture(world.stack, { trigger: "fail-with-log" });
     const message = await world.up().then(
@@ -68,7 +65,7 @@ describe("deployment logs in the update's output", () => {
     expect(message).toContain("composer install ran out of memory");
   }, 120_000);
 
-  it("ends a failed snapshot's error with the reason from its transfer's log", async () => {
+  test("ends a failed snapshot's error with the reason from its transfer's log", async () => {
     await setFixture(world.stack, { trigger: "after-failure" });
     await world.emulator.hooks.nextTransferFailure("acme-web", "uat", "disk full on the backup volume");
     await setFixture(world.stack, { snapshot: "true" });

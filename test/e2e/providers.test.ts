@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  setFixture,
-  startProvidersWorld,
-  stateResources,
-  type ProvidersWorld,
-} from "../helpers/providers-e2e";
+import { describe, expect } from "vitest";
+import { setFixture, stateResources, type ProvidersWorld } from "../helpers/providers-e2e";
+import { fixtures } from "../helpers/fixtures";
 
 const RELEASE_SHA = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
 const HAND_SHA = "0123456789abcdef0123456789abcdef01234567";
+
+const test = fixtures({ providersWorld: { stack: "providers", options: { program: "hosted" } } });
 
 // The real CLI and the dynamic-provider plugin against the emulator; the program is hosted in
 // this process (providers-crash.test.ts runs the same program in the language host's process).
@@ -15,8 +13,8 @@ describe("providers through the Pulumi engine", () => {
   let world: ProvidersWorld;
   let snapshotId: unknown;
 
-  beforeAll(async () => {
-    world = await startProvidersWorld("providers", undefined, { program: "hosted" });
+  test.beforeAll(async ({ providersWorld }) => {
+    world = providersWorld;
     await setFixture(world.stack, {
       lock: "true",
       snapshot: "true",
@@ -25,16 +23,15 @@ describe("providers through the Pulumi engine", () => {
       extras: "true",
     });
   }, 120_000);
-  afterAll(async () => world?.close());
 
-  it("previews every planned create without a single write request", async () => {
+  test("previews every planned create without a single write request", async () => {
     await world.emulator.hooks.clearRequests();
     const preview = await world.preview();
     expect(preview.changeSummary).toEqual({ create: 7 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
-  it("performs them on up", async () => {
+  test("performs them on up", async () => {
     await world.emulator.hooks.clearRequests();
     const up = await world.up();
     expect(up.summary.result).toBe("succeeded");
@@ -58,7 +55,7 @@ describe("providers through the Pulumi engine", () => {
     );
   }, 120_000);
 
-  it("keeps the token out of the state and the serialized providers small", () => {
+  test("keeps the token out of the state and the serialized providers small", () => {
     const state = world.state();
     expect(state).not.toContain("demo-token");
     // Configuration values (a secret Output) are encrypted, names and values alike.
@@ -83,14 +80,14 @@ describe("providers through the Pulumi engine", () => {
     }
   });
 
-  it("makes a second up a no-op with zero write requests", async () => {
+  test("makes a second up a no-op with zero write requests", async () => {
     await world.emulator.hooks.clearRequests();
     const up = await world.up();
     expect(up.summary.resourceChanges).toEqual({ same: 7 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
-  it("updates a new title in place without redeploying", async () => {
+  test("updates a new title in place without redeploying", async () => {
     await setFixture(world.stack, { title: "Release 2026-11 (renamed)" });
     await world.emulator.hooks.clearRequests();
     const up = await world.up();
@@ -98,7 +95,7 @@ describe("providers through the Pulumi engine", () => {
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
-  it("warns about a hand deployment in preview without --refresh", async () => {
+  test("warns about a hand deployment in preview without --refresh", async () => {
     await world.emulator.hooks.handDeploy("acme-web", "uat", HAND_SHA);
     const preview = await world.preview();
     expect(preview.changeSummary).toEqual({ same: 7 });
@@ -111,7 +108,7 @@ describe("providers through the Pulumi engine", () => {
     );
   }, 120_000);
 
-  it("plans and performs a redeploy of a hand deployment with self_heal", async () => {
+  test("plans and performs a redeploy of a hand deployment with self_heal", async () => {
     await setFixture(world.stack, { selfHeal: "true" });
     const preview = await world.preview();
     expect(preview.changeSummary).toMatchObject({ replace: 1 });
@@ -124,7 +121,7 @@ describe("providers through the Pulumi engine", () => {
     expect(again.changeSummary).toEqual({ same: 7 });
   }, 120_000);
 
-  it("refuses a restore whose confirm does not name the target environment, in preview", async () => {
+  test("refuses a restore whose confirm does not name the target environment, in preview", async () => {
     await setFixture(world.stack, { confirm: "prod" });
     const message = await world.preview().then(
       () => "",
@@ -134,7 +131,7 @@ describe("providers through the Pulumi engine", () => {
     await world.stack.removeConfig("fixture:confirm");
   }, 120_000);
 
-  it("keeps the deployment history on destroy", async () => {
+  test("keeps the deployment history on destroy", async () => {
     const before = stateResources(world.state(), "Deployment")[0]?.id;
     await world.emulator.hooks.clearRequests();
     const destroy = await world.destroy();

@@ -22,6 +22,9 @@
  * - `freshProject`: a scratch copy of the project (with the file's program and stacks-config/)
  *   for one test, removed after it: for a case that must start from a state of its own.
  * - `stackwright`: runs `node bin/stackwright.js ARGS` in `project` against `emulator`, to its end.
+ * - `providersWorld`: the providers' world of test/helpers/providers-e2e.ts (an emulator, a
+ *   scratch project of the providers' fixture program, one stack with the API settings), as
+ *   `providersWorld` of the options names it, for the file.
  * - `s3`: a real S3-compatible server (moto, test/helpers/s3-server.ts) with one bucket, for the
  *   file; this process's AWS credential variables are its own meanwhile (the SDK's default chain,
  *   which the tests' own reads of the bucket use) and given back at the end of the file.
@@ -52,6 +55,7 @@ import {
   type EmulatorProcess,
   type TestEmulator,
 } from "./emulator";
+import { startProvidersWorld, type ProvidersWorld, type ProvidersWorldOptions } from "./providers-e2e";
 import { startS3Server, type TestS3Server } from "./s3-server";
 import { createScratchProject, type ScratchOptions, type ScratchProject } from "./scratch-project";
 import { runStackwright, type Finished } from "./stackwright-process";
@@ -68,6 +72,12 @@ export interface FixtureOptions {
   readonly strict?: boolean;
   /** The scratch project's program and stacks-config/. */
   readonly project?: ScratchOptions;
+  /** The providers' world's stack, its user (the stack manager by default) and its options. */
+  readonly providersWorld?: {
+    readonly stack: string;
+    readonly user?: { readonly email: string; readonly token: string };
+    readonly options?: ProvidersWorldOptions;
+  };
   /** Settings of the S3 server's process (e.g. `S3_IGNORE_SUBDOMAIN_BUCKETNAME`). */
   readonly s3ServerEnv?: Readonly<Record<string, string>>;
 }
@@ -225,6 +235,18 @@ export function fixtures(options: FixtureOptions = {}) {
       ({ project, emulator }): Stackwright =>
         (args, env = {}) =>
           runStackwright(project.dir, args, { ...project.env, ...emulator.env, ...env }),
+    )
+    .extend(
+      "providersWorld",
+      { scope: "file" },
+      async ({ fixtureOptions }, { onCleanup }): Promise<ProvidersWorld> => {
+        const world = fixtureOptions.providersWorld;
+        if (world === undefined)
+          throw new Error("fixtures({ providersWorld: { stack } }) names the world's stack");
+        const started = await startProvidersWorld(world.stack, world.user, world.options);
+        onCleanup(() => started.close());
+        return started;
+      },
     )
     .extend("s3", { scope: "file" }, async ({ fixtureOptions }, { onCleanup }): Promise<TestS3Server> => {
       const server = await startS3Server("stackwright-state", { ...fixtureOptions.s3ServerEnv });
