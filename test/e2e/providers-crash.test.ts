@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import {
   setFixture,
   startProvidersWorld,
@@ -57,16 +57,17 @@ async function api<T>(world: ProvidersWorld, apiPath: string): Promise<T> {
   return (await res.json()) as T;
 }
 
+/** A world of its own for the test (a killed engine's state is not another case's start), closed after it. */
+async function worldOfTest(stackName: string): Promise<ProvidersWorld> {
+  const world = await startProvidersWorld(stackName);
+  onTestFinished(() => world.close());
+  return world;
+}
+
 // Crash safety: `pulumi up` killed right after the create request, then run again.
 describe("a pulumi up killed right after a create request", () => {
-  const worlds: ProvidersWorld[] = [];
-  afterAll(async () => {
-    for (const w of worlds) await w.close();
-  });
-
   it("leaves exactly one deployment, owned by the state, after a rerun", async () => {
-    const world = await startProvidersWorld("crash");
-    worlds.push(world);
+    const world = await worldOfTest("crash");
     await hangFirstPoll(world, "/svc/project/acme-web/environment/uat/deploys/*");
     await world.emulator.hooks.clearRequests();
     await upKilledAfter(world, [CREATE_DEPLOYMENT]);
@@ -91,8 +92,7 @@ describe("a pulumi up killed right after a create request", () => {
   }, 180_000);
 
   it("leaves exactly one snapshot, owned by the state, after a rerun", async () => {
-    const world = await startProvidersWorld("crash-snapshot");
-    worlds.push(world);
+    const world = await worldOfTest("crash-snapshot");
     await setFixture(world.stack, { snapshot: "true" });
     await hangFirstPoll(world, "/svc/project/acme-web/snapshots/transfer/*");
     await world.emulator.hooks.clearRequests();

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { browserTestsRun } from "../helpers/browser";
+import { fixtures } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
 
 /** Width and height of a PNG, from its IHDR chunk. */
@@ -14,14 +14,12 @@ function pngSize(file: string): { width: number; height: number } {
 }
 
 // The operator guide's picture of the fleet page, regenerated as CONTRIBUTING.md says, into a temporary path.
-describe.runIf(browserTestsRun())("the script that shoots the guide's fleet page", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-shot-"));
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const test = fixtures();
 
-  it("shoots the demo fleet with an in sync, a drifted, an awaiting and a failed environment", () => {
+describe.runIf(browserTestsRun())("the script that shoots the guide's fleet page", () => {
+  test("shoots the demo fleet with an in sync, a drifted, an awaiting and a failed environment", ({
+    scratchDir: dir,
+  }) => {
     const out = path.join(dir, "fleet-page.png");
     const run = spawnSync("bash", ["scripts/screenshot-fleet-page.sh", out], {
       cwd: repoRoot,
