@@ -6,9 +6,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { NotifyEvent } from "../../src/api";
-import { startReceiver, type Receiver } from "../helpers/receivers";
+import type { Receiver } from "../helpers/receivers";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
@@ -56,12 +56,12 @@ describe("drift notifications from stackwright drift", () => {
   const apiRequests = async () =>
     (await emulator.hooks.requests()).filter((r) => !r.path.startsWith("/_emulator"));
 
-  test.beforeAll(async ({ project: scratch, emulatorInProcess }) => {
+  test.beforeAll(async ({ project: scratch, emulatorInProcess, receivers }) => {
     [project, emulator] = [scratch, emulatorInProcess];
     const settings = path.join(project.dir, "Pulumi.dev.yaml");
     fs.writeFileSync(settings, fs.readFileSync(settings, "utf8").replace(/^config:\n/m, `config:\n${SINKS}`));
-    hook = await startReceiver();
-    failing = await startReceiver({ fallback: { status: 500 } });
+    hook = await receivers();
+    failing = await receivers({ fallback: { status: 500 } });
     env = {
       ...emulator.env,
       AUDIT_WEBHOOK_URL: hook.url,
@@ -71,10 +71,6 @@ describe("drift notifications from stackwright drift", () => {
     expect(up.status, up.out).toBe(0);
     expect(hook.received).toEqual([]); // up sends no drift events, and this sink wants nothing else
   }, 240_000);
-
-  afterAll(async () => {
-    await Promise.all([hook, failing].map((r) => r?.close()));
-  });
 
   test("refuses to start, before any read, when a sink's variable is not set", async () => {
     await emulator.hooks.clearRequests();

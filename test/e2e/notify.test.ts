@@ -3,11 +3,11 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { NotifyEvent } from "../../src/api";
 import { TEST_SEED_PATH } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
-import { slackProblem, startReceiver, teamsProblem, type Receiver } from "../helpers/receivers";
+import { slackProblem, teamsProblem, type Receiver } from "../helpers/receivers";
 import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
@@ -106,13 +106,13 @@ describe("notifications from stackwright up", () => {
     fs.writeFileSync(path.join(project.dir, "stacks-config", name), text);
   const events = (r: Receiver) => r.received.map((x) => x.headers["x-stackwright-event"]);
 
-  test.beforeAll(async ({ project: scratch, emulatorInProcess }) => {
+  test.beforeAll(async ({ project: scratch, emulatorInProcess, receivers }) => {
     expect(SEED).toContain(CONFIG_VALUE);
     [project, emulator] = [scratch, emulatorInProcess];
-    webhook = await startReceiver();
-    slack = await startReceiver({ check: slackProblem, path: "/services/T000/B000/XXXX" });
-    teams = await startReceiver({ check: teamsProblem, path: "/webhookb2/abc/IncomingWebhook/def" });
-    silent = await startReceiver({ fallback: "hang" });
+    webhook = await receivers();
+    slack = await receivers({ check: slackProblem, path: "/services/T000/B000/XXXX" });
+    teams = await receivers({ check: teamsProblem, path: "/webhookb2/abc/IncomingWebhook/def" });
+    silent = await receivers({ fallback: "hang" });
     baseEnv = {
       ...emulator.env,
       STACKWRIGHT_NOW: FRIDAY_EVENING,
@@ -134,10 +134,6 @@ describe("notifications from stackwright up", () => {
     writeFile("acme-web.yaml", acmeWeb("1"));
     writeFile("acme-intranet.yaml", acmeIntranet);
   }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all([webhook, slack, teams, silent].map((r) => r?.close()));
-  });
 
   test("validate warns at the line of a sink whose variable is not set, and up refuses to start without it", async () => {
     const validate = await run(["validate"], { SLACK_WEBHOOK_RELEASES: "" });

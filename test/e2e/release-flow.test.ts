@@ -7,10 +7,10 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, describe, expect } from "vitest";
-import { createClient, type StackwrightClient } from "../../src/client";
+import { describe, expect } from "vitest";
+import type { StackwrightClient } from "../../src/client";
 import type { FleetStatus } from "../../src/observe";
-import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import { fixtures } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
@@ -34,7 +34,6 @@ const test = fixtures({ project: { stacksConfig: { "acme-web.yaml": ACME_WEB } }
 
 describe("promote and roll back through the engine", () => {
   let project: ScratchProject;
-  let emulator: InProcessEmulator;
   let client: StackwrightClient;
   let env: Record<string, string>;
   const file = () => path.join(project.dir, "stacks-config", "acme-web.yaml");
@@ -56,20 +55,11 @@ describe("promote and roll back through the engine", () => {
     return list.sort((a, b) => Number(b.id) - Number(a.id));
   };
 
-  test.beforeAll(async ({ project: scratch, emulatorInProcess }) => {
-    [project, emulator, env] = [scratch, emulatorInProcess, emulatorInProcess.env];
-    client = createClient({
-      baseUrl: emulator.url,
-      email: env["STACKWRIGHT_EMAIL"] ?? "",
-      token: "demo-token",
-    });
+  test.beforeAll(async ({ project: scratch, emulatorInProcess, client: operators }) => {
+    [project, env, client] = [scratch, emulatorInProcess.env, operators];
     const first = await run(["up", "acme-web"]);
     expect(first.status, first.out).toBe(0);
   }, 240_000);
-
-  afterAll(async () => {
-    await client?.close();
-  });
 
   test("promotes uat to prod as a file change that preview shows as one redeploy, up makes, and status then shows in sync", async () => {
     const before = (await prod()).length;

@@ -18,7 +18,7 @@ import { BUILT_IN_PASSPHRASE } from "../../src/cli/engine/passphrase";
 import { pinnedPulumiRelease } from "../../src/cli/ops/package";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { createOpsRepository, packageVersion, type OpsRepository } from "../helpers/ops-repository";
-import { startReceiver, type Receiver } from "../helpers/receivers";
+import type { Receiver } from "../helpers/receivers";
 import { repoRoot } from "../helpers/scratch-project";
 import {
   describeRun,
@@ -107,21 +107,15 @@ fs.appendFileSync(${JSON.stringify(ghLog)}, JSON.stringify({ args, token: proces
 }
 
 /** The emulator, the audit sink's receiver, the ops repository and the runner's scratch directory, for the file. */
-const test = fixtures()
-  .extend(
-    "receiver",
-    { scope: "file" },
-    async ({ fixtureOptions: _none }, { onCleanup }): Promise<Receiver> => {
-      const receiver = await startReceiver();
-      onCleanup(() => receiver.close());
-      return receiver;
-    },
-  )
-  .extend("opsRepository", { scope: "file" }, ({ fixtureOptions: _none }, { onCleanup }): OpsRepository => {
+const test = fixtures().extend(
+  "opsRepository",
+  { scope: "file" },
+  ({ fixtureOptions: _none }, { onCleanup }): OpsRepository => {
     const repo = createOpsRepository({ "acme-web.yaml": ACME_WEB, "acme-intranet.yaml": ACME_INTRANET });
     onCleanup(() => repo.remove());
     return repo;
-  });
+  },
+);
 
 describe("the ops repository's workflows, step by step", () => {
   let emulator: InProcessEmulator;
@@ -207,8 +201,8 @@ describe("the ops repository's workflows, step by step", () => {
       ),
     ].sort();
 
-  test.beforeAll(({ emulatorInProcess, receiver, opsRepository, fileScratchDir }) => {
-    [emulator, hook, repo, temp] = [emulatorInProcess, receiver, opsRepository, fileScratchDir];
+  test.beforeAll(async ({ emulatorInProcess, receivers, opsRepository, fileScratchDir }) => {
+    [emulator, hook, repo, temp] = [emulatorInProcess, await receivers(), opsRepository, fileScratchDir];
     initial = repo.git("rev-parse", "HEAD");
     ghLog = path.join(temp, "gh.jsonl");
     const tools = standInTools(temp, ghLog);

@@ -25,6 +25,8 @@
  * - `providersWorld`: the providers' world of test/helpers/providers-e2e.ts (an emulator, a
  *   scratch project of the providers' fixture program, one stack with the API settings), as
  *   `providersWorld` of the options names it, for the file.
+ * - `receivers`: starts a webhook receiver (test/helpers/receivers.ts) with the options given;
+ *   every one it started is closed at the end of the file.
  * - `s3`: a real S3-compatible server (moto, test/helpers/s3-server.ts) with one bucket, for the
  *   file; this process's AWS credential variables are its own meanwhile (the SDK's default chain,
  *   which the tests' own reads of the bucket use) and given back at the end of the file.
@@ -56,6 +58,7 @@ import {
   type TestEmulator,
 } from "./emulator";
 import { startProvidersWorld, type ProvidersWorld, type ProvidersWorldOptions } from "./providers-e2e";
+import { startReceiver, type Receiver } from "./receivers";
 import { startS3Server, type TestS3Server } from "./s3-server";
 import { createScratchProject, type ScratchOptions, type ScratchProject } from "./scratch-project";
 import { runStackwright, type Finished } from "./stackwright-process";
@@ -81,6 +84,9 @@ export interface FixtureOptions {
   /** Settings of the S3 server's process (e.g. `S3_IGNORE_SUBDOMAIN_BUCKETNAME`). */
   readonly s3ServerEnv?: Readonly<Record<string, string>>;
 }
+
+/** The options of {@link startReceiver}. */
+export type ReceiverOptions = Parameters<typeof startReceiver>[0];
 
 /** An emulator process with its hooks and the settings of a run against it as its seeded operator. */
 export interface RunningEmulator extends EmulatorProcess {
@@ -246,6 +252,19 @@ export function fixtures(options: FixtureOptions = {}) {
         const started = await startProvidersWorld(world.stack, world.user, world.options);
         onCleanup(() => started.close());
         return started;
+      },
+    )
+    .extend(
+      "receivers",
+      { scope: "file" },
+      ({ fixtureOptions: _none }, { onCleanup }): ((options?: ReceiverOptions) => Promise<Receiver>) => {
+        const started: Receiver[] = [];
+        onCleanup(async () => void (await Promise.all(started.map((r) => r.close()))));
+        return async (options) => {
+          const receiver = await startReceiver(options);
+          started.push(receiver);
+          return receiver;
+        };
       },
     )
     .extend("s3", { scope: "file" }, async ({ fixtureOptions }, { onCleanup }): Promise<TestS3Server> => {
