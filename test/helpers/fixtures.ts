@@ -163,7 +163,7 @@ export async function startEmulatorProcess(options: FixtureOptions = {}): Promis
  * Sets `values` in this process's environment; the returned function gives back what was there
  * (a file's fixtures end before the next file of the same worker starts).
  */
-function setProcessEnv(values: Readonly<Record<string, string>>): () => void {
+export function setProcessEnv(values: Readonly<Record<string, string>>): () => void {
   const before = Object.keys(values).map((name) => [name, process.env[name]] as const);
   Object.assign(process.env, values);
   return () => {

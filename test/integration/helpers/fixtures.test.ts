@@ -1,13 +1,19 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect } from "vitest";
-import { fixtures, GIT_AUTHOR } from "../../helpers/fixtures";
+import { fixtures, GIT_AUTHOR, setProcessEnv } from "../../helpers/fixtures";
 
 const test = fixtures({ seed: { yaml: "users: []\nstacks: []\n" } });
 
 // The tests of this block run in order: each later one checks what vitest did after an earlier one.
 describe("the test fixtures", () => {
-  const seen: { scratchDir?: string; gitRepository?: string; emulatorUrl?: string } = {};
+  const seen: {
+    scratchDir?: string;
+    gitRepository?: string;
+    emulatorUrl?: string;
+    freshProject?: string;
+    fileScratchDir?: string;
+  } = {};
 
   test("give a test an empty directory and a repository on main with one commit by the fixtures' author", ({
     scratchDir,
@@ -41,5 +47,49 @@ describe("the test fixtures", () => {
 
   test("keep one emulator for the whole file", ({ emulatorInProcess }) => {
     expect(emulatorInProcess.url).toBe(seen.emulatorUrl);
+  });
+
+  test("give a test a fresh scratch project of its own, and the file one scratch directory", ({
+    freshProject,
+    fileScratchDir,
+  }) => {
+    seen.freshProject = freshProject.dir;
+    seen.fileScratchDir = fileScratchDir;
+    expect(fs.existsSync(path.join(freshProject.dir, "Pulumi.yaml"))).toBe(true);
+    expect(fs.existsSync(freshProject.stateDir)).toBe(true);
+    fs.writeFileSync(path.join(fileScratchDir, "kept"), "");
+  });
+
+  test("remove a test's fresh project after it, and keep the file's directory", ({ fileScratchDir }) => {
+    expect(seen.freshProject).toBeDefined();
+    expect(fs.existsSync(seen.freshProject ?? "")).toBe(false);
+    expect(fileScratchDir).toBe(seen.fileScratchDir);
+    expect(fs.readdirSync(fileScratchDir)).toEqual(["kept"]);
+  });
+
+  test("start webhook receivers, each its own", async ({ receivers }) => {
+    const [one, two] = [await receivers(), await receivers({ fallback: { status: 500 } })];
+    expect(one.url).not.toBe(two.url);
+    expect((await fetch(one.url, { method: "POST", body: "{}" })).status).toBe(200);
+    expect((await fetch(two.url, { method: "POST", body: "{}" })).status).toBe(500);
+    expect(one.received).toHaveLength(1);
+  });
+});
+
+describe("setProcessEnv (what the s3 fixture sets the bucket's credentials with)", () => {
+  test("sets variables and gives back what was there, removing those that were not", () => {
+    const [kept, added] = ["STACKWRIGHT_FIXTURES_TEST_KEPT", "STACKWRIGHT_FIXTURES_TEST_ADDED"];
+    process.env[kept] = "before";
+    delete process.env[added];
+    try {
+      const giveBack = setProcessEnv({ [kept]: "during", [added]: "during" });
+      expect([process.env[kept], process.env[added]]).toEqual(["during", "during"]);
+      giveBack();
+      expect(process.env[kept]).toBe("before");
+      expect(added in process.env).toBe(false);
+    } finally {
+      delete process.env[kept];
+      delete process.env[added];
+    }
   });
 });
