@@ -2,9 +2,9 @@
  * How much set-up and teardown the test files write by hand, counted the same way at any commit, so
  * that a change to the fixtures can say by how much it shrank:
  *
- *     node test/helpers/run-ts.cjs test/helpers/setup-count.ts [COMMIT ...]
+ *     node test/helpers/run-ts.cjs test/helpers/setup-count.ts [--under test/e2e] [COMMIT ...]
  *
- * With no commit it counts the working tree. For each, over the test files (`*.test.ts` under
+ * With no commit it counts the working tree; `--under DIR` counts only the test files under DIR. For each, over the test files (`*.test.ts` under
  * test/) and, apart, over test/helpers/ (where set-up moves to, so its growth is seen too):
  *
  * - hook lines: the lines spanned by hand-written `beforeAll`/`afterAll`/`beforeEach`/`afterEach`
@@ -91,7 +91,11 @@ export function countFile(name: string, text: string, into: Counts): void {
 }
 
 /** The test files and the helpers at `commit` (the working tree when undefined), counted. */
-export function countAt(root: string, commit: string | undefined): { tests: Counts; helpers: Counts } {
+export function countAt(
+  root: string,
+  commit: string | undefined,
+  under = "test/",
+): { tests: Counts; helpers: Counts } {
   const git = (...args: string[]) =>
     execFileSync("git", args, { cwd: root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
   const files =
@@ -104,8 +108,9 @@ export function countAt(root: string, commit: string | undefined): { tests: Coun
   const helpers = zero();
   for (const file of files.split("\n").filter((f) => f !== "")) {
     if (commit === undefined && !fs.existsSync(path.join(root, file))) continue;
-    if (file.endsWith(".test.ts")) countFile(file, read(file), tests);
-    else if (
+    if (file.endsWith(".test.ts")) {
+      if (file.startsWith(under)) countFile(file, read(file), tests);
+    } else if (
       file.startsWith("test/helpers/") &&
       file.endsWith(".ts") &&
       file !== "test/helpers/setup-count.ts"
@@ -117,9 +122,13 @@ export function countAt(root: string, commit: string | undefined): { tests: Coun
 
 if (require.main === module || process.argv[1] === __filename) {
   const root = path.resolve(__dirname, "..", "..");
-  const commits = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--under");
+  const under = at < 0 ? "test/" : `${(args[at + 1] ?? "test").replace(/\/$/, "")}/`;
+  const commits = at < 0 ? args : args.filter((_, i) => i !== at && i !== at + 1);
   const columns = commits.length === 0 ? [undefined] : commits;
-  const results = columns.map((c) => ({ label: c ?? "working tree", ...countAt(root, c) }));
+  const results = columns.map((c) => ({ label: c ?? "working tree", ...countAt(root, c, under) }));
+  console.log(`test files under ${under}`);
   const rows: [string, (r: (typeof results)[number]) => number][] = [
     ["test files", (r) => r.tests.files],
     ["lines of test files", (r) => r.tests.lines],
