@@ -37,7 +37,10 @@
  *   under test commits as) and one commit of `a.yaml` (`old`), for one test, removed after it.
  *
  * Every fixture starts only when a test or a `test.beforeAll` names it: a file that never names
- * `emulator` starts none.
+ * `emulator` starts none. A file adds fixtures of its own with `.extend` (its proxy, its lanes);
+ * one that needs no other fixture still names one (`{ fixtureOptions: _none }`), because vitest
+ * reads a fixture's dependencies from the pattern of its first parameter and the lint refuses an
+ * empty one.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
