@@ -297,8 +297,10 @@ async function verified(
   if (spec.on_failure === "rollback" && !origin.fresh) {
     let rollback = origin.rollback;
     try {
-      rollback ??=
-        rollbackOf(await client.deployments.list(inputs.stack, inputs.environment), final.id) ?? null;
+      if (rollback === undefined) {
+        const all = await client.deployments.list(inputs.stack, inputs.environment);
+        rollback = rollbackOf(all, final.id) ?? null;
+      }
     } catch (error) {
       throw new InitError(
         wrapMessage(`The deployments of ${where} could not be listed`, error),

@@ -236,3 +236,40 @@ describe("the rollback target after a history of verdicts (property)", () => {
     runs(8) * 40_000,
   );
 });
+
+describe("a run stopped after its rollback, before the state recorded it", () => {
+  it("is taken over by the next up, which deploys nothing, verifies the rollback and refuses the failed build", async () => {
+    await emulator.hooks.reset();
+    await emulator.hooks.site("acme-web", "uat", { sha: NEW, status: 503, body: "down" });
+    const state: State = new Map();
+    // The stopped run: everything happened on the platform, and its state was never written.
+    const lost: State = new Map(state);
+    expect(await failure(up(lost, pinned(NEW, "rollback", BEFORE)))).toMatch(/rolled back to 8f3c2a1/);
+    expect(state.size).toBe(0);
+
+    await emulator.hooks.clearRequests();
+    const next = await failure(up(state, pinned(NEW, "rollback", BEFORE)));
+    expect(next).toMatch(
+      /^acme-web\/uat: build 2b7e151 failed verification in a run that stopped while rolling back; rolled back to 8f3c2a1 \(deployment \d+, verified\); not deploying 2b7e151 again until the file changes$/,
+    );
+    const posts = async () => (await emulator.hooks.requests()).filter((r) => r.method === "POST");
+    expect(await posts()).toEqual([]);
+    expect((await emulator.hooks.siteRequests("acme-web", "uat")).build_sha).toBe(BEFORE);
+    const outs = state.get("acme-web/uat")?.outs;
+    expect(outs?.["verification"]).toMatchObject({
+      result: "rolled_back",
+      sha: NEW,
+      rolled_back_to: { sha: BEFORE, result: "passed" },
+    });
+    expect(verdictsOf(outs?.["verdicts"]).map((v) => [v.sha, v.result])).toEqual([
+      [BEFORE, "passed"],
+      [NEW, "failed"],
+    ]);
+
+    const after = await failure(up(state, pinned(NEW, "rollback", BEFORE)));
+    expect(after).toMatch(
+      /build 2b7e151 failed verification and was rolled back to 8f3c2a1; not deploying it again/,
+    );
+    expect(await posts()).toEqual([]);
+  }, 60_000);
+});
