@@ -9,7 +9,7 @@ import type { Deployment } from "./deployment";
  *
  * `passed`: every check passed within `within`. `failed`: a check still failed when `within` ran
  * out (`failed_check` and `answer` say which and what came back). `rolled_back`: it failed and,
- * with `on_failure: rollback`, the build that ran before was redeployed (`rolled_back_to`).
+ * with `on_failure: rollback`, an earlier build was redeployed (`rolled_back_to`).
  */
 export const VERIFICATION_RESULTS = ["passed", "failed", "rolled_back"] as const;
 export const VerificationResult = z.enum(VERIFICATION_RESULTS);
