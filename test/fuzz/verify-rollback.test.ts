@@ -150,7 +150,12 @@ const EARLIER = [
 const short = (sha: string) => sha.slice(0, 7);
 
 /** The Deployment of acme-web/uat pinned to `sha`, checked with SPEC and `onFailure`. */
-function pinned(sha: string, onFailure: "fail" | "rollback", observed: string): Declared[] {
+function pinned(
+  sha: string,
+  onFailure: "fail" | "rollback",
+  observed: string,
+  timeoutSeconds?: number,
+): Declared[] {
   return [
     {
       name: "acme-web/uat",
@@ -163,6 +168,7 @@ function pinned(sha: string, onFailure: "fail" | "rollback", observed: string): 
         marker_seed: "verify-rollback-fuzz",
         observed_sha: observed,
         verify: { ...SPEC, on_failure: onFailure },
+        ...(timeoutSeconds === undefined ? {} : { timeout_seconds: timeoutSeconds }),
       }),
     },
   ];
@@ -271,5 +277,27 @@ describe("a run stopped after its rollback, before the state recorded it", () =>
       /build 2b7e151 failed verification and was rolled back to 8f3c2a1; not deploying it again/,
     );
     expect(await posts()).toEqual([]);
+  }, 60_000);
+
+  it("is taken over as well when the state recorded the failed deployment still running", async () => {
+    await emulator.hooks.reset();
+    await emulator.hooks.site("acme-web", "uat", { sha: NEW, status: 503, body: "down" });
+    await emulator.hooks.stallNext("acme-web", "uat", 4_000);
+    const state: State = new Map();
+    // The deployment outlives the wait: the state records it running, and the next up moves it on.
+    expect(await failure(up(state, pinned(NEW, "rollback", BEFORE, 1)))).toMatch(/did not finish within 1 s/);
+    expect(state.get("acme-web/uat")?.outs["state"]).toBe("Deploying");
+    // The stopped run: it verified the deployment, rolled back, and its state was never written.
+    const lost: State = new Map(state);
+    expect(await failure(up(lost, pinned(NEW, "rollback", BEFORE, 60)))).toMatch(/rolled back to 8f3c2a1/);
+
+    await emulator.hooks.clearRequests();
+    const next = await failure(up(state, pinned(NEW, "rollback", BEFORE, 60)));
+    expect(next).toMatch(
+      /failed verification in a run that stopped while rolling back; rolled back to 8f3c2a1/,
+    );
+    const posts = (await emulator.hooks.requests()).filter((r) => r.method === "POST");
+    expect(posts).toEqual([]);
+    expect((await emulator.hooks.siteRequests("acme-web", "uat")).build_sha).toBe(BEFORE);
   }, 60_000);
 });
