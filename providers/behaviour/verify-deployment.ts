@@ -4,6 +4,7 @@
  * rollback` redeploys the build that ran before (through the API) and verifies that too.
  */
 import {
+  FAILED_DEPLOYMENT_STATES,
   type BuildVerdict,
   type Deployment,
   type Verification,
@@ -29,6 +30,7 @@ export interface Place {
   readonly url?: string | undefined;
 }
 
+const FAILED: readonly string[] = FAILED_DEPLOYMENT_STATES;
 const whereOf = (p: Place) => `${p.stack}/${p.environment}`;
 const short = (sha: string) => sha.slice(0, 7);
 
@@ -201,7 +203,8 @@ export async function rollBack(
         summary: `Stackwright rolled back deployment ${failed.deployment_id} (${failed.sha}), whose verification failed.\n${marker}`,
         bypass_and_start: true,
       },
-      { marker },
+      // A retried create takes the rollback it made, never an earlier one that failed.
+      { marker, accept: (d) => rollbackOf([d], failed.deployment_id) !== undefined },
     );
   } catch (error) {
     return { verification: failed, said: `rollback to ${short(sha)} failed: ${message(error)}` };
@@ -227,15 +230,16 @@ export async function resumeRollback(
     `found rollback deployment ${rollback.id} on ${whereOf(place)}, made by a run that stopped after ` +
       `deployment ${failed.id} (${short(failed.attributes.sha)}) failed verification; taking it over`,
   );
-  const iso = (unix: number | null | undefined, otherwise: string) =>
-    typeof unix === "number" ? new Date(unix * 1000).toISOString() : otherwise;
-  const rolledBackAt = iso(rollback.attributes.date_created_unix, new Date().toISOString());
+  // The checks ran between the end of the failed deployment and the rollback's creation.
+  const rolledBack = rollback.attributes.date_created_unix ?? Math.floor(Date.now() / 1000);
+  const completed = Math.min(failed.attributes.date_updated_unix ?? rolledBack, rolledBack);
+  const iso = (unix: number) => new Date(unix * 1000).toISOString();
   const verdict: Verification = {
     result: "failed",
     deployment_id: failed.id,
     sha: failed.attributes.sha,
-    started_at: iso(failed.attributes.date_updated_unix, rolledBackAt),
-    finished_at: rolledBackAt,
+    started_at: iso(completed),
+    finished_at: iso(rolledBack),
     attempts: 1,
     failed_check: null,
     answer: null,
@@ -301,9 +305,15 @@ async function finishRollback(
   };
 }
 
-/** The newest rollback deployment made after `failedId` failed verification, if any. */
+/**
+ * The rollback deployment made after `failedId` failed verification that is still to be waited
+ * for or done, if any: one that ended Failed, Invalid, Rejected or Deleted is history, and the
+ * next rollback is a new one.
+ */
 export function rollbackOf(deployments: readonly Deployment[], failedId: string): Deployment | undefined {
-  return newestFirst(deployments.filter((d) => rolledBackFrom(d) === failedId))[0];
+  return newestFirst(deployments.filter((d) => rolledBackFrom(d) === failedId)).find(
+    (d) => !FAILED.includes(d.attributes.state ?? ""),
+  );
 }
 
 function message(error: unknown): string {

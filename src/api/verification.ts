@@ -49,7 +49,10 @@ export const Verification = z.object({
   /** ISO 8601 instants (UTC): the first request and the verdict. */
   started_at: z.string(),
   finished_at: z.string(),
-  /** How many rounds of checks ran before the verdict. */
+  /**
+   * How many rounds of checks ran before the verdict; 1 for a verdict a later run took over from
+   * the rollback a stopped run made (with no `failed_check` nor `answer`: they were not recorded).
+   */
   attempts: z.number().int().positive(),
   failed_check: FailedCheck.nullable(),
   answer: CheckAnswer.nullable(),

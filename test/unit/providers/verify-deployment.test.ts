@@ -163,6 +163,18 @@ describe("a rollback deployment's marker", () => {
     expect(rollbackOf([rollback], "4")).toBeUndefined();
     expect(rollbackOf([rollback], "42")?.id).toBe("9");
   });
+
+  it("is taken over only while its rollback is under way or done, not once it ended Failed", () => {
+    const rollback = (id: string, state: string, created: number) =>
+      ({
+        type: "deployments",
+        id,
+        attributes: { state, date_created_unix: created, summary: rollbackMarker("42") },
+      }) as Deployment;
+    expect(rollbackOf([rollback("9", "Failed", 1)], "42")).toBeUndefined();
+    expect(rollbackOf([rollback("9", "Completed", 1), rollback("10", "Failed", 2)], "42")?.id).toBe("9");
+    expect(rollbackOf([rollback("9", "Failed", 1), rollback("10", "Deploying", 2)], "42")?.id).toBe("10");
+  });
 });
 
 describe("the lines of a failed verification", () => {
