@@ -27,11 +27,11 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
   },
   preview: {
     help: "show what up would change",
-    load: async () => (await import("./run/fleet-run.js")).previewCommand,
+    load: async () => (await import("./commands/engine.js")).previewCommand,
   },
   up: {
     help: "make the platform match stacks-config/",
-    load: async () => (await import("./run/fleet-run.js")).upCommand,
+    load: async () => (await import("./commands/engine.js")).upCommand,
   },
   unlock: {
     help: "remove the locks that stopped runs left on a stack (never a live process's)",
@@ -67,11 +67,11 @@ const commands: Record<string, { readonly help: string; load(): Promise<Command>
   },
   refresh: {
     help: "read the live state of the selected API stacks' resources",
-    load: async () => (await import("./run/fleet-run.js")).refreshCommand,
+    load: async () => (await import("./commands/engine.js")).refreshCommand,
   },
   destroy: {
     help: "delete what the named API stacks manage on the platform",
-    load: async () => (await import("./run/fleet-run.js")).destroyCommand,
+    load: async () => (await import("./commands/engine.js")).destroyCommand,
   },
   migrate: {
     help: "move a target's single-stack state into one Pulumi stack per API stack (no API call)",

@@ -147,7 +147,7 @@ export const rollbackCommand = defineCommand({
     if (!flags.up) return EXIT_CODES.ok;
 
     io.say(`stackwright ${COMMAND}: running up for ${apiStack} now (--up)`);
-    const { upCommand } = await import("../run/fleet-run.js");
+    const { upCommand } = await import("./engine.js");
     const code = await upCommand(
       [
         `--target=${targetName}`,

@@ -1,19 +1,18 @@
 /**
- * `stackwright preview|up|refresh|destroy [API_STACK ...]`: each API stack file runs in its own
- * Pulumi stack `<target>.<API stack>` (fleet/open-target.ts), selected by name, `--changed-since` and
- * `--shard` (fleet/plan.ts), K at once (fleet/fan-out.ts), each to its end. The run closes with
- * a table per stack and exits non-zero when any failed; `--summary FILE` writes one Markdown
- * summary for all. What people read while it runs is Stackwright's display of the engine's events
- * (display/), the engine's own with `--engine-display`; `--json` writes one document of the run
- * (display/run-document.ts). Failures are reported by the command kit (exit-codes.ts).
+ * A run of `preview`, `up`, `refresh` or `destroy` over the selected API stacks: each API stack
+ * file runs in its own Pulumi stack `<target>.<API stack>` (fleet/open-target.ts), selected by
+ * name, `--changed-since` and `--shard` (fleet/plan.ts), K at once (fleet/fan-out.ts), each to
+ * its end. The run closes with a table per stack and exits non-zero when any failed; `--summary
+ * FILE` writes one Markdown summary for all. What people read while it runs is Stackwright's
+ * display of the engine's events (display/), the engine's own with `--engine-display`; `--json`
+ * writes one document of the run (display/run-document.ts). Failures are reported by the command
+ * kit (exit-codes.ts).
  */
 import * as fs from "node:fs";
-import { flag, type FlagValues } from "../kit/args";
 import type { CommandContext } from "../kit/context";
-import { defineCommand } from "../kit/command";
 import { CliError, combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { closingTable, concurrencyFlag, fanOut, fleetSummary, resultOf } from "../fleet/fan-out";
-import { apiBudget, apiBudgetEnv, apiConcurrencyFlagOf, DEFAULT_API_CONCURRENCY } from "../kit/api-budget";
+import { closingTable, fanOut, fleetSummary, resultOf } from "../fleet/fan-out";
+import { apiBudget, apiBudgetEnv } from "../kit/api-budget";
 import { legacyProblem } from "../fleet/migrate";
 import { planRun, type Plan } from "../fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "../fleet/run-stack";
@@ -29,86 +28,13 @@ import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../gates/preflight";
 import { notifyOutcomes, prepareNotify } from "../notifications/notify";
 import { handleInterrupts } from "../engine/interrupt";
-import { lockFlags, lockPolicyOf } from "../kit/lock-flags";
-import {
-  openWindowGate,
-  overrideNotice,
-  overrideReason,
-  overrideWindowFlag,
-  windowSummary,
-} from "../gates/windows";
-import { selectionFlags as selectingFlags } from "../fleet/selection";
-import { targetFlags } from "../settings/target-settings";
-
-const selectionFlags = {
-  ...targetFlags,
-  ...selectingFlags,
-  ...concurrencyFlag,
-  "api-concurrency": apiConcurrencyFlagOf(
-    `requests in flight to the API at once, in this process and in the shared provider host each (default: ${DEFAULT_API_CONCURRENCY})`,
-  ),
-  summary: flag.string(
-    "FILE: write one Markdown summary of all selected stacks to this file (cut to fit a GitHub comment)",
-  ),
-  "summary-full": flag.string(
-    "FILE: write the summary uncut to this file too (a CI artifact or the job summary)",
-  ),
-  parallel: flag.int("resource operations at once within a stack (default: the engine's)", {
-    min: 1,
-    max: 1024,
-  }),
-  stack: flag.string(
-    "run exactly this Pulumi stack, with its own Pulumi.<stack>.yaml (no selection, no fan-out)",
-  ),
-  json: flag.output(
-    "FILE|-: write the run as JSON (version 1, docs/schemas/run-v1.schema.json) to FILE, or - for stdout",
-  ),
-  "show-outputs": flag.switch("print each stack's outputs at the end"),
-  "engine-display": flag.switch(
-    "show the engine's own display (every resource, its diagnostics and outputs) instead of Stackwright's",
-  ),
-};
-
-const deletedFlag = {
-  "destroy-deleted": flag.switch(
-    "destroy the resources of stacks whose file was deleted (--changed-since); without it they are kept and listed",
-  ),
-};
-
-const refreshFlag = {
-  refresh: flag.switch("read the live state of every resource first"),
-};
-
-const windowFlag = {
-  "override-window": overrideWindowFlag(
-    "REASON: make changes where change windows are closed (on call); recorded in the deployment's summary",
-  ),
-};
-
-const fullFlag = {
-  full: flag.switch(
-    "run the engine for every stack, also those confirmed unchanged since their last no-change run",
-  ),
-};
-
-const specs = {
-  preview: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...windowFlag },
-  up: { ...selectionFlags, ...refreshFlag, ...deletedFlag, ...lockFlags, ...windowFlag, ...fullFlag },
-  refresh: { ...selectionFlags, ...lockFlags },
-  destroy: { ...selectionFlags, ...lockFlags, ...windowFlag },
-} as const;
-
-/** The request of any of the four commands: the flags one of them lacks read as not given. */
-type AnyFlags = FlagValues<typeof selectionFlags> &
-  Partial<
-    FlagValues<
-      typeof refreshFlag & typeof deletedFlag & typeof lockFlags & typeof windowFlag & typeof fullFlag
-    >
-  >;
+import { lockPolicyOf } from "../kit/lock-flags";
+import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";
+import type { FleetFlags, FleetRequest } from "./flags";
 
 /** `--stack NAME`: one Pulumi stack as it is, with no selection. */
 async function explicitPlan(
-  flags: AnyFlags,
+  flags: FleetFlags,
   names: readonly string[],
   given: ReadonlySet<string>,
   budgetEnv: Record<string, string>,
@@ -133,11 +59,7 @@ async function explicitPlan(
 /** Runs `operation` over the selected stacks; the exit code of the whole run. */
 export async function runFleetCommand(
   operation: Operation,
-  request: {
-    readonly flags: AnyFlags;
-    readonly positional: readonly string[];
-    readonly given: ReadonlySet<string>;
-  },
+  request: FleetRequest,
   context: CommandContext,
 ): Promise<number> {
   const { flags, positional: names, given } = request;
@@ -356,34 +278,3 @@ async function preflightTarget(
 function refusedOutcome(job: StackJob, line: string): StackOutcome {
   return { job, exitCode: EXIT_CODES.usage, changes: {}, durationMs: 0, events: [], failure: line };
 }
-
-/** A command that runs `operation` over the selected API stacks (fleet/). */
-function fleetCommand(operation: Operation, summary: string) {
-  return defineCommand({
-    name: operation,
-    args: ["API_STACK..."] as const,
-    summary,
-    flags: specs[operation],
-    run: (request, context) => runFleetCommand(operation, request, context),
-  });
-}
-
-export const previewCommand = fleetCommand(
-  "preview",
-  "Shows what `up` would change in each selected API stack (default: all), without changing anything.",
-);
-
-export const upCommand = fleetCommand(
-  "up",
-  "Makes the platform match stacks-config/ for each selected API stack (default: all).",
-);
-
-export const refreshCommand = fleetCommand(
-  "refresh",
-  "Reads the live state of every resource of each selected API stack into its Pulumi state.",
-);
-
-export const destroyCommand = fleetCommand(
-  "destroy",
-  "Deletes what the named API stacks manage on the platform (retires deployments, removes locks and snapshots it made). Names are required.",
-);

@@ -2,7 +2,7 @@ import * as path from "node:path";
 import { runInProcess } from "../../../helpers/in-process";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { driftCommand } from "../../../../src/cli/commands/drift";
-import { upCommand } from "../../../../src/cli/run/fleet-run";
+import { upCommand } from "../../../../src/cli/commands/engine";
 import { historyCommand } from "../../../../src/cli/commands/history";
 import { logsCommand } from "../../../../src/cli/commands/logs";
 import { promoteCommand } from "../../../../src/cli/commands/promote";

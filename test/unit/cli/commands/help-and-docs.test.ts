@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { previewCommand } from "../../../../src/cli/run/fleet-run";
+import { previewCommand } from "../../../../src/cli/commands/engine";
 import { runInProcess } from "../../../helpers/in-process";
 
 const doc = (name: string) => fs.readFileSync(path.resolve(__dirname, "../../../..", name), "utf8");
