@@ -93,7 +93,7 @@ describe("an up confirmed without the engine", () => {
   }, 480_000);
 
   test("runs the engine when any field of the file changes, for every key of the config schema", async () => {
-    const target = await openTarget(project.dir, "dev", { ...env, ...makeReadsDir().env });
+    const target = await openTarget(project.dir, "dev", { ...env, ...makeReadsDir().env }, process.env);
     const shortcut = openShortcut(
       { ...target, pulumiVersion: target.workspace.pulumiVersion },
       true,

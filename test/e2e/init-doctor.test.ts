@@ -166,6 +166,7 @@ describe("stackwright init", () => {
       projectDir: ops,
       configFile: path.join(ops, "Pulumi.production.yaml"),
       env,
+      given: process.env,
       workspace,
       stacks: { has: () => Promise.resolve(false), resourceCount: () => Promise.resolve(0) },
       hosts: undefined,

@@ -43,6 +43,7 @@ import { flag } from "../kit/args";
 import { checkOutputPath } from "../kit/output-path";
 import { observeFlags, observeTarget } from "../observation/observe-target";
 import type { Sink } from "../kit/output";
+import type { Env } from "../kit/context";
 import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
 import { handleInterrupts } from "../engine/interrupt";
 import { notifyDrift, prepareNotify } from "../notifications/notify";
@@ -66,6 +67,7 @@ async function engineChecks(
   target: string,
   sinks: { readonly stdout: Sink; readonly stderr: Sink },
   budgetEnv: Record<string, string>,
+  env: Env,
 ): Promise<Map<string, EngineCheck>> {
   const checked = status.stacks.filter((s) => stacks.has(s.stack));
   if (checked.length === 0) return new Map();
@@ -77,8 +79,8 @@ async function engineChecks(
       import("../engine/preview-events.js"),
       import("../report/summary.js"),
     ]);
-  const opened = await openTarget(projectDir, target, budgetEnv);
-  const interrupts = handleInterrupts();
+  const opened = await openTarget(projectDir, target, budgetEnv, env);
+  const interrupts = handleInterrupts({ log: (line) => sinks.stderr.write(`${line}\n`) });
   try {
     const outcomes = await fanOut(
       checked.map((s) => ({
@@ -240,6 +242,7 @@ export const driftCommand = defineCommand({
               flags.target,
               progress,
               observed.budgetEnv,
+              env,
             ),
           );
     const { report, memories: next } = driftReport(status, memories, checks);

@@ -11,9 +11,9 @@ export const migrateCommand = defineCommand({
   summary:
     "Moves the resources of a target's single Pulumi stack (before per-file stacks) into one stack per API stack, <target>.<API stack>, without calling the platform. Safe to run again.",
   flags: targetFlags,
-  async run({ flags }, { io }) {
+  async run({ flags }, { io, env }) {
     const { say } = io;
-    const target = await openTarget(flags.project, flags.target);
+    const target = await openTarget(flags.project, flags.target, {}, env);
     if ((await legacyProblem(target)) === undefined) {
       say(`stack '${target.name}' holds no API stack's resources: nothing to migrate`);
       return EXIT_CODES.ok;

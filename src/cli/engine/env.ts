@@ -52,8 +52,8 @@ export interface EngineEnvOptions {
    * `<projectDir>/.stackwright/state`.
    */
   readonly stateDir?: string;
-  /** The environment to extend; defaults to `process.env`. */
-  readonly baseEnv?: NodeJS.ProcessEnv;
+  /** The environment to extend (a command's `env`); defaults to `process.env`. */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /**

@@ -37,6 +37,7 @@ import {
   type InputDigests,
 } from "../state/confirmations";
 import type { LockTarget } from "../state/lock-guard";
+import type { Env } from "../kit/context";
 import { upInputDigests, type ShortcutTarget } from "./fingerprint";
 
 /** What the shortcut needs for one run of the CLI. */
@@ -67,12 +68,13 @@ export type { ShortcutTarget } from "./fingerprint";
  * closes the client and removes the reports.
  */
 export function openShortcut(
-  target: ShortcutTarget,
+  /** `env` what the engine's environment adds to `given`, the command's environment. */
+  target: ShortcutTarget & { readonly given: Env },
   confirm: boolean,
   readsDir: string,
   settings: () => Promise<(key: string) => string | undefined>,
 ): Shortcut & { close(): Promise<void> } {
-  const env = { ...process.env, ...target.env };
+  const env = { ...target.given, ...target.env };
   let opened: Promise<StackwrightClient> | undefined;
   const client = () =>
     (opened ??= settings().then((config) => {

@@ -9,7 +9,7 @@
  * kit (exit-codes.ts).
  */
 import * as fs from "node:fs";
-import type { CommandContext } from "../kit/context";
+import type { CommandContext, Env, Stream } from "../kit/context";
 import { CliError, combinedExitCode, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { closingTable, fanOut, fleetSummary, resultOf } from "../fleet/fan-out";
 import { apiBudget, apiBudgetEnv } from "../kit/api-budget";
@@ -17,9 +17,14 @@ import { legacyProblem } from "../fleet/migrate";
 import { planRun, type Plan } from "../fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "../fleet/run-stack";
 import { makeReadsDir, openShortcut } from "../fleet/shortcut";
-import { openOwnStack, openTarget, readTargetSettings, type Target } from "../fleet/open-target";
+import {
+  engineRunEnv,
+  openOwnStack,
+  openTarget,
+  readTargetSettings,
+  type Target,
+} from "../fleet/open-target";
 import { writeSummary } from "../report/summary-file";
-import { stderr, stdout, warn, type Sink } from "../kit/output";
 import { commandLine } from "../kit/invocation";
 import { closingLines } from "../display/closing";
 import { liveDisplay, RunDisplay } from "../display/display";
@@ -38,6 +43,7 @@ async function explicitPlan(
   names: readonly string[],
   given: ReadonlySet<string>,
   budgetEnv: Record<string, string>,
+  env: Env,
 ): Promise<{ target: Target; plan: Plan }> {
   const stackName = flags.stack ?? "";
   const clash = ["changed-since", "shard", "target"].filter((f) => given.has(f));
@@ -47,7 +53,7 @@ async function explicitPlan(
     );
   }
   return {
-    target: await openOwnStack(flags.project, stackName, budgetEnv),
+    target: await openOwnStack(flags.project, stackName, budgetEnv, env),
     plan: {
       jobs: [{ apiStack: stackName, stackName, destroy: false }],
       kept: [],
@@ -63,10 +69,11 @@ export async function runFleetCommand(
   context: CommandContext,
 ): Promise<number> {
   const { flags, positional: names, given } = request;
+  const { io, env, clock } = context;
   const concurrency = flags.concurrency;
   // One budget for every client of the run, given in the environment the run hands them: this
   // process's (preflight, hosted programs, the shortcut) and the shared provider host's and any plugin's.
-  const budgetEnv = apiBudgetEnv(apiBudget(flags["api-concurrency"], context.env));
+  const budgetEnv = apiBudgetEnv(apiBudget(flags["api-concurrency"], env));
   const parallel = flags.parallel;
   const lockPolicy = lockPolicyOf(flags);
   const override = overrideReason(flags["override-window"]);
@@ -76,9 +83,9 @@ export async function runFleetCommand(
     operation === "up" && flags.stack === undefined && flags.refresh !== true ? makeReadsDir() : undefined;
   const { target, plan } =
     flags.stack !== undefined
-      ? await explicitPlan(flags, names, given, budgetEnv)
+      ? await explicitPlan(flags, names, given, budgetEnv, env)
       : await (async () => {
-          const target = await openTarget(flags.project, flags.target, { ...budgetEnv, ...reads?.env });
+          const target = await openTarget(flags.project, flags.target, { ...budgetEnv, ...reads?.env }, env);
           const legacy = await legacyProblem(target);
           if (legacy !== undefined) throw new CliError("usage", legacy);
           const plan = await planRun(target, {
@@ -92,7 +99,7 @@ export async function runFleetCommand(
         })();
   const settings = once(() => targetSettings(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
-  const windows = await openWindowGate(target.projectDir, override, plan.state);
+  const windows = await openWindowGate(target.projectDir, override, clock, plan.state);
   // Notification sinks (notifications/notify.ts): checked now, sent once every stack has ended.
   const notify =
     operation === "up" && flags.stack === undefined
@@ -100,7 +107,7 @@ export async function runFleetCommand(
           target.projectDir,
           target.name,
           plan.jobs.map((job) => job.apiStack),
-          process.env,
+          env,
           plan.state,
         )
       : undefined;
@@ -120,7 +127,7 @@ export async function runFleetCommand(
           settings,
         );
   // With --json -, stdout is the document alone: everything else goes to stderr.
-  const out: Sink = flags.json?.to === "stdout" ? stderr : stdout;
+  const out: Stream = flags.json?.to === "stdout" ? io.stderr : io.stdout;
   const print = (text: string) => out.write(`${text}\n`);
   const engineDisplay = flags["engine-display"] === true;
   const display = engineDisplay
@@ -128,20 +135,20 @@ export async function runFleetCommand(
     : new RunDisplay({
         operation,
         out,
-        live: liveDisplay(flags.json?.to === "stdout" ? process.stderr : process.stdout, process.env),
-        columns: () => (flags.json?.to === "stdout" ? process.stderr : process.stdout).columns,
+        live: liveDisplay(out, env),
+        columns: () => out.columns,
       });
   // A stack the user cannot see: its line comes first, before anything else of the run.
-  for (const line of hidden.values()) warn(line);
+  for (const line of hidden.values()) io.warn(line);
   print(
     `stackwright ${operation}: ${plan.description} API stack(s) of target '${target.name}', ${Math.min(concurrency, plan.jobs.length)} at once`,
   );
   for (const kept of plan.kept) {
-    warn(
+    io.warn(
       `stackwright: ${kept}: its file was deleted; its resources stay (pass --destroy-deleted to destroy them)`,
     );
   }
-  const interrupts = handleInterrupts();
+  const interrupts = handleInterrupts({ log: io.warn });
   try {
     const visible = plan.jobs.filter((job) => !hidden.has(job.stackName));
     const refused = plan.jobs.flatMap((job) => {
@@ -170,11 +177,11 @@ export async function runFleetCommand(
         windows,
         ...(shortcut === undefined ? {} : { shortcut }),
       },
-      { stdout: out, stderr },
+      { stdout: out, stderr: io.stderr },
     );
     display?.close();
     const outcomes = [...refused, ...ran];
-    for (const o of ran) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
+    for (const o of ran) if (o.failure !== undefined) io.warn(`${o.job.stackName}: ${o.failure}`);
     if (outcomes.length > 0) {
       print(`\n${closingTable(outcomes, operation)}`);
       const again = `up --refresh${flags.stack !== undefined ? ` --stack ${flags.stack}` : given.has("target") ? ` --target ${flags.target}` : ""}`;
@@ -188,7 +195,7 @@ export async function runFleetCommand(
     const notified =
       notify === undefined
         ? undefined
-        : await notifyOutcomes(notify.sinks, outcomes, windows, process.env, notify.options, print);
+        : await notifyOutcomes(notify.sinks, outcomes, windows, env, notify.options, print);
     if (flags.summary !== undefined) {
       const title = `Stackwright ${operation}: ${target.name}`;
       const overrides = ran.flatMap((o) => overrideNotice(windows, o.job.stackName) ?? []);
@@ -217,10 +224,10 @@ export async function runFleetCommand(
         })),
       );
       const text = `${JSON.stringify(document, null, 2)}\n`;
-      if (flags.json.to === "stdout") process.stdout.write(text);
+      if (flags.json.to === "stdout") io.stdout.write(text);
       else {
         fs.writeFileSync(flags.json.path, text);
-        warn(`run written to ${flags.json.path}`);
+        io.warn(`run written to ${flags.json.path}`);
       }
     }
     return exitCode;
@@ -252,7 +259,7 @@ async function preflightTarget(
   jobs: readonly StackJob[],
   settings: () => Promise<(key: string) => string | undefined>,
 ): Promise<ReadonlyMap<string, string>> {
-  const env = { ...process.env, ...target.env };
+  const env = engineRunEnv(target);
   if (env["STACKWRIGHT_PREFLIGHT"] === "off") return new Map();
   // By API stack; with --stack, the API stack its per-file name says (none for another program's stack).
   const apiStacks = new Map<string, string>();

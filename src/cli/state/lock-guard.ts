@@ -40,8 +40,8 @@ export class StackLockedError extends CliError {
 }
 
 export interface GuardHooks {
-  /** Where notes go (a removed stale lock, a wait); defaults to stderr. */
-  readonly log?: (line: string) => void;
+  /** Where notes go (a removed stale lock, a wait): the command's stderr. */
+  readonly log: (line: string) => void;
   /** The judge of this machine; tests give their own. */
   readonly judge?: () => LockJudge;
   /** Waits `ms`; tests may shorten it. */
@@ -60,9 +60,9 @@ const POLL_MS = 1_000;
 export async function recoverStaleLocks(
   target: LockTarget,
   policy: LockPolicy,
-  hooks: GuardHooks = {},
+  hooks: GuardHooks,
 ): Promise<number> {
-  const log = hooks.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = hooks.log;
   const judge = (hooks.judge ?? (() => localJudge(policy.staleAfterMs)))();
   const { removed } = await removeStaleLocks(target.store, target.project, target.stack, judge);
   for (const { lock, reason } of removed) {
@@ -88,11 +88,11 @@ export async function withStackLock<T>(
   target: LockTarget,
   policy: LockPolicy,
   operation: () => Promise<T>,
-  hooks: GuardHooks = {},
+  hooks: GuardHooks,
 ): Promise<T> {
   const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = hooks.now ?? Date.now;
-  const log = hooks.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = hooks.log;
   const started = now();
   const deadline = started + policy.lockWaitMs;
   await recoverStaleLocks(target, policy, hooks);

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { engineEnv } from "../engine/env";
+import type { Env } from "../kit/context";
 import type { LockTarget } from "./lock-guard";
 import { openStateStore } from "../../state-backend";
 
@@ -20,12 +21,11 @@ export function projectNameOf(projectDir: string): string {
   return parsed.data.name;
 }
 
-/** The stack's lock in the backend the engine of `projectDir` uses (with `env` applied). */
-export function lockTargetOf(
-  projectDir: string,
-  stack: string,
-  env: Record<string, string> = {},
-): LockTarget {
-  const url = { ...engineEnv({ projectDir }), ...env }["PULUMI_BACKEND_URL"] ?? "";
-  return { store: openStateStore(url), project: projectNameOf(projectDir), stack };
+/**
+ * The stack's lock in the backend the engine of `projectDir` uses, in the environment `env` (its
+ * `PULUMI_BACKEND_URL`, else the project's own state directory; an S3 store's credentials).
+ */
+export function lockTargetOf(projectDir: string, stack: string, env: Env): LockTarget {
+  const url = engineEnv({ projectDir, baseEnv: { ...env } })["PULUMI_BACKEND_URL"] ?? "";
+  return { store: openStateStore(url, { ...env }), project: projectNameOf(projectDir), stack };
 }
