@@ -6,7 +6,7 @@ import { stackFileJsonSchema } from "../../src/config";
 import { openTarget } from "../../src/cli/fleet/open-target";
 import { confirmWithoutEngine, makeReadsDir, openShortcut } from "../../src/cli/fleet/shortcut";
 import { confirmationKey } from "../../src/cli/state/confirmations";
-import { lockTargetOf } from "../../src/cli/state/lock-target";
+import { lockTargetOf } from "../../src/project/lock-target";
 import type { EmulatorHooks } from "../helpers/emulator";
 import { fixtures, type RunningEmulator, type Stackwright } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";

@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { engineEnv, pulumiCommand } from "../../src/cli/engine/env";
+import { engineEnv, pulumiCommand } from "../../src/project/engine-env";
 import { readTargetSettings, type Target } from "../../src/cli/fleet/open-target";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";

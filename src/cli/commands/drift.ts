@@ -44,9 +44,9 @@ import { checkOutputPath } from "../kit/output-path";
 import { observeFlags, observeTarget } from "../observation/observe-target";
 import type { Sink } from "../kit/output";
 import type { Env } from "../kit/context";
-import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
+import { keepDriftMemory, readDriftMemory } from "../observation/drift-memory";
 import { handleInterrupts } from "../engine/interrupt";
-import { notifyDrift, prepareNotify } from "../notifications/notify";
+import { notifyDrift, prepareNotify } from "../../project/notify-sinks";
 import type { DriftChanges, DriftEntry as NotifyDriftEntry } from "../../notify";
 
 /** The exit code of a report: error > drift > clean. */

@@ -7,11 +7,11 @@
  * built-in one only for the demo's `dev` target; a target without one is refused before anything
  * is printed. The directory of a `file://` backend is made, so `pulumi stack init` can run next.
  */
-import { engineEnv, ensureStateDir } from "../engine/env";
+import { engineEnv, ensureStateDir } from "../../project/engine-env";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { quietCommandLine } from "../kit/invocation";
-import { targetFlags, targetSecretsEnv } from "../settings/target-settings";
+import { quietCommandLine } from "../../project/invocation";
+import { targetFlags, targetSecretsEnv } from "../../project/target-settings";
 
 /** Quotes a value for a POSIX shell. */
 export function shellQuote(value: string): string {

@@ -27,7 +27,7 @@ import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { renderTable } from "../kit/output";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../../project/target-settings";
 
 const COMMAND = "history";
 const DEFAULT_LIMIT = 20;

@@ -3,8 +3,8 @@ import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget } from "../fleet/open-target";
-import { commandLine } from "../kit/invocation";
-import { targetFlags } from "../settings/target-settings";
+import { commandLine } from "../../project/invocation";
+import { targetFlags } from "../../project/target-settings";
 
 export const migrateCommand = defineCommand({
   name: "migrate",

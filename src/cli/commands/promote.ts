@@ -30,7 +30,7 @@ import { flag, type FlagSet, type FlagValues } from "../kit/args";
 import type { CommandContext, Env } from "../kit/context";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { changesSince } from "../fleet/changes";
+import { changesSince } from "../../project/changes";
 import {
   inShard,
   selectByNames,
@@ -38,7 +38,7 @@ import {
   selectionFlags,
   type Selected,
   type Shard,
-} from "../fleet/selection";
+} from "../../project/selection";
 import {
   PROBLEM_FLAGS,
   applyPins,
@@ -50,7 +50,7 @@ import {
   type PlannedPin,
 } from "../release/pin-change";
 import type { RecordedDeployments } from "../release/recorded-deployments";
-import { checkedClient } from "../gates/preflight";
+import { checkedClient } from "../../project/preflight";
 import {
   GATE_ADVICE,
   GATE_FLAGS,
@@ -61,7 +61,7 @@ import {
   promotionGate,
   type GateKind,
 } from "../release/promotion-gate";
-import { API_SETTINGS_HELP, apiSettingsOf } from "../settings/target-settings";
+import { API_SETTINGS_HELP, apiSettingsOf } from "../../project/target-settings";
 
 const COMMAND = "promote";
 

@@ -9,7 +9,7 @@ import { defineCommand, groupCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { bytes, progressReporter } from "../kit/progress";
 import { NotFoundError } from "../../client";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
+import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../../project/target-settings";
 
 const DOWNLOAD = "snapshot download";
 

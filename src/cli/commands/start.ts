@@ -14,13 +14,13 @@ import { CliError, combinedExitCode } from "../kit/exit-codes";
 import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget, stackNameOf } from "../fleet/open-target";
-import { commandLine } from "../kit/invocation";
+import { commandLine } from "../../project/invocation";
 import { closingLines } from "../display/closing";
 import { runChanges } from "../display/changes";
 import { liveDisplay, RunDisplay } from "../display/display";
 import { handleInterrupts } from "../engine/interrupt";
 import { SPEEDS } from "../../emulator/scheduler";
-import { targetFlags } from "../settings/target-settings";
+import { targetFlags } from "../../project/target-settings";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
 export const EMBEDDED_PORT = 8787;

@@ -6,13 +6,13 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
-import { engineEnv, ensureStateDir, pulumiCommand } from "./env";
-import { stackSecretsEnv } from "./passphrase";
+import { engineEnv, ensureStateDir, pulumiCommand } from "../../project/engine-env";
+import { stackSecretsEnv } from "../../project/passphrase";
 import { EngineStack } from "./run";
 import { CliError } from "../kit/exit-codes";
 
 // In env.ts, which does not load the engine's SDK (the commands without the engine import it there).
-export { defaultProjectDir } from "./env";
+export { defaultProjectDir } from "../../project/engine-env";
 
 export interface OpenStackOptions {
   readonly projectDir: string;

@@ -8,13 +8,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
 import { perFileStackName } from "../../config";
-import { engineEnv, ensureStateDir, pulumiCommand } from "../engine/env";
-import { stackSecretsEnv } from "../engine/passphrase";
+import { engineEnv, ensureStateDir, pulumiCommand } from "../../project/engine-env";
+import { stackSecretsEnv } from "../../project/passphrase";
 import { hostedProject, sharedProviderHost, startProgramHost } from "../../program";
 import { EngineStack, type EngineHosts } from "../engine/run";
 import type { Env } from "../kit/context";
 import { CliError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
+import { commandLine } from "../../project/invocation";
 import {
   BackendUrlError,
   createStackIfAbsent,
@@ -23,13 +23,13 @@ import {
   readCheckpoint,
   type StateStore,
 } from "../../state-backend";
-import { lockTargetOf, projectNameOf } from "../state/lock-target";
+import { lockTargetOf, projectNameOf } from "../../project/lock-target";
 import {
   readTargetSettings as readSettingsFile,
   settingsFileOf,
   targetNameOf,
   targetSecretsEnv,
-} from "../settings/target-settings";
+} from "../../project/target-settings";
 
 export interface Target {
   readonly name: string;

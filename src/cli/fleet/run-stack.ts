@@ -18,7 +18,7 @@ import {
   recordCrashedCreates,
   settlePendingCreates,
 } from "../state/pending-creates";
-import { lockTargetOf } from "../state/lock-target";
+import { lockTargetOf } from "../../project/lock-target";
 import { gatedEngineRun, quietPlan, type WindowGate } from "../gates/windows";
 import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
 import { engineRunEnv, withPerFileStack, type Target } from "./open-target";

@@ -38,7 +38,7 @@ import {
 } from "../state/confirmations";
 import type { LockTarget } from "../state/lock-guard";
 import type { Env } from "../kit/context";
-import { upInputDigests, type ShortcutTarget } from "./fingerprint";
+import { upInputDigests, type ShortcutTarget } from "../../project/fingerprint";
 
 /** What the shortcut needs for one run of the CLI. */
 export interface Shortcut {
@@ -60,7 +60,7 @@ export function makeReadsDir(): { dir: string; env: Record<string, string> } {
   return { dir, env: { [DATA_READS_DIR_ENV]: dir } };
 }
 
-export type { ShortcutTarget } from "./fingerprint";
+export type { ShortcutTarget } from "../../project/fingerprint";
 
 /**
  * The shortcut of one `up` run: `settings` gives the target's decrypted settings when the API

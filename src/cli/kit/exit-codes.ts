@@ -10,7 +10,7 @@ import { ConnectionError, tlsProblem } from "../../client";
 import { ConfigValidationError } from "../../config";
 import { terminalLines } from "../../safe-text";
 import { engineDiagnostic } from "./engine-diagnostic";
-import { commandLine } from "./invocation";
+import { commandLine } from "../../project/invocation";
 
 /** What went wrong, as a CI job needs to tell apart. */
 export type ExitKind = "failed" | "usage" | "locked" | "environment" | "interrupted";

@@ -7,9 +7,9 @@ import { flag, type FlagValues } from "../kit/args";
 import { apiConcurrencyFlagOf, DEFAULT_API_CONCURRENCY } from "../kit/api-budget";
 import { lockFlags } from "../kit/lock-flags";
 import { concurrencyFlag } from "../fleet/fan-out";
-import { selectionFlags as selectingFlags } from "../fleet/selection";
+import { selectionFlags as selectingFlags } from "../../project/selection";
 import { overrideWindowFlag } from "../gates/windows";
-import { targetFlags } from "../settings/target-settings";
+import { targetFlags } from "../../project/target-settings";
 
 const selectionFlags = {
   ...targetFlags,

@@ -25,13 +25,13 @@ import {
   type Target,
 } from "../fleet/open-target";
 import { writeSummary } from "../report/summary-file";
-import { commandLine } from "../kit/invocation";
+import { commandLine } from "../../project/invocation";
 import { closingLines } from "../display/closing";
 import { liveDisplay, RunDisplay } from "../display/display";
 import { runDocument, StackResult } from "../display/run-document";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
-import { preflightFleet } from "../gates/preflight";
-import { notifyOutcomes, prepareNotify } from "../notifications/notify";
+import { preflightFleet } from "../../project/preflight";
+import { notifyOutcomes, prepareNotify } from "../../project/notify-sinks";
 import { handleInterrupts } from "../engine/interrupt";
 import { lockPolicyOf } from "../kit/lock-flags";
 import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";

@@ -16,7 +16,7 @@ import {
   type LockJudge,
 } from "./locks";
 import { CliError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
+import { commandLine } from "../../project/invocation";
 import type { LockPolicy } from "../kit/lock-flags";
 import type { StateStore } from "../../state-backend";
 

@@ -5,8 +5,8 @@
  * in the same shard, whatever else is selected: CI concurrency groups per shard then serialise
  * the runs of each API stack.
  */
-import { flag, FlagRuleError, wholeNumber } from "../kit/args";
-import { UsageError } from "../kit/exit-codes";
+import { flag, FlagRuleError, wholeNumber } from "../cli/kit/args";
+import { UsageError } from "../cli/kit/exit-codes";
 
 /** One API stack to run: its file, or none when its file was deleted (only destroy runs it). */
 export interface Selected {

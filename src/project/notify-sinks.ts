@@ -14,7 +14,7 @@ import {
   type DesiredState,
   type PathSegment,
   type TargetNotify,
-} from "../../config";
+} from "../config";
 import {
   deliveryLines,
   deliveryMarkdown,
@@ -29,13 +29,13 @@ import {
   type DriftChanges,
   type NotifyConnection,
   type PlacedSink,
-} from "../../notify";
-import { environmentDispatcher, InvalidOptionsError, proxySettings } from "../../client";
-import type { NotifyEvent } from "../../api";
-import { ConfigValidationError } from "../../config";
-import { CliError } from "../kit/exit-codes";
-import type { StackOutcome } from "../fleet/run-stack";
-import type { WindowGate } from "../gates/windows";
+} from "../notify";
+import { environmentDispatcher, InvalidOptionsError, proxySettings } from "../client";
+import type { NotifyEvent } from "../api";
+import { ConfigValidationError } from "../config";
+import { CliError } from "../cli/kit/exit-codes";
+import type { StackOutcome } from "../cli/fleet/run-stack";
+import type { WindowGate } from "../cli/gates/windows";
 
 /** The sinks of one target: by API stack, the target's merged with the file's. */
 export interface TargetSinks {

@@ -10,18 +10,18 @@ import * as path from "node:path";
 import type { PulumiCommand } from "@pulumi/pulumi/automation";
 import { parse as parseSemVer, type SemVer } from "semver";
 import { z } from "zod";
-import { CliError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
+import { CliError } from "../cli/kit/exit-codes";
+import { commandLine } from "./invocation";
 
 /**
  * The tool root: where Stackwright's own files are (bin/, dist/, scripts/, `.tools/bin` with the
- * Pulumi CLI), from this file compiled (dist/src/cli/engine → ../../../..) or run from its source
- * (src/cli/engine → ../../..). In this repository it is also the project directory; installed,
+ * Pulumi CLI), from this file compiled (dist/src/project → ../../..) or run from its source
+ * (src/project → ../..). In this repository it is also the project directory; installed,
  * it is `node_modules/stackwright` of an ops repository (its real path: Node loads modules by it).
  */
 export function toolRoot(): string {
   const compiled = path.extname(__filename) === ".js";
-  return path.resolve(__dirname, ...(compiled ? ["..", "..", "..", ".."] : ["..", "..", ".."]));
+  return path.resolve(__dirname, ...(compiled ? ["..", "..", ".."] : ["..", ".."]));
 }
 
 /**

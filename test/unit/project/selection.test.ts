@@ -7,9 +7,9 @@ import {
   selectChanged,
   shardOf,
   stableHash,
-} from "../../../../src/cli/fleet/selection";
-import { FlagRuleError } from "../../../../src/cli/kit/args";
-import { parsePerFileStackName, perFileStackName } from "../../../../src/config";
+} from "../../../src/project/selection";
+import { FlagRuleError } from "../../../src/cli/kit/args";
+import { parsePerFileStackName, perFileStackName } from "../../../src/config";
 
 const names = fc.uniqueArray(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/), { maxLength: 60 });
 const stacks = (list: string[]) => list.map((apiStack) => ({ apiStack, file: `${apiStack}.yaml` }));

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandLine, invocationOf, quietCommandLine } from "../../../../src/cli/kit/invocation";
-import { repoRoot } from "../../../helpers/scratch-project";
+import { commandLine, invocationOf, quietCommandLine } from "../../../src/project/invocation";
+import { repoRoot } from "../../helpers/scratch-project";
 
 describe("the command a message tells the user to run", () => {
   it("is the npm script in a checkout of this repository", () => {

@@ -6,10 +6,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
-import { engineEnv } from "../engine/env";
-import type { Env } from "../kit/context";
-import type { LockTarget } from "./lock-guard";
-import { openStateStore } from "../../state-backend";
+import { engineEnv } from "./engine-env";
+import type { Env } from "../cli/kit/context";
+import type { LockTarget } from "../cli/state/lock-guard";
+import { openStateStore } from "../state-backend";
 
 const ProjectFile = z.object({ name: z.string().min(1) });
 

@@ -13,16 +13,16 @@ import { execFile } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { z } from "zod";
-import { CREDENTIAL_SOURCES, resolveCredentials } from "../../client";
-import { targetProblem } from "../../config";
-import { defaultProjectDir, engineEnv, pulumiCommand } from "../engine/env";
-import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "../engine/passphrase";
-import { flag, FlagRuleError, type Flag } from "../kit/args";
-import type { Env } from "../kit/context";
-import { CliError, UsageError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
-import { createStackIfAbsent, openStateStore } from "../../state-backend";
-import { projectNameOf } from "../state/lock-target";
+import { CREDENTIAL_SOURCES, resolveCredentials } from "../client";
+import { targetProblem } from "../config";
+import { defaultProjectDir, engineEnv, pulumiCommand } from "./engine-env";
+import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "./passphrase";
+import { flag, FlagRuleError, type Flag } from "../cli/kit/args";
+import type { Env } from "../cli/kit/context";
+import { CliError, UsageError } from "../cli/kit/exit-codes";
+import { commandLine } from "./invocation";
+import { createStackIfAbsent, openStateStore } from "../state-backend";
+import { projectNameOf } from "./lock-target";
 
 const execFileAsync = promisify(execFile);
 
