@@ -10,8 +10,11 @@ import * as path from "node:path";
 import type { PulumiCommand } from "@pulumi/pulumi/automation";
 import { parse as parseSemVer, type SemVer } from "semver";
 import { z } from "zod";
-import { CliError } from "../cli/kit/exit-codes";
+import { CliError } from "./errors";
 import { commandLine } from "./invocation";
+
+/** The environment a command was given, as the process gives it (never written to). */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * The tool root: where Stackwright's own files are (bin/, dist/, scripts/, `.tools/bin` with the

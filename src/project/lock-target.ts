@@ -7,9 +7,17 @@ import * as path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { engineEnv } from "./engine-env";
-import type { Env } from "../cli/kit/context";
-import type { LockTarget } from "../cli/state/lock-guard";
-import { openStateStore } from "../state-backend";
+import type { Env } from "./engine-env";
+import { openStateStore, type StateStore } from "../state-backend";
+
+/** The stack whose lock is at stake, in the backend and in the user's words. */
+export interface LockTarget {
+  readonly store: StateStore;
+  /** Pulumi project name (Pulumi.yaml `name`). */
+  readonly project: string;
+  /** Pulumi stack name. */
+  readonly stack: string;
+}
 
 const ProjectFile = z.object({ name: z.string().min(1) });
 

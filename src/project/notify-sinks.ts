@@ -1,9 +1,9 @@
 /**
- * The notifications of a fleet command (src/notify does the work): the sinks of the target
+ * A target's notification sinks (src/notify does the work): the sinks of the target
  * (`stackwright:notify` in Pulumi.<target>.yaml) and of each stack file, checked before any engine
- * starts (a variable a sink in use needs and that is unset is a configuration error), and the
- * events of the run sent after its last stack ended, within the delivery bound. Delivery never
- * changes the exit code.
+ * starts or anything is read (a variable a sink in use needs and that is unset is a configuration
+ * error), and `drift`'s events sent once its report is known, within the delivery bound (a fleet
+ * run's are sent by src/cli/notifications/notify.ts). Delivery never changes the exit code.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -22,7 +22,6 @@ import {
   eventContext,
   mergeSinks,
   sendEvents,
-  stackRunEvents,
   unsetVariables,
   type DeliveryOptions,
   type DeliveryResult,
@@ -31,11 +30,8 @@ import {
   type PlacedSink,
 } from "../notify";
 import { environmentDispatcher, InvalidOptionsError, proxySettings } from "../client";
-import type { NotifyEvent } from "../api";
 import { ConfigValidationError } from "../config";
-import { CliError } from "../cli/kit/exit-codes";
-import type { StackOutcome } from "../cli/fleet/run-stack";
-import type { WindowGate } from "../cli/gates/windows";
+import { CliError } from "./errors";
 
 /** The sinks of one target: by API stack, the target's merged with the file's. */
 export interface TargetSinks {
@@ -153,53 +149,6 @@ export async function prepareNotify(
   const sinks = await loadTargetSinks(projectDir, target, state);
   requireSinkVariables(sinks, apiStacks, env);
   return { sinks, options };
-}
-
-/** The events of a fleet run's outcomes. */
-export function eventsOfOutcomes(
-  target: string,
-  outcomes: readonly StackOutcome[],
-  windows: WindowGate | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-): NotifyEvent[] {
-  const ctx = eventContext(target, env);
-  return outcomes.flatMap((o) => {
-    const closed = windows?.closed.get(o.job.apiStack) ?? [];
-    const override = windows?.override;
-    return stackRunEvents(
-      {
-        apiStack: o.job.apiStack,
-        pulumiStack: o.job.stackName,
-        exitCode: o.exitCode,
-        ...(o.failure === undefined ? {} : { failure: o.failure }),
-        events: o.events,
-        recoveredLocks: o.notices?.recoveredLocks ?? [],
-        unknownRestores: (o.notices?.unknownRestores ?? []).map((r) => ({
-          name: r.name.split("/").pop() ?? r.name,
-          why: r.why,
-        })),
-        ...(override !== undefined && closed.length > 0 && o.exitCode === 0
-          ? { override: { reason: override, environments: closed.map((c) => c.environment) } }
-          : {}),
-      },
-      ctx,
-    );
-  });
-}
-
-/** Sends the run's events, prints how it went and returns the summary's section. */
-export async function notifyOutcomes(
-  sinks: TargetSinks,
-  outcomes: readonly StackOutcome[],
-  windows: WindowGate | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-  options: DeliveryOptions,
-  say: (line: string) => void,
-): Promise<{ results: DeliveryResult[]; markdown: string }> {
-  const events = eventsOfOutcomes(sinks.target, outcomes, windows, env);
-  const results = await sendEvents(events, (s) => sinks.sinksOf(s), env, options);
-  for (const line of deliveryLines(results)) say(line);
-  return { results, markdown: deliveryMarkdown(results) };
 }
 
 /**

@@ -38,7 +38,7 @@ import {
   type ResolvedSetting,
   type StackwrightClient,
 } from "../client";
-import { CliError } from "../cli/kit/exit-codes";
+import { CliError } from "./errors";
 
 /** What the preflight checks. */
 export interface PreflightInput {

@@ -11,7 +11,8 @@ import { engineEnv, ensureStateDir } from "../../project/engine-env";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { quietCommandLine } from "../../project/invocation";
-import { targetFlags, targetSecretsEnv } from "../../project/target-settings";
+import { targetSecretsEnv } from "../../project/target-settings";
+import { targetFlags } from "../kit/flag-sets";
 
 /** Quotes a value for a POSIX shell. */
 export function shellQuote(value: string): string {

@@ -39,7 +39,8 @@ import { flag } from "../kit/args";
 import type { Io } from "../kit/context";
 import { checkedClient } from "../../project/preflight";
 import { commandLine } from "../../project/invocation";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../../project/target-settings";
+import { apiSettingsOf } from "../../project/target-settings";
+import { API_SETTINGS_HELP, targetFlags } from "../kit/flag-sets";
 
 const COMMAND = "import";
 /** Stacks read at once: each is a handful of GETs. */

@@ -23,7 +23,6 @@ import { preflight } from "../../project/preflight";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { flag } from "../kit/args";
-import { targetNameFlag } from "../../project/target-settings";
 import type { Env } from "../kit/context";
 import {
   WORKFLOWS_DIR,
@@ -38,6 +37,7 @@ import {
 import { packageVersion, pulumiCli, workflowTemplates } from "../ops/package";
 import { createStackIfAbsent, openStateStore } from "../../state-backend";
 import { errorLine } from "../../project/target-settings";
+import { targetNameFlag } from "../kit/flag-sets";
 
 const COMMAND = "init";
 const TOKEN_VARIABLE = "STACKWRIGHT_API_TOKEN";

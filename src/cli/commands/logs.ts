@@ -18,7 +18,8 @@ import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
 import { commandLine } from "../../project/invocation";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../../project/target-settings";
+import { apiSettingsOf } from "../../project/target-settings";
+import { API_SETTINGS_HELP, targetFlags } from "../kit/flag-sets";
 
 const COMMAND = "logs";
 

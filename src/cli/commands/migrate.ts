@@ -4,7 +4,7 @@ import { EXIT_CODES } from "../kit/exit-codes";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget } from "../fleet/open-target";
 import { commandLine } from "../../project/invocation";
-import { targetFlags } from "../../project/target-settings";
+import { targetFlags } from "../kit/flag-sets";
 
 export const migrateCommand = defineCommand({
   name: "migrate",

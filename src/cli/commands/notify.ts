@@ -12,7 +12,7 @@ import { flag } from "../kit/args";
 import { defineCommand, groupCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../../project/notify-sinks";
-import { targetFlags } from "../../project/target-settings";
+import { targetFlags } from "../kit/flag-sets";
 
 const TEST = "notify test";
 

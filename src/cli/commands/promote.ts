@@ -31,14 +31,7 @@ import type { CommandContext, Env } from "../kit/context";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { changesSince } from "../../project/changes";
-import {
-  inShard,
-  selectByNames,
-  selectChanged,
-  selectionFlags,
-  type Selected,
-  type Shard,
-} from "../../project/selection";
+import { inShard, selectByNames, selectChanged, type Selected, type Shard } from "../../project/selection";
 import {
   PROBLEM_FLAGS,
   applyPins,
@@ -61,7 +54,8 @@ import {
   promotionGate,
   type GateKind,
 } from "../release/promotion-gate";
-import { API_SETTINGS_HELP, apiSettingsOf } from "../../project/target-settings";
+import { apiSettingsOf } from "../../project/target-settings";
+import { API_SETTINGS_HELP, selectionFlags } from "../kit/flag-sets";
 
 const COMMAND = "promote";
 

@@ -30,8 +30,9 @@ import {
 } from "../release/pin-change";
 import { checkedClient } from "../../project/preflight";
 import { commandLine } from "../../project/invocation";
-import { API_SETTINGS_HELP, DEFAULT_TARGET, apiSettingsOf } from "../../project/target-settings";
+import { DEFAULT_TARGET, apiSettingsOf } from "../../project/target-settings";
 import { selectByNames } from "../../project/selection";
+import { API_SETTINGS_HELP } from "../kit/flag-sets";
 
 const COMMAND = "rollback";
 

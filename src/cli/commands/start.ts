@@ -20,7 +20,7 @@ import { runChanges } from "../display/changes";
 import { liveDisplay, RunDisplay } from "../display/display";
 import { handleInterrupts } from "../engine/interrupt";
 import { SPEEDS } from "../../emulator/scheduler";
-import { targetFlags } from "../../project/target-settings";
+import { targetFlags } from "../kit/flag-sets";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
 export const EMBEDDED_PORT = 8787;

@@ -8,9 +8,9 @@ import * as path from "node:path";
 import { UsageError } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
-import { targetFlags } from "../../project/target-settings";
 import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
 import { lockTargetOf } from "../../project/lock-target";
+import { targetFlags } from "../kit/flag-sets";
 
 export const unlockCommand = defineCommand({
   name: "unlock",

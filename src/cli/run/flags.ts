@@ -7,9 +7,8 @@ import { flag, type FlagValues } from "../kit/args";
 import { apiConcurrencyFlagOf, DEFAULT_API_CONCURRENCY } from "../kit/api-budget";
 import { lockFlags } from "../kit/lock-flags";
 import { concurrencyFlag } from "../fleet/fan-out";
-import { selectionFlags as selectingFlags } from "../../project/selection";
 import { overrideWindowFlag } from "../gates/windows";
-import { targetFlags } from "../../project/target-settings";
+import { selectionFlags as selectingFlags, targetFlags } from "../kit/flag-sets";
 
 const selectionFlags = {
   ...targetFlags,

@@ -31,7 +31,8 @@ import { liveDisplay, RunDisplay } from "../display/display";
 import { runDocument, StackResult } from "../display/run-document";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../../project/preflight";
-import { notifyOutcomes, prepareNotify } from "../../project/notify-sinks";
+import { prepareNotify } from "../../project/notify-sinks";
+import { notifyOutcomes } from "../notifications/notify";
 import { handleInterrupts } from "../engine/interrupt";
 import { lockPolicyOf } from "../kit/lock-flags";
 import { openWindowGate, overrideNotice, overrideReason, windowSummary } from "../gates/windows";
@@ -100,7 +101,8 @@ export async function runFleetCommand(
   const settings = once(() => targetSettings(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override, clock, plan.state);
-  // Notification sinks (notifications/notify.ts): checked now, sent once every stack has ended.
+  // Notification sinks (src/project/notify-sinks.ts): checked now, sent once every stack has ended
+  // (notifications/notify.ts).
   const notify =
     operation === "up" && flags.stack === undefined
       ? await prepareNotify(

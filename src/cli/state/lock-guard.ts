@@ -18,18 +18,11 @@ import {
 import { CliError } from "../kit/exit-codes";
 import { commandLine } from "../../project/invocation";
 import type { LockPolicy } from "../kit/lock-flags";
-import type { StateStore } from "../../state-backend";
+import type { LockTarget } from "../../project/lock-target";
 
 export type { LockPolicy };
 
-/** The stack whose lock is at stake, in the backend and in the user's words. */
-export interface LockTarget {
-  readonly store: StateStore;
-  /** Pulumi project name (Pulumi.yaml `name`). */
-  readonly project: string;
-  /** Pulumi stack name. */
-  readonly stack: string;
-}
+export type { LockTarget } from "../../project/lock-target";
 
 /** The stack stayed locked by a live owner for longer than the run would wait. */
 export class StackLockedError extends CliError {
