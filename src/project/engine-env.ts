@@ -201,7 +201,7 @@ async function provideToolchain(tools: string): Promise<void> {
  * The SDK's `PulumiCommand` for the binary under `root` whose version is known: what
  * `PulumiCommand.get({ root })` returns (its constructor takes the command's path and the parsed
  * version; its typings declare it private, so it is reached through this one cast, and
- * test/unit/cli/engine/env.test.ts compares the two).
+ * test/unit/project/engine-env.test.ts compares the two).
  */
 export function commandOf(sdkClass: typeof PulumiCommand, root: string, version: string): PulumiCommand {
   const construct = sdkClass as unknown as new (command: string, version: SemVer | null) => PulumiCommand;
@@ -212,7 +212,7 @@ export function commandOf(sdkClass: typeof PulumiCommand, root: string, version:
  * The version of the project's Pulumi CLI as the last `pulumi version` of this project said it,
  * remembered next to the local state (`.stackwright/pulumi-cli.json`) with the identity of the
  * binary that answered (its real path, size and modification time), so that `drift` can compute
- * the inputs of an `up` (fleet/fingerprint.ts) without starting a process.
+ * the inputs of an `up` (fingerprint.ts) without starting a process.
  */
 const RememberedVersion = z.strictObject({
   binary: z.string(),

@@ -1,6 +1,6 @@
 /**
  * Opens a stack of the Stackwright project through the Automation API, with the engine
- * environment of engine-env.ts. The program runs in its own Node process (workDir), exactly as
+ * environment of src/project/engine-env.ts. The program runs in its own Node process (workDir), exactly as
  * `pulumi up` in the project directory would run it.
  */
 import * as fs from "node:fs";
@@ -11,7 +11,7 @@ import { stackSecretsEnv } from "../../project/passphrase";
 import { EngineStack } from "./run";
 import { CliError } from "../kit/exit-codes";
 
-// In env.ts, which does not load the engine's SDK (the commands without the engine import it there).
+// In src/project/engine-env.ts, which does not load the engine's SDK (the commands without the engine import it there).
 export { defaultProjectDir } from "../../project/engine-env";
 
 export interface OpenStackOptions {

@@ -140,7 +140,7 @@ function projectProblem(dir: string): void {
 
 /**
  * Opens the target: its settings file must exist, and its secrets provider be one it may use
- * (passphrase.ts), before any engine reads or writes the file.
+ * (src/project/passphrase.ts), before any engine reads or writes the file.
  */
 export async function openTarget(
   projectDir: string,
@@ -240,7 +240,7 @@ export async function withPerFileStack<T>(
 
 /**
  * The target's settings (secrets decrypted) from its file `Pulumi.<target>.yaml`, read as every
- * command reads them (settings/target-settings.ts). With `--stack` (its own file) the stack's
+ * command reads them (src/project/target-settings.ts). With `--stack` (its own file) the stack's
  * settings when the backend lists it.
  */
 export async function readTargetSettings(target: Target): Promise<Record<string, string>> {

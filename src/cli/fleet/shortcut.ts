@@ -1,7 +1,7 @@
 /**
  * The fingerprint shortcut (docs/state.md, "Confirmed without the engine"): an `up` of a stack
  * whose last engine run found nothing to do is confirmed without starting the engine when it can
- * prove that the engine would find nothing again: the same inputs (fingerprint.ts), the same
+ * prove that the engine would find nothing again: the same inputs (src/project/fingerprint.ts), the same
  * checkpoint (no engine ran on the stack since, and none holds its lock), and the same answers
  * from every data source that run read. Anything that differs or cannot be read runs the engine.
  *

@@ -251,7 +251,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 }
 
 /**
- * Settings, API and credentials, once per run and before any engine starts (preflight.ts): a
+ * Settings, API and credentials, once per run and before any engine starts (src/project/preflight.ts): a
  * wrong setting stops the run with one line (exit 2). A selected API stack the user cannot see
  * gets its own line and fails alone, without starting its engine; the others run.
  */
