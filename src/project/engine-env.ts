@@ -55,8 +55,8 @@ export interface EngineEnvOptions {
    * `<projectDir>/.stackwright/state`.
    */
   readonly stateDir?: string;
-  /** The environment to extend (a command's `env`); defaults to `process.env`. */
-  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** The environment to extend: a command's `env` (a bench's or a test's own). */
+  readonly baseEnv: Env;
 }
 
 /**
@@ -69,7 +69,7 @@ export interface EngineEnvOptions {
  * (passphrase.ts) decides them.
  */
 export function engineEnv(options: EngineEnvOptions): Record<string, string> {
-  const base = options.baseEnv ?? process.env;
+  const base = options.baseEnv;
   const projectDir = path.resolve(options.projectDir);
   const tools = path.resolve(options.toolRoot ?? toolRoot());
   const backendUrl =

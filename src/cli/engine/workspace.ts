@@ -29,8 +29,10 @@ async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: Loca
       `${projectDir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
     );
   }
-  const secrets = stackSecretsEnv(projectDir, options.stackName, { ...process.env, ...options.env });
-  const env = { ...engineEnv({ projectDir }), ...secrets, ...options.env };
+  // Opened by benches and tests, which have no command around them: the process's environment.
+  const given = { ...process.env, ...options.env };
+  const secrets = stackSecretsEnv(projectDir, options.stackName, given);
+  const env = { ...engineEnv({ projectDir, baseEnv: given }), ...secrets, ...options.env };
   ensureStateDir(env);
   const ws = await LocalWorkspace.create({
     workDir: projectDir,
