@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { engineEnv, pulumiCommand } from "../../src/cli/engine/env";
+import { engineEnv, pulumiCommand } from "../../src/project/engine-env";
 import { readTargetSettings, type Target } from "../../src/cli/fleet/open-target";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "../helpers/emulator";
 import { createScratchProject, repoRoot, type ScratchProject } from "../helpers/scratch-project";
@@ -166,6 +166,7 @@ describe("stackwright init", () => {
       projectDir: ops,
       configFile: path.join(ops, "Pulumi.production.yaml"),
       env,
+      given: process.env,
       workspace,
       stacks: { has: () => Promise.resolve(false), resourceCount: () => Promise.resolve(0) },
       hosts: undefined,

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { engineEnv, isInstalledPackage, toolRoot } from "../../../../src/cli/engine/env";
+import { engineEnv, isInstalledPackage, toolRoot } from "../../../../src/project/engine-env";
 import { defaultProjectDir } from "../../../../src/cli/engine/workspace";
 import { CliError } from "../../../../src/cli/kit/exit-codes";
 import { repoRoot } from "../../../helpers/scratch-project";
