@@ -24,7 +24,7 @@ describe("the tool root", () => {
   });
 
   it("is the package root when the CLI runs compiled from dist/, wherever it is started", () => {
-    const compiled = path.join(repoRoot, "dist", "src", "cli", "engine", "env.js");
+    const compiled = path.join(repoRoot, "dist", "src", "project", "engine-env.js");
     const dir = execFileSync(
       process.execPath,
       ["-e", `process.stdout.write(require(${JSON.stringify(compiled)}).toolRoot())`],
