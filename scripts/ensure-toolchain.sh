@@ -123,8 +123,21 @@ if [ ! -f "$cache/complete" ]; then
   ldflags="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version -X main.version=$version"
   (
     cd "$build_dir"
-    CGO_ENABLED=0 go build -trimpath -buildvcs=false -gcflags=all=-dwarf=false -ldflags "$ldflags" \
+    export CGO_ENABLED=0
+    # The first half-minute of a build with an empty module cache fetches modules with both cores
+    # nearly idle; the standard library needs no module, so it is compiled in that time, beside
+    # the fetch. Same compile flags as the build's (and actionlint's: scripts/ensure-actionlint.sh),
+    # so the build finds those packages in the Go build cache. The list leaves out what the CLI
+    # does not import (the Go tool's own packages, debug formats, testing); a package it does
+    # import but the list misses is only compiled later, by the build itself.
+    compile_flags=(-trimpath -buildvcs=false -gcflags=all=-dwarf=false)
+    std=$(go list std | grep -v -E '^(vendor/|go/|debug/|testing|image/|index/|plugin|expvar|runtime/(race|coverage|cgo)|log/syslog|net/rpc|net/smtp|net/http/(cgi|fcgi|httptest|cookiejar))|internal')
+    # shellcheck disable=SC2086 # one argument per package
+    go build "${compile_flags[@]}" $std &
+    std_build=$!
+    go build "${compile_flags[@]}" -ldflags "$ldflags" \
       -o "$tmp/bin/" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./language-host
+    wait "$std_build" || true # a failure there shows again, with its cause, in the build above
     mv "$tmp/bin/language-host" "$tmp/bin/pulumi-language-nodejs"
   ) || die "the Go build failed (output above). Check that the Go module proxy is reachable."
   [ "$("$tmp/bin/pulumi" version)" = "v$version" ] || die "the built CLI does not report v$version"

@@ -10,6 +10,9 @@ import {
   IN_PROGRESS_DEPLOYMENT_STATES,
   PENDING_DEPLOYMENT_STATES,
   Verification,
+  verdictsOf,
+  withVerdicts,
+  type BuildVerdict,
   type Deployment,
 } from "../../src/api";
 import {
@@ -41,7 +44,14 @@ import {
 import { InitError, refusal, wrap } from "./errors";
 import { followDeployment } from "./log-follower";
 import { withClient } from "./settings";
-import { failureLine, refusalLine, rollBack, verifyBuild } from "./verify-deployment";
+import {
+  failureLine,
+  refusalLine,
+  resumeRollback,
+  rollBack,
+  rollbackOf,
+  verifyBuild,
+} from "./verify-deployment";
 
 /** Inputs of a Deployment, as validated by `check` (the contract's). */
 export const DeploymentInputs = deploymentContract.inputs;
@@ -123,6 +133,7 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
     "environment_lock",
   ];
   const updates = changedKeys(olds, news, described);
+  if (replaces.length > 0) handOver(news, verdictsRecorded(olds));
   // Approved (a person approved a `request`, seen by a refresh) or still running after a timeout.
   const canMove =
     state === "Approved" || (state !== undefined && IN_PROGRESS.includes(state) && news["wait"] !== false);
@@ -147,6 +158,41 @@ export function diff(_id: string, olds: Props, news: Props): Promise<DiffResult>
   });
 }
 
+/**
+ * The verdicts a replaced Deployment leaves to its replacement. The engine gives `create` only
+ * the new inputs, never the state of the resource it replaces; the `diff` that plans the
+ * replacement sees that state and is answered by this same provider process just before the
+ * create, so it hands the record over here, by the resource's identity (`marker_seed`: project,
+ * stack and name). The create takes it once; a replacement planned but not made (a preview)
+ * leaves one entry per resource, overwritten by the next plan.
+ */
+const handedOver = new Map<string, BuildVerdict[]>();
+
+function handOverKey(props: Props): string {
+  return JSON.stringify([props["marker_seed"], props["stack"], props["environment"]]);
+}
+
+function handOver(news: Props, verdicts: BuildVerdict[]): void {
+  if (verdicts.length > 0) handedOver.set(handOverKey(news), verdicts);
+}
+
+function takeHandedOver(props: Props): BuildVerdict[] {
+  const key = handOverKey(props);
+  const verdicts = handedOver.get(key) ?? [];
+  handedOver.delete(key);
+  return verdicts;
+}
+
+/**
+ * The verdicts a Deployment's outputs record; for a state written before they were kept, the
+ * one its verification gives.
+ */
+function verdictsRecorded(props: Props): BuildVerdict[] {
+  if (Array.isArray(props["verdicts"])) return verdictsOf(props["verdicts"]);
+  const verification = recordedVerification(props);
+  return verification === null ? [] : withVerdicts([], verification);
+}
+
 /** A deployment whose state is known: every decision below depends on it. */
 type Known = WithAttributes<Deployment, "state">;
 
@@ -159,9 +205,15 @@ function known(d: Deployment, where: string): Known {
  * What the API said about the deployment, as the state records it. A package deployment has no
  * sha until it is built: the state records null, which is never taken for drift.
  */
-function recordedOf(d: Known, marker: string, verification: Verification | null): DeploymentOutputs {
+function recordedOf(
+  d: Known,
+  marker: string,
+  verification: Verification | null,
+  verdicts: BuildVerdict[],
+): DeploymentOutputs {
   return {
     verification,
+    verdicts,
     deployment_id: d.id,
     state: d.attributes.state,
     sha: d.attributes.sha ?? null,
@@ -185,9 +237,18 @@ function linkOf(d: Deployment): string {
   return d.links?.self ?? `deployment ${d.id}`;
 }
 
-/** Outputs: the inputs exactly as given (so diff compares like with like) plus what the API said. */
-function outputsOf(d: Known, raw: Props, marker: string, verification: Verification | null = null): Props {
-  return { ...userInputs(raw), ...recordedOf(d, marker, verification) };
+/**
+ * Outputs: the inputs exactly as given (so diff compares like with like) plus what the API said,
+ * the verification of `d` and the verdicts on the environment's builds.
+ */
+function outputsOf(
+  d: Known,
+  raw: Props,
+  marker: string,
+  verdicts: BuildVerdict[],
+  verification: Verification | null = null,
+): Props {
+  return { ...userInputs(raw), ...recordedOf(d, marker, verification, verdicts) };
 }
 
 /** The verification the state recorded, or null (none, or from before `verify:` existed). */
@@ -197,10 +258,23 @@ function recordedVerification(props: Props): Verification | null {
 }
 
 /**
- * Runs `verify:` on a deployment that ended Completed and records the verdict. A failed
- * verification fails the resource with one line (naming the check and the answer) and, with
- * `on_failure: rollback`, after redeploying the build that ran before; the state keeps the
- * deployment and the verdict either way, so the next run neither deploys nor rolls back again.
+ * Where the deployment `verified` checks came from. One this call created has no rollback yet;
+ * one made or adopted earlier may have been rolled back by a run that stopped before the state
+ * recorded it (`rollback`: the one found, null when none was, undefined when not looked for).
+ */
+interface Origin {
+  readonly fresh: boolean;
+  readonly rollback?: Deployment | null;
+}
+
+/**
+ * Runs `verify:` on a deployment that ended Completed and records the verdict, and the verdicts
+ * on the environment's builds (`verdicts`, what the state had). A failed verification fails the
+ * resource with one line (naming the check and the answer) and, with `on_failure: rollback`,
+ * after redeploying the build that ran before; the state keeps the deployment and the verdict
+ * either way, so the next run neither deploys nor rolls back again. A rollback of the deployment
+ * that a stopped run made is taken over instead (its site serves the rollback's build, so the
+ * deployment is not checked again).
  */
 async function verified(
   client: StackwrightClient,
@@ -208,14 +282,44 @@ async function verified(
   inputs: DeploymentInputs,
   props: Props,
   marker: string,
+  verdicts: BuildVerdict[],
+  origin: Origin,
 ): Promise<{ id: string; outs: Props }> {
   const spec = inputs.verify;
   const sha = final.attributes.sha;
   if (spec === undefined || final.attributes.state !== "Completed" || typeof sha !== "string" || sha === "") {
-    return { id: final.id, outs: outputsOf(final, props, marker) };
+    return { id: final.id, outs: outputsOf(final, props, marker, verdicts) };
   }
   const place = { stack: inputs.stack, environment: inputs.environment, url: inputs.environment_url };
   const where = `${inputs.stack}/${inputs.environment}`;
+  const record = (v: Verification) =>
+    withProvider(outputsOf(final, props, marker, withVerdicts(verdicts, v), v), props);
+  if (spec.on_failure === "rollback" && !origin.fresh) {
+    let rollback = origin.rollback;
+    try {
+      if (rollback === undefined) {
+        const all = await client.deployments.list(inputs.stack, inputs.environment);
+        rollback = rollbackOf(all, final.id) ?? null;
+      }
+    } catch (error) {
+      throw new InitError(
+        wrapMessage(`The deployments of ${where} could not be listed`, error),
+        final.id,
+        withProvider(outputsOf(final, props, marker, verdicts), props),
+      );
+    }
+    if (rollback !== null) {
+      const outcome = await resumeRollback(
+        client,
+        place,
+        spec,
+        { ...final, attributes: { ...final.attributes, sha } },
+        rollback,
+        timeoutMs(inputs.timeout_seconds),
+      );
+      throw new InitError(terminalText(`${where}: ${outcome.said}`), final.id, record(outcome.verification));
+    }
+  }
   let verification: Verification;
   try {
     verification = await verifyBuild(client, place, spec, { id: final.id, sha });
@@ -223,12 +327,12 @@ async function verified(
     throw new InitError(
       wrapMessage(`Verification of deployment ${final.id} on ${where}`, error),
       final.id,
-      withProvider(outputsOf(final, props, marker), props),
+      withProvider(outputsOf(final, props, marker, verdicts), props),
     );
   }
   if (verification.result === "passed") {
     progress(`deployment ${final.id} on ${where} verified (${verification.attempts} attempt(s))`);
-    return { id: final.id, outs: outputsOf(final, props, marker, verification) };
+    return { id: final.id, outs: record(verification) };
   }
   let line = failureLine(place, spec, verification);
   if (spec.on_failure === "rollback") {
@@ -239,12 +343,13 @@ async function verified(
       spec,
       verification,
       before,
+      withVerdicts(verdicts, verification),
       timeoutMs(inputs.timeout_seconds),
     );
     verification = outcome.verification;
     line = `${line}; ${outcome.said}`;
   }
-  throw new InitError(line, final.id, withProvider(outputsOf(final, props, marker, verification), props));
+  throw new InitError(line, final.id, record(verification));
 }
 
 /** A deployment an interrupted run made that this resource may claim. */
@@ -268,13 +373,14 @@ async function settle(
   inputs: DeploymentInputs,
   marker: string,
   props: Props,
+  verdicts: BuildVerdict[],
 ): Promise<Known> {
   const where = `${inputs.stack}/${inputs.environment}`;
   let current = known(d, where);
   // The platform's log of the deployment, printed while it is waited for (see log-follower.ts).
   const log = followDeployment(client, inputs.stack, inputs.environment, d.id);
   const fail = (message: string, last: Known): InitError =>
-    new InitError(message, last.id, withProvider(outputsOf(last, props, marker), props));
+    new InitError(message, last.id, withProvider(outputsOf(last, props, marker, verdicts), props));
   try {
     if (current.attributes.state === "Approved") {
       progress(`deployment ${current.id} on ${where} is approved; starting it`);
@@ -346,17 +452,28 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
   const inputs = parseInputs(DeploymentInputs, props, "Deployment");
   const marker = markerOf(inputs, DEPLOYMENT_REPLACE_KEYS);
   const where = `${inputs.stack}/${inputs.environment}`;
+  const verdicts = takeHandedOver(props);
   return withClient(async (client) => {
     let d: Deployment;
+    let origin: Origin = { fresh: true, rollback: null };
     try {
       if (inputs.adopt !== undefined) {
         d = await client.deployments.get(inputs.stack, inputs.environment, inputs.adopt);
         progress(`adopting deployment ${d.id} on ${where} (${known(d, where).attributes.state})`);
+        origin = { fresh: false };
       } else {
         const earlier = await client.deployments.findByMarker(inputs.stack, inputs.environment, marker);
-        if (earlier !== undefined && adoptable(earlier)) {
+        // An interrupted run may have rolled it back already: then it is no longer the current
+        // build, and it is taken over with its rollback rather than deployed again.
+        const rollback =
+          earlier !== undefined && inputs.verify?.on_failure === "rollback"
+            ? (rollbackOf(await client.deployments.list(inputs.stack, inputs.environment), earlier.id) ??
+              null)
+            : undefined;
+        if (earlier !== undefined && (adoptable(earlier) || (rollback ?? null) !== null)) {
           progress(`found deployment ${earlier.id} on ${where} made by an interrupted run; adopting it`);
           d = earlier;
+          origin = { fresh: false, ...(rollback === undefined ? {} : { rollback }) };
         } else {
           if (inputs.fetch_first === true) {
             const fetch = await client.fetches.create(inputs.stack);
@@ -390,8 +507,8 @@ export function create(props: Props): Promise<{ id: string; outs: Props }> {
     } catch (error) {
       throw wrap(`Deployment on ${where} could not be created`, error);
     }
-    const final = await settle(client, d, inputs, marker, props);
-    return verified(client, final, inputs, props, marker);
+    const final = await settle(client, d, inputs, marker, props, verdicts);
+    return verified(client, final, inputs, props, marker, verdicts, origin);
   });
 }
 
@@ -403,7 +520,10 @@ export function read(id: string, props: Props): Promise<{ id: string; props: Pro
     try {
       const d = known(await client.deployments.get(stack, environment, id), `${stack}/${environment}`);
       const marker = typeof props["marker"] === "string" ? props["marker"] : "";
-      return { id, props: outputsOf(d, props, marker, recordedVerification(props)) };
+      return {
+        id,
+        props: outputsOf(d, props, marker, verdictsRecorded(props), recordedVerification(props)),
+      };
     } catch (error) {
       if (ApiError.isInstance(error) && error.code === ErrorCode.NotFound) return { id: "", props: {} };
       throw wrap(`Deployment ${id} on ${stack}/${environment} could not be read`, error);
@@ -443,6 +563,8 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
           inputs,
           news,
           marker,
+          verdictsRecorded(olds),
+          { fresh: false },
         );
         return { outs: verifiedOuts };
       });
@@ -451,8 +573,9 @@ export function update(id: string, olds: Props, news: Props): Promise<{ outs: Pr
   }
   return withClient(async (client) => {
     const d = await readDeployment(client, inputs, id);
-    const final = await settle(client, d, inputs, marker, news);
-    return { outs: (await verified(client, final, inputs, news, marker)).outs };
+    const verdicts = verdictsRecorded(olds);
+    const final = await settle(client, d, inputs, marker, news, verdicts);
+    return { outs: (await verified(client, final, inputs, news, marker, verdicts, { fresh: false })).outs };
   });
 }
 

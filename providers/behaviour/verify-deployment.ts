@@ -4,10 +4,15 @@
  * rollback` redeploys the build that ran before (through the API) and verifies that too.
  */
 import {
+  FAILED_DEPLOYMENT_STATES,
+  type BuildVerdict,
   type Deployment,
   type Verification,
   type VerifySpec,
   formatDuration,
+  newestFirst,
+  rollbackMarker,
+  rolledBackFrom,
   shownCheckUrl,
 } from "../../src/api";
 import { environmentDispatcher, type StackwrightClient } from "../../src/client";
@@ -25,6 +30,7 @@ export interface Place {
   readonly url?: string | undefined;
 }
 
+const FAILED: readonly string[] = FAILED_DEPLOYMENT_STATES;
 const whereOf = (p: Place) => `${p.stack}/${p.environment}`;
 const short = (sha: string) => sha.slice(0, 7);
 
@@ -80,16 +86,47 @@ export function failureLine(place: Place, spec: VerifySpec, v: Verification, sit
 }
 
 /**
- * The build to go back to: the last Completed deployment of another sha than the failed one,
- * preferring the build the environment ran when this run began (`before`, its live sha then).
+ * The builds of the environment known to have failed verification: those the record of verdicts
+ * says failed, and those a rollback went back from (the platform's own record, the marker in the
+ * rollback deployment's summary) unless the record says how that build did since.
+ */
+export function failedShas(
+  deployments: readonly Deployment[],
+  verdicts: readonly BuildVerdict[],
+): Set<string> {
+  const known = new Map<string, BuildVerdict["result"]>();
+  for (const v of verdicts) if (!known.has(v.sha)) known.set(v.sha, v.result);
+  const failed = new Set([...known].filter(([, result]) => result === "failed").map(([sha]) => sha));
+  const byId = new Map(deployments.map((d) => [d.id, d]));
+  for (const d of deployments) {
+    const from = rolledBackFrom(d);
+    const sha = from === undefined ? undefined : byId.get(from)?.attributes.sha;
+    if (typeof sha === "string" && sha !== "" && !known.has(sha)) failed.add(sha);
+  }
+  return failed;
+}
+
+/** The build a rollback goes back to, if any, and the builds passed over because they failed. */
+export interface RollbackChoice {
+  readonly target: Deployment | undefined;
+  /** Shas of completed builds left out because they failed verification, newest first. */
+  readonly skipped: readonly string[];
+}
+
+/**
+ * The build to go back to: never one that failed verification (see {@link failedShas}), nor the
+ * failed one; the build the environment ran when this run began (`before`, its live sha then) if
+ * it qualifies, else the newest Completed deployment of another sha that passed or was never
+ * checked.
  */
 export function previousBuild(
   deployments: readonly Deployment[],
   failed: { readonly id: string; readonly sha: string },
   before: string | undefined,
-): Deployment | undefined {
+  verdicts: readonly BuildVerdict[] = [],
+): RollbackChoice {
   const order = (d: Deployment) => [d.attributes.date_created_unix ?? 0, Number(d.id) || 0] as const;
-  const candidates = deployments
+  const completed = deployments
     .filter((d) => d.id !== failed.id && d.attributes.state === "Completed")
     .filter(
       (d) =>
@@ -100,7 +137,10 @@ export function previousBuild(
       const [cb, ib] = order(b);
       return cb - ca || ib - ia;
     });
-  return candidates.find((d) => d.attributes.sha === before) ?? candidates[0];
+  const bad = failedShas(deployments, verdicts);
+  const candidates = completed.filter((d) => !bad.has(d.attributes.sha ?? ""));
+  const skipped = [...new Set(completed.map((d) => d.attributes.sha ?? "").filter((sha) => bad.has(sha)))];
+  return { target: candidates.find((d) => d.attributes.sha === before) ?? candidates[0], skipped };
 }
 
 /** What a rollback did: the verification with `rolled_back_to`, and a clause for the line. */
@@ -110,8 +150,11 @@ export interface RollbackOutcome {
 }
 
 /**
- * Redeploys the build that ran before, waits for it and verifies it. Any failure of its own is
- * said in `said` (the run fails either way: the file pins the build that failed).
+ * Redeploys the build that ran before (see {@link previousBuild}), waits for it and verifies it.
+ * Any failure of its own is said in `said` (the run fails either way: the file pins the build
+ * that failed). The rollback deployment carries the marker of the failed one
+ * ({@link rollbackMarker}): a retried create finds it rather than making a second, and so does the
+ * next run when this one is stopped before the state records the outcome ({@link resumeRollback}).
  */
 export async function rollBack(
   client: StackwrightClient,
@@ -119,15 +162,17 @@ export async function rollBack(
   spec: VerifySpec,
   failed: Verification,
   before: string | undefined,
+  verdicts: readonly BuildVerdict[],
   timeoutMs: number | undefined,
 ): Promise<RollbackOutcome> {
   const where = whereOf(place);
-  let target: Deployment | undefined;
+  let choice: RollbackChoice;
   try {
-    target = previousBuild(
+    choice = previousBuild(
       await client.deployments.list(place.stack, place.environment),
       { id: failed.deployment_id, sha: failed.sha },
       before,
+      verdicts,
     );
   } catch (error) {
     return {
@@ -135,20 +180,100 @@ export async function rollBack(
       said: `rollback failed: the deployments could not be listed (${message(error)})`,
     };
   }
+  const target = choice.target;
   const sha = target?.attributes.sha;
   if (target === undefined || typeof sha !== "string") {
-    return { verification: failed, said: "nothing rolled back: no earlier completed build of another sha" };
+    const why =
+      choice.skipped.length === 0
+        ? "no earlier completed build of another sha"
+        : `every earlier completed build of another sha failed verification (${choice.skipped.map(short).join(", ")})`;
+    return { verification: failed, said: `nothing rolled back: ${why}` };
   }
   progress(`rolling ${where} back to ${short(sha)} (the build of deployment ${target.id})`);
+  const marker = rollbackMarker(failed.deployment_id);
+  let created: Deployment;
+  try {
+    created = await client.deployments.create(
+      place.stack,
+      place.environment,
+      {
+        ref_type: "sha",
+        ref: sha,
+        title: `Rollback to ${short(sha)}: verification of ${short(failed.sha)} failed`,
+        summary: `Stackwright rolled back deployment ${failed.deployment_id} (${failed.sha}), whose verification failed.\n${marker}`,
+        bypass_and_start: true,
+      },
+      // A retried create takes the rollback it made, never an earlier one that failed.
+      { marker, accept: (d) => rollbackOf([d], failed.deployment_id) !== undefined },
+    );
+  } catch (error) {
+    return { verification: failed, said: `rollback to ${short(sha)} failed: ${message(error)}` };
+  }
+  return finishRollback(client, place, spec, failed, created, sha, timeoutMs);
+}
+
+/**
+ * Takes over the rollback deployment `rollback` that a stopped run made after `failed` (its
+ * deployment, Completed) failed verification: waits for it and verifies it, never deploying the
+ * failed build or a second rollback. What the stopped run's checks answered was not recorded:
+ * the verdict keeps no check nor answer, and counts the one round of checks a verdict needs.
+ */
+export async function resumeRollback(
+  client: StackwrightClient,
+  place: Place,
+  spec: VerifySpec,
+  failed: Deployment & { readonly attributes: { readonly sha: string } },
+  rollback: Deployment,
+  timeoutMs: number | undefined,
+): Promise<RollbackOutcome> {
+  progress(
+    `found rollback deployment ${rollback.id} on ${whereOf(place)}, made by a run that stopped after ` +
+      `deployment ${failed.id} (${short(failed.attributes.sha)}) failed verification; taking it over`,
+  );
+  // The checks ran between the end of the failed deployment and the rollback's creation.
+  const rolledBack = rollback.attributes.date_created_unix ?? Math.floor(Date.now() / 1000);
+  const completed = Math.min(failed.attributes.date_updated_unix ?? rolledBack, rolledBack);
+  const iso = (unix: number) => new Date(unix * 1000).toISOString();
+  const verdict: Verification = {
+    result: "failed",
+    deployment_id: failed.id,
+    sha: failed.attributes.sha,
+    started_at: iso(completed),
+    finished_at: iso(rolledBack),
+    attempts: 1,
+    failed_check: null,
+    answer: null,
+    rolled_back_to: null,
+  };
+  const outcome = await finishRollback(
+    client,
+    place,
+    spec,
+    verdict,
+    rollback,
+    rollback.attributes.sha ?? "",
+    timeoutMs,
+  );
+  return {
+    verification: outcome.verification,
+    said:
+      `build ${short(failed.attributes.sha)} failed verification in a run that stopped while rolling back; ` +
+      `${outcome.said}; not deploying ${short(failed.attributes.sha)} again until the file changes`,
+  };
+}
+
+/** Waits for the rollback deployment `created` (of `sha`) and verifies what it deployed. */
+async function finishRollback(
+  client: StackwrightClient,
+  place: Place,
+  spec: VerifySpec,
+  failed: Verification,
+  created: Deployment,
+  sha: string,
+  timeoutMs: number | undefined,
+): Promise<RollbackOutcome> {
   let redeployed: Deployment;
   try {
-    const created = await client.deployments.create(place.stack, place.environment, {
-      ref_type: "sha",
-      ref: sha,
-      title: `Rollback to ${short(sha)}: verification of ${short(failed.sha)} failed`,
-      summary: `Stackwright rolled back deployment ${failed.deployment_id} (${failed.sha}), whose verification failed.`,
-      bypass_and_start: true,
-    });
     redeployed = await client.waitForDeployment(place.stack, place.environment, created.id, {
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
@@ -162,7 +287,7 @@ export async function rollBack(
         ...failed,
         rolled_back_to: { deployment_id: redeployed.id, sha: redeployedSha, result: "unverified" },
       },
-      said: `rollback to ${short(sha)} failed: deployment ${redeployed.id} ended ${redeployed.attributes.state ?? "in an unknown state"}`,
+      said: `rollback to ${short(redeployedSha)} failed: deployment ${redeployed.id} ended ${redeployed.attributes.state ?? "in an unknown state"}`,
     };
   }
   const again = await verifyBuild(client, place, spec, { id: redeployed.id, sha: redeployedSha });
@@ -178,6 +303,17 @@ export async function rollBack(
         ? `rolled back to ${short(redeployedSha)} (deployment ${redeployed.id}, verified)`
         : `rolled back to ${short(redeployedSha)} (deployment ${redeployed.id}), which failed verification too`,
   };
+}
+
+/**
+ * The rollback deployment made after `failedId` failed verification that is still to be waited
+ * for or done, if any: one that ended Failed, Invalid, Rejected or Deleted is history, and the
+ * next rollback is a new one.
+ */
+export function rollbackOf(deployments: readonly Deployment[], failedId: string): Deployment | undefined {
+  return newestFirst(deployments.filter((d) => rolledBackFrom(d) === failedId)).find(
+    (d) => !FAILED.includes(d.attributes.state ?? ""),
+  );
 }
 
 function message(error: unknown): string {

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import {
   ApprovalMode,
+  BuildVerdict,
   DeploymentAttributes,
   RefType,
   Verification,
@@ -78,6 +79,12 @@ export const deploymentContract = defineContract({
      * makes no deployment keeps the record of the one it verified.
      */
     verification: Verification.nullable(),
+    /**
+     * The verdicts on the builds this environment ran, newest first, one per sha and bounded: a
+     * replacement starts from its predecessor's, so a rollback never goes back to a build that
+     * failed verification before. Absent from states written before it was kept.
+     */
+    verdicts: z.array(BuildVerdict).optional(),
   }),
   replaceKeys: ["stack", "environment", "ref_type", "ref", "trigger", "adopt"],
 });

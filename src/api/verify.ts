@@ -7,7 +7,7 @@ import { cleartextProblem } from "./url-rule";
  * follows are here once, for `validate` (src/config) and the provider's `check`.
  */
 
-/** `on_failure:` of `verify:`: fail the run (default), or redeploy the build that ran before. */
+/** `on_failure:` of `verify:`: fail the run (default), or redeploy an earlier build that did not fail verification. */
 export const VERIFY_ON_FAILURE = ["fail", "rollback"] as const;
 export const VerifyOnFailure = z.enum(VERIFY_ON_FAILURE);
 export type VerifyOnFailure = z.infer<typeof VerifyOnFailure>;

@@ -5,7 +5,7 @@
  * the confirmed shortcut compares (the observe bench gives cloned stacks their own).
  */
 export { main } from "./main";
-export { engineEnv, pulumiCommand } from "./engine/env";
+export { engineEnv, pulumiCommand } from "../project/engine-env";
 export { openEngineStack, openStack } from "./engine/workspace";
 export type { EngineStack } from "./engine/run";
-export { upInputDigests } from "./fleet/fingerprint";
+export { upInputDigests } from "../project/fingerprint";

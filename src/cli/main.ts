@@ -6,7 +6,7 @@
 import type { Command } from "./kit/command";
 import { processContext, type CommandContext } from "./kit/context";
 import { EXIT_CODES } from "./kit/exit-codes";
-import { commandLine } from "./kit/invocation";
+import { commandLine } from "../project/invocation";
 
 const commands: Record<string, { readonly help: string; load(): Promise<Command> }> = {
   start: {

@@ -80,7 +80,7 @@ export const VerifySchema = strictObject({
     .meta({ description: "The wait between two rounds of checks (default 10s)." }),
   on_failure: z.enum(VERIFY_ON_FAILURE).default("fail").meta({
     description:
-      "fail (default): the run fails. rollback: redeploy the build that ran before, verify it, and refuse this build until the file changes.",
+      "fail (default): the run fails. rollback: redeploy an earlier build that did not fail verification (the build that ran before when it qualifies), verify it, and refuse this build until the file changes.",
   }),
 }).meta({ description: "Checks that the site answers after every deployment (docs/stacks-config.md)." });
 export type VerifyConfig = z.output<typeof VerifySchema>;

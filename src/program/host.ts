@@ -178,6 +178,11 @@ export function hostedProject(projectDir: string): HostedProject | undefined {
 
 /** Starts a language runtime serving the program on a free port of 127.0.0.1. */
 export async function startProgramHost(options: ProgramHostOptions): Promise<ProgramHost> {
+  // The program's SDK dials its engine on loopback from this very process, and gRPC for Node reads
+  // its proxy settings from the process's environment, not the run's: the run's loopback bypass
+  // (no_grpc_proxy of the engine's environment) must be this process's too.
+  const bypass = options.env["no_grpc_proxy"];
+  if (bypass !== undefined) process.env["no_grpc_proxy"] = bypass;
   // The SDK's own limit for a message from the engine (runtime/settings.ts).
   const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
   const service: grpc.UntypedServiceImplementation = {

@@ -6,7 +6,7 @@ import { stackFileJsonSchema } from "../../src/config";
 import { openTarget } from "../../src/cli/fleet/open-target";
 import { confirmWithoutEngine, makeReadsDir, openShortcut } from "../../src/cli/fleet/shortcut";
 import { confirmationKey } from "../../src/cli/state/confirmations";
-import { lockTargetOf } from "../../src/cli/state/lock-target";
+import { lockTargetOf } from "../../src/project/lock-target";
 import type { EmulatorHooks } from "../helpers/emulator";
 import { fixtures, type RunningEmulator, type Stackwright } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
@@ -93,7 +93,7 @@ describe("an up confirmed without the engine", () => {
   }, 480_000);
 
   test("runs the engine when any field of the file changes, for every key of the config schema", async () => {
-    const target = await openTarget(project.dir, "dev", { ...env, ...makeReadsDir().env });
+    const target = await openTarget(project.dir, "dev", { ...env, ...makeReadsDir().env }, process.env);
     const shortcut = openShortcut(
       { ...target, pulumiVersion: target.workspace.pulumiVersion },
       true,

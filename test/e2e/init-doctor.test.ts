@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { describe, expect } from "vitest";
-import { engineEnv, pulumiCommand } from "../../src/cli/engine/env";
+import { engineEnv, pulumiCommand } from "../../src/project/engine-env";
 import { readTargetSettings, type Target } from "../../src/cli/fleet/open-target";
 import { TEST_USERS } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
@@ -154,6 +154,7 @@ describe("stackwright init", () => {
       projectDir: ops,
       configFile: path.join(ops, "Pulumi.production.yaml"),
       env,
+      given: process.env,
       workspace,
       stacks: { has: () => Promise.resolve(false), resourceCount: () => Promise.resolve(0) },
       hosts: undefined,

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect } from "vitest";
-import { shardOf } from "../../src/cli/fleet/selection";
+import { shardOf } from "../../src/project/selection";
 import { openEngineStack } from "../../src/cli/engine/workspace";
 import { TEST_SEED_PATH, type EmulatorHooks } from "../helpers/emulator";
 import { fixtures, type Stackwright } from "../helpers/fixtures";

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect } from "vitest";
-import { encryptedWithBuiltInPassphrase } from "../../src/cli/engine/passphrase";
+import { encryptedWithBuiltInPassphrase } from "../../src/project/passphrase";
 import { TEST_USERS } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";

@@ -1,8 +1,9 @@
 /**
  * `verify:` through the stackwright command and the real engine, against the sites the emulator
  * serves: a passing verification, a failing one that fails the run with its answer, a rollback to
- * the build that ran before with no deploy-fail-rollback loop on the next `up`, and a failing
- * check behind the forward proxy and the private CA of proxy-tls.test.ts.
+ * the build that ran before with no deploy-fail-rollback loop on the next `up`, a rollback that
+ * passes over builds recorded as failing, a run killed during its rollback and the run after it,
+ * and a failing check behind the forward proxy and the private CA of proxy-tls.test.ts.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -12,23 +13,32 @@ import { DEFAULT_SEED_PATH, type RunningEmulator } from "../../src/emulator";
 import { demoCredentials, emulatorHooks, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
-import { startStackwright } from "../helpers/stackwright-process";
+import { killProcessesIn, killTree, startStackwright, waitFor } from "../helpers/stackwright-process";
 
 const MAIN = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const RELEASE = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
 const TAG = "3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f";
 
-function stackFile(ref: string, onFailure: "fail" | "rollback", trigger = ""): string {
+/** Builds only `ref_type: sha` pins name: the emulator builds any sha it is given. */
+const FEATURE = "4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70";
+const HOTFIX = "5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081";
+
+function refType(ref: string): string {
+  if (ref === "v1.4.0") return "tag";
+  return /^[0-9a-f]{40}$/.test(ref) ? "sha" : "branch";
+}
+
+function stackFile(ref: string, onFailure: "fail" | "rollback", trigger = "", within = "2s"): string {
   return `stack: acme-web
 environments:
   uat:
-    deployment: { ref_type: ${ref === "v1.4.0" ? "tag" : "branch"}, ref: ${ref}${trigger === "" ? "" : `, trigger: ${trigger}`} }
+    deployment: { ref_type: ${refType(ref)}, ref: ${ref}${trigger === "" ? "" : `, trigger: ${trigger}`} }
     verify:
       checks:
         - path: /health
           status: 200
           body: "runs build"
-      within: 2s
+      within: ${within}
       interval: 1s
       on_failure: ${onFailure}
 `;
@@ -128,6 +138,70 @@ describe("verify: after every deployment, through the stackwright command", () =
     expect(await deployWrites()).toEqual([]);
     expect((await emulator.hooks.siteRequests("acme-web", "uat")).build_sha).toBe(TAG);
   }, 300_000);
+
+  it("rolls back past the build before when that one failed verification earlier, to an older build that passed", async () => {
+    // The tag fails now and stays live (on_failure: fail): the record says it failed.
+    await emulator.hooks.site("acme-web", "uat", { sha: TAG, status: 503, body: "down" });
+    write(stackFile("v1.4.0", "fail", "again"));
+    const tagFailed = await runUp(project, env);
+    expect(tagFailed.status, tagFailed.out).toBe(1);
+    expect((await emulator.hooks.siteRequests("acme-web", "uat")).build_sha).toBe(TAG);
+
+    // A new build fails too: the build before (the tag) and main failed, the release passed.
+    await emulator.hooks.site("acme-web", "uat", { sha: FEATURE, status: 500 });
+    write(stackFile(FEATURE, "rollback"));
+    const failed = await runUp(project, env);
+    expect(failed.status, failed.out).toBe(1);
+    expect(failed.out).toMatch(
+      /acme-web\/uat: verify failed: GET \S+\/health answered 500 .*; rolled back to 2b7e151 \(deployment \d+, verified\)/,
+    );
+    expect((await emulator.hooks.siteRequests("acme-web", "uat")).build_sha).toBe(RELEASE);
+    expect(verificationOf(project)).toMatchObject({
+      result: "rolled_back",
+      sha: FEATURE,
+      rolled_back_to: { sha: RELEASE, result: "passed" },
+    });
+  }, 600_000);
+
+  it("takes over a rollback its killed run left in flight: no second deployment of the failed build nor a second rollback", async () => {
+    await emulator.hooks.site("acme-web", "uat", { sha: HOTFIX, status: 500 });
+    write(stackFile(HOTFIX, "rollback", "", "5s"));
+    await emulator.hooks.clearRequests();
+    const first = startStackwright(project.dir, ["up", "--project", project.dir], { ...project.env, ...env });
+    // Once the failing build runs, the next deployment (the rollback) is held on the platform.
+    await waitFor(
+      async () => (await emulator.hooks.siteRequests("acme-web", "uat")).build_sha === HOTFIX,
+      "the failing build to be deployed",
+      240_000,
+    );
+    await emulator.hooks.stallNext("acme-web", "uat", 15_000);
+    await waitFor(async () => (await deployWrites()).length === 2, "the rollback to be created", 120_000);
+    killTree(first.pid);
+    await first.exited;
+    await killProcessesIn(project.dir);
+    expect(first.output()).not.toMatch(/rolled back to/);
+
+    await emulator.hooks.clearRequests();
+    const next = await runUp(project, env);
+    expect(next.status, next.out).toBe(1);
+    expect(next.out).toMatch(
+      /acme-web\/uat: build 5e6f708 failed verification in a run that stopped while rolling back; rolled back to 2b7e151 \(deployment \d+, verified\); not deploying 5e6f708 again until the file changes/,
+    );
+    expect(await deployWrites()).toEqual([]);
+    expect((await emulator.hooks.siteRequests("acme-web", "uat")).build_sha).toBe(RELEASE);
+    expect(verificationOf(project)).toMatchObject({
+      result: "rolled_back",
+      sha: HOTFIX,
+      rolled_back_to: { sha: RELEASE, result: "passed" },
+    });
+
+    const after = await runUp(project, env);
+    expect(after.status, after.out).toBe(1);
+    expect(after.out).toContain(
+      "acme-web/uat: build 5e6f708 failed verification and was rolled back to 2b7e151",
+    );
+    expect(await deployWrites()).toEqual([]);
+  }, 900_000);
 });
 
 describe("a failing check behind a forward proxy and a private CA", () => {

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { parse } from "yaml";
 import { describe, expect } from "vitest";
 import { z } from "zod";
-import { BUILT_IN_PASSPHRASE } from "../../src/cli/engine/passphrase";
+import { BUILT_IN_PASSPHRASE } from "../../src/project/passphrase";
 import { pinnedPulumiRelease } from "../../src/cli/ops/package";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { createOpsRepository, packageVersion, type OpsRepository } from "../helpers/ops-repository";

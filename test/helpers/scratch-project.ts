@@ -9,9 +9,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { engineEnv } from "../../src/cli/engine/env";
+import { engineEnv } from "../../src/project/engine-env";
 import { openStack } from "../../src/cli/engine/workspace";
-import { targetSecretsEnv } from "../../src/cli/settings/target-settings";
+import { targetSecretsEnv } from "../../src/project/target-settings";
 import { openStateStore } from "../../src/state-backend/store";
 import { readLastRun } from "../../src/state-backend";
 

@@ -13,7 +13,7 @@
  * Exit codes (combined over the stacks, error > drift > clean): 0 clean, 5 drift, 1 when a check
  * could not be made (a stack the user cannot see, a read that failed).
  *
- * Notifications (notifications/notify.ts): `drift.detected` for each new entry and `drift.resolved` for
+ * Notifications (src/project/notify-sinks.ts): `drift.detected` for each new entry and `drift.resolved` for
  * each resolved one, never for one still drifted, to the sinks of their stacks. The sinks are
  * checked as `up` checks them, before anything is read (an unset variable: exit 2), and so are
  * the paths of `--json` and `--summary`. The report is written and its notifications sent before
@@ -23,7 +23,6 @@
  */
 import { terminalText } from "../../safe-text";
 import * as fs from "node:fs";
-import * as path from "node:path";
 import {
   FULL_CHECK_REASON,
   NOT_PREVIEWED_REASON,
@@ -34,80 +33,19 @@ import {
   withEngineChecks,
   type DriftMemory,
   type DriftReport,
-  type EngineCheck,
-  type FleetStatus,
 } from "../../observe";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { flag } from "../kit/args";
 import { checkOutputPath } from "../kit/output-path";
 import { observeFlags, observeTarget } from "../observation/observe-target";
-import type { Sink } from "../kit/output";
-import { keepDriftMemory, readDriftMemory } from "../state/drift-memory";
-import { handleInterrupts } from "../engine/interrupt";
-import { notifyDrift, prepareNotify } from "../notifications/notify";
+import { keepDriftMemory, readDriftMemory } from "../observation/drift-memory";
+import { notifyDrift, prepareNotify } from "../../project/notify-sinks";
 import type { DriftChanges, DriftEntry as NotifyDriftEntry } from "../../notify";
 
 /** The exit code of a report: error > drift > clean. */
 export function driftExitCode(result: DriftReport["result"]): number {
   return { clean: EXIT_CODES.ok, drift: EXIT_CODES.drift, error: EXIT_CODES.failed }[result];
-}
-
-/**
- * The engine's preview with refresh of the `stacks` (API stacks), K at once; what it would change,
- * per environment. Reads only (a preview writes no state, and its program only reads the API).
- * Its progress goes to `sinks` (stderr when stdout carries the JSON report); `budgetEnv` gives
- * the engines' clients the run's API budget.
- */
-async function engineChecks(
-  status: FleetStatus,
-  stacks: ReadonlySet<string>,
-  projectDir: string,
-  target: string,
-  sinks: { readonly stdout: Sink; readonly stderr: Sink },
-  budgetEnv: Record<string, string>,
-): Promise<Map<string, EngineCheck>> {
-  const checked = status.stacks.filter((s) => stacks.has(s.stack));
-  if (checked.length === 0) return new Map();
-  // The engine's run, loaded only here: a drift check without --full never loads the engine's SDK.
-  const [{ defaultConcurrency, fanOut }, { openTarget }, { previewFromEvents }, { plannedChanges }] =
-    await Promise.all([
-      import("../fleet/fan-out.js"),
-      import("../fleet/open-target.js"),
-      import("../engine/preview-events.js"),
-      import("../report/summary.js"),
-    ]);
-  const opened = await openTarget(projectDir, target, budgetEnv);
-  const interrupts = handleInterrupts();
-  try {
-    const outcomes = await fanOut(
-      checked.map((s) => ({
-        apiStack: s.stack,
-        stackName: s.pulumi_stack,
-        destroy: false,
-        file: path.join(projectDir, s.file),
-      })),
-      defaultConcurrency(),
-      {
-        target: opened,
-        operation: "preview",
-        refresh: true,
-        lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
-        signal: interrupts.signal,
-      },
-      sinks,
-    );
-    return new Map(
-      outcomes.map((o): [string, EngineCheck] => [
-        o.job.apiStack,
-        o.exitCode === EXIT_CODES.ok
-          ? { ok: true, planned: plannedChanges(previewFromEvents(o.events)).changes }
-          : { ok: false, reason: o.failure ?? `exit ${o.exitCode} (the engine's report above says why)` },
-      ]),
-    );
-  } finally {
-    interrupts.dispose();
-  }
 }
 
 /** What the report says changed since the last one (its new and resolved entries), as events need it. */
@@ -233,13 +171,16 @@ export const driftCommand = defineCommand({
         ? observed.status
         : withEngineChecks(
             observed.status,
-            await engineChecks(
+            await (
+              await import("../run/engine-checks.js")
+            ).engineChecks(
               observed.status,
               previewed,
               observed.projectDir,
               flags.target,
               progress,
               observed.budgetEnv,
+              env,
             ),
           );
     const { report, memories: next } = driftReport(status, memories, checks);

@@ -3,15 +3,16 @@
  * `export` lines, so that plain `pulumi` commands in the project directory (`pulumi stack init`,
  * `pulumi config set --secret`, `pulumi preview`) run exactly as `stackwright` runs them:
  * `eval "$(npm run --silent stackwright -- env --target production)"`. Its secrets variables are
- * the target's own (engine/passphrase.ts): a passphrase the user set is used and never printed, the
+ * the target's own (src/project/passphrase.ts): a passphrase the user set is used and never printed, the
  * built-in one only for the demo's `dev` target; a target without one is refused before anything
  * is printed. The directory of a `file://` backend is made, so `pulumi stack init` can run next.
  */
-import { engineEnv, ensureStateDir } from "../engine/env";
+import { engineEnv, ensureStateDir } from "../../project/engine-env";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { quietCommandLine } from "../kit/invocation";
-import { targetFlags, targetSecretsEnv } from "../settings/target-settings";
+import { quietCommandLine } from "../../project/invocation";
+import { targetSecretsEnv } from "../../project/target-settings";
+import { targetFlags } from "../kit/flag-sets";
 
 /** Quotes a value for a POSIX shell. */
 export function shellQuote(value: string): string {

@@ -27,7 +27,8 @@ import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import { renderTable } from "../kit/output";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
+import { apiSettingsOf } from "../../project/target-settings";
+import { API_SETTINGS_HELP, targetFlags } from "../kit/flag-sets";
 
 const COMMAND = "history";
 const DEFAULT_LIMIT = 20;

@@ -37,9 +37,10 @@ import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { flag } from "../kit/args";
 import type { Io } from "../kit/context";
-import { checkedClient } from "../gates/preflight";
-import { commandLine } from "../kit/invocation";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
+import { checkedClient } from "../../project/preflight";
+import { commandLine } from "../../project/invocation";
+import { apiSettingsOf } from "../../project/target-settings";
+import { API_SETTINGS_HELP, targetFlags } from "../kit/flag-sets";
 
 const COMMAND = "import";
 /** Stacks read at once: each is a handful of GETs. */

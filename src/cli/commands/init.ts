@@ -17,13 +17,12 @@ import { z } from "zod";
 import { baseUrlProblem, clientDefaults } from "../../client";
 import { stackFileJsonSchemaText } from "../../config";
 import { unifiedDiff } from "../../edit";
-import { pulumiCommand, toolRoot } from "../engine/env";
-import { secretsEnv } from "../engine/passphrase";
-import { preflight } from "../gates/preflight";
+import { pulumiCommand, toolRoot } from "../../project/engine-env";
+import { secretsEnv } from "../../project/passphrase";
+import { preflight } from "../../project/preflight";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { flag } from "../kit/args";
-import { targetNameFlag } from "../settings/target-settings";
 import type { Env } from "../kit/context";
 import {
   WORKFLOWS_DIR,
@@ -37,7 +36,8 @@ import {
 } from "../ops/files";
 import { packageVersion, pulumiCli, workflowTemplates } from "../ops/package";
 import { createStackIfAbsent, openStateStore } from "../../state-backend";
-import { errorLine } from "../settings/target-settings";
+import { errorLine } from "../../project/target-settings";
+import { targetNameFlag } from "../kit/flag-sets";
 
 const COMMAND = "init";
 const TOKEN_VARIABLE = "STACKWRIGHT_API_TOKEN";

@@ -17,8 +17,9 @@ import { apiClient, idFlag, inEnvironment, nameArgument } from "../gates/api-com
 import { flag } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
+import { commandLine } from "../../project/invocation";
+import { apiSettingsOf } from "../../project/target-settings";
+import { API_SETTINGS_HELP, targetFlags } from "../kit/flag-sets";
 
 const COMMAND = "logs";
 

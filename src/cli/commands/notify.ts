@@ -11,8 +11,8 @@ import { deliveryLines, eventContext, sampleEvents, sendEvents, type PlacedSink 
 import { flag } from "../kit/args";
 import { defineCommand, groupCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../notifications/notify";
-import { targetFlags } from "../settings/target-settings";
+import { deliveryOptions, loadTargetSinks, requireSinkVariables } from "../../project/notify-sinks";
+import { targetFlags } from "../kit/flag-sets";
 
 const TEST = "notify test";
 

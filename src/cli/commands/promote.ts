@@ -30,15 +30,8 @@ import { flag, type FlagSet, type FlagValues } from "../kit/args";
 import type { CommandContext, Env } from "../kit/context";
 import { defineCommand } from "../kit/command";
 import { EXIT_CODES, UsageError } from "../kit/exit-codes";
-import { changesSince } from "../fleet/changes";
-import {
-  inShard,
-  selectByNames,
-  selectChanged,
-  selectionFlags,
-  type Selected,
-  type Shard,
-} from "../fleet/selection";
+import { changesSince } from "../../project/changes";
+import { inShard, selectByNames, selectChanged, type Selected, type Shard } from "../../project/selection";
 import {
   PROBLEM_FLAGS,
   applyPins,
@@ -50,7 +43,7 @@ import {
   type PlannedPin,
 } from "../release/pin-change";
 import type { RecordedDeployments } from "../release/recorded-deployments";
-import { checkedClient } from "../gates/preflight";
+import { checkedClient } from "../../project/preflight";
 import {
   GATE_ADVICE,
   GATE_FLAGS,
@@ -61,7 +54,8 @@ import {
   promotionGate,
   type GateKind,
 } from "../release/promotion-gate";
-import { API_SETTINGS_HELP, apiSettingsOf } from "../settings/target-settings";
+import { apiSettingsOf } from "../../project/target-settings";
+import { API_SETTINGS_HELP, selectionFlags } from "../kit/flag-sets";
 
 const COMMAND = "promote";
 

@@ -28,10 +28,11 @@ import {
   planPin,
   stackFiles,
 } from "../release/pin-change";
-import { checkedClient } from "../gates/preflight";
-import { commandLine } from "../kit/invocation";
-import { API_SETTINGS_HELP, DEFAULT_TARGET, apiSettingsOf } from "../settings/target-settings";
-import { selectByNames } from "../fleet/selection";
+import { checkedClient } from "../../project/preflight";
+import { commandLine } from "../../project/invocation";
+import { DEFAULT_TARGET, apiSettingsOf } from "../../project/target-settings";
+import { selectByNames } from "../../project/selection";
+import { API_SETTINGS_HELP } from "../kit/flag-sets";
 
 const COMMAND = "rollback";
 

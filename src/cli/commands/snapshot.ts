@@ -9,7 +9,8 @@ import { defineCommand, groupCommand } from "../kit/command";
 import { CliError, EXIT_CODES, UsageError } from "../kit/exit-codes";
 import { bytes, progressReporter } from "../kit/progress";
 import { NotFoundError } from "../../client";
-import { API_SETTINGS_HELP, apiSettingsOf, targetFlags } from "../settings/target-settings";
+import { apiSettingsOf } from "../../project/target-settings";
+import { API_SETTINGS_HELP, targetFlags } from "../kit/flag-sets";
 
 const DOWNLOAD = "snapshot download";
 

@@ -14,14 +14,13 @@ import { CliError, combinedExitCode } from "../kit/exit-codes";
 import { closingTable, defaultConcurrency, fanOut } from "../fleet/fan-out";
 import { legacyProblem, migrateTarget } from "../fleet/migrate";
 import { openTarget, stackNameOf } from "../fleet/open-target";
-import { say, warn } from "../kit/output";
-import { commandLine } from "../kit/invocation";
+import { commandLine } from "../../project/invocation";
 import { closingLines } from "../display/closing";
 import { runChanges } from "../display/changes";
 import { liveDisplay, RunDisplay } from "../display/display";
 import { handleInterrupts } from "../engine/interrupt";
 import { SPEEDS } from "../../emulator/scheduler";
-import { targetFlags } from "../settings/target-settings";
+import { targetFlags } from "../kit/flag-sets";
 
 /** The port `npm start` prefers for the embedded emulator (the apiUrl in Pulumi.dev.yaml). */
 export const EMBEDDED_PORT = 8787;
@@ -111,7 +110,7 @@ export const startCommand = defineCommand({
   summary:
     "Validates stacks-config/, starts the embedded emulator (unless STACKWRIGHT_API_URL is set), runs up on every API stack of the dev target and shows what it made and the links.",
   flags,
-  async run({ flags }) {
+  async run({ flags }, { io, env }) {
     const projectDir = flags.project;
     const targetName = flags.target;
     const port = flags.port;
@@ -119,19 +118,19 @@ export const startCommand = defineCommand({
     const configDir = path.join(projectDir, "stacks-config");
     const loaded = await loadDesiredState(configDir);
     if (!loaded.ok) throw new ConfigValidationError(loaded.errors);
-    say(`stacks-config: ${loaded.state.stacks.map((s) => s.stack).join(", ")} valid`);
+    io.say(`stacks-config: ${loaded.state.stacks.map((s) => s.stack).join(", ")} valid`);
 
-    const external = process.env["STACKWRIGHT_API_URL"];
+    const external = env["STACKWRIGHT_API_URL"];
     const api: ApiTarget =
       external !== undefined && external !== ""
         ? { env: {}, description: `the API at ${external}`, close: async () => {} }
         : await embeddedEmulator(projectDir, flags.speed, port);
-    const interrupts = handleInterrupts();
+    const interrupts = handleInterrupts({ log: io.warn });
     try {
-      const target = await openTarget(projectDir, targetName, api.env);
+      const target = await openTarget(projectDir, targetName, api.env, env);
       // The one-stack state of earlier versions moves into per-file stacks by itself here.
-      if ((await legacyProblem(target)) !== undefined) await migrateTarget(target, say);
-      say(`running up on target '${targetName}' against ${api.description}`);
+      if ((await legacyProblem(target)) !== undefined) await migrateTarget(target, io.say);
+      io.say(`running up on target '${targetName}' against ${api.description}`);
       const jobs = loaded.state.stacks.map((s) => ({
         apiStack: s.stack,
         stackName: stackNameOf(target, s.stack),
@@ -139,30 +138,35 @@ export const startCommand = defineCommand({
       }));
       const display = new RunDisplay({
         operation: "up",
-        out: { write: (text) => void process.stdout.write(text) },
-        live: liveDisplay(process.stdout, process.env),
-        columns: () => process.stdout.columns,
+        out: io.stdout,
+        live: liveDisplay(io.stdout, env),
+        columns: () => io.stdout.columns,
       });
-      const outcomes = await fanOut(jobs, defaultConcurrency(), {
-        target,
-        operation: "up",
-        whyEngine: "start runs every engine",
-        display,
-        refresh: false,
-        lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
-        signal: interrupts.signal,
-      });
+      const outcomes = await fanOut(
+        jobs,
+        defaultConcurrency(),
+        {
+          target,
+          operation: "up",
+          whyEngine: "start runs every engine",
+          display,
+          refresh: false,
+          lockPolicy: { lockWaitMs: 0, staleAfterMs: undefined },
+          signal: interrupts.signal,
+        },
+        io,
+      );
       display.close();
-      for (const o of outcomes) if (o.failure !== undefined) warn(`${o.job.stackName}: ${o.failure}`);
-      say(`\n${closingTable(outcomes)}`);
+      for (const o of outcomes) if (o.failure !== undefined) io.warn(`${o.job.stackName}: ${o.failure}`);
+      io.say(`\n${closingTable(outcomes)}`);
       for (const line of closingLines(outcomes, {
         operation: "up",
         upRefresh: commandLine("up --refresh"),
         showOutputs: false,
       }))
-        say(line);
+        io.say(line);
       const links = outcomes.flatMap((o) => linksOf(o.job.apiStack, runChanges(o.events).outputs));
-      if (links.length > 0) say(`\n${links.join("\n")}`);
+      if (links.length > 0) io.say(`\n${links.join("\n")}`);
       return combinedExitCode(outcomes.map((o) => o.exitCode));
     } finally {
       interrupts.dispose();

@@ -8,9 +8,9 @@ import * as path from "node:path";
 import { UsageError } from "../kit/args";
 import { defineCommand } from "../kit/command";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
-import { targetFlags } from "../settings/target-settings";
 import { describeHolder, localJudge, readLocks, judgeLock, removeOrphanAttributes } from "../state/locks";
-import { lockTargetOf } from "../state/lock-target";
+import { lockTargetOf } from "../../project/lock-target";
+import { targetFlags } from "../kit/flag-sets";
 
 export const unlockCommand = defineCommand({
   name: "unlock",
@@ -20,7 +20,7 @@ export const unlockCommand = defineCommand({
     "process that still runs on this host is kept. Runs recover such locks by themselves when the owner is " +
     "provably gone; this command is for locks of other hosts.",
   flags: { project: targetFlags.project },
-  async run({ flags, positional }, { io }) {
+  async run({ flags, positional }, { io, env }) {
     const stack = positional[0];
     if (stack === undefined)
       throw new UsageError("stackwright unlock: STACK is missing (the Pulumi stack to unlock)");
@@ -30,7 +30,7 @@ export const unlockCommand = defineCommand({
         `stackwright unlock: ${flags.project} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
       );
     }
-    const target = lockTargetOf(flags.project, stack);
+    const target = lockTargetOf(flags.project, stack, env);
     const orphans = await removeOrphanAttributes(target.store, target.project, stack);
     if (orphans > 0) io.say(`removed: ${orphans} attributes file(s) of lock(s) already gone`);
     const locks = await readLocks(target.store, target.project, stack);

@@ -19,7 +19,7 @@ import { defineCommand } from "../kit/command";
 import { EXIT_CODES } from "../kit/exit-codes";
 import type { Env } from "../kit/context";
 import { flag } from "../kit/args";
-import { defaultProjectDir } from "../engine/env";
+import { defaultProjectDir } from "../../project/engine-env";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

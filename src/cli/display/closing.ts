@@ -23,7 +23,7 @@ export interface StackRunEnd {
 
 export interface ClosingOptions {
   readonly operation: EngineOperation;
-  /** The command line that runs `up --refresh` as this user runs Stackwright (kit/invocation.ts). */
+  /** The command line that runs `up --refresh` as this user runs Stackwright (src/project/invocation.ts). */
   readonly upRefresh: string;
   readonly showOutputs: boolean;
 }

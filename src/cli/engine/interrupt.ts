@@ -40,13 +40,14 @@ export class InterruptedError extends CliError {
 }
 
 export interface InterruptOptions {
-  readonly log?: (line: string) => void;
+  /** Where the lines that say what a stop does go: the command's stderr. */
+  readonly log: (line: string) => void;
   readonly now?: () => number;
 }
 
 /** Installs the handlers for one command's run. */
-export function handleInterrupts(options: InterruptOptions = {}): Interruption {
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+export function handleInterrupts(options: InterruptOptions): Interruption {
+  const log = options.log;
   const now = options.now ?? (() => performance.now());
   const controller = new AbortController();
   let first: { signal: NodeJS.Signals; at: number } | undefined;

@@ -162,10 +162,15 @@ export interface EngineHosts {
  * provider plugin, as plain `pulumi` does.
  */
 export class EngineStack {
+  /**
+   * `given` is the environment the run's own extends (a command's `env`); the benches and tests
+   * that run an engine with no command around it leave it out and run in the process's.
+   */
   constructor(
     readonly workspace: LocalWorkspace,
     readonly name: string,
     private readonly hosts?: EngineHosts,
+    private readonly given: Readonly<Record<string, string | undefined>> = process.env,
   ) {}
 
   exportStack(): Promise<Deployment> {
@@ -194,11 +199,11 @@ export class EngineStack {
     let program: ProgramHost | undefined;
     let providers: ProviderPort | undefined;
     try {
-      program = await this.hosts?.program({ ...process.env, ...env });
-      providers = await this.hosts?.providers?.({ ...process.env, ...env }, options.guard);
+      program = await this.hosts?.program({ ...this.given, ...env });
+      providers = await this.hosts?.providers?.({ ...this.given, ...env }, options.guard);
       if (providers !== undefined) {
         env["PULUMI_DEBUG_PROVIDERS"] = attachDynamicProviders(
-          env["PULUMI_DEBUG_PROVIDERS"] ?? process.env["PULUMI_DEBUG_PROVIDERS"],
+          env["PULUMI_DEBUG_PROVIDERS"] ?? this.given["PULUMI_DEBUG_PROVIDERS"],
           providers.port,
         );
       }
@@ -220,6 +225,7 @@ export class EngineStack {
       await runEngineProcess(ws.pulumiCommand, args, ws.workDir, env, {
         stack: this.name,
         eventLog: log,
+        baseEnv: this.given,
         ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
         ...(options.onError === undefined ? {} : { onError: options.onError }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -1,18 +1,18 @@
 /**
  * Opens a stack of the Stackwright project through the Automation API, with the engine
- * environment of engine-env.ts. The program runs in its own Node process (workDir), exactly as
+ * environment of src/project/engine-env.ts. The program runs in its own Node process (workDir), exactly as
  * `pulumi up` in the project directory would run it.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
-import { engineEnv, ensureStateDir, pulumiCommand } from "./env";
-import { stackSecretsEnv } from "./passphrase";
+import { engineEnv, ensureStateDir, pulumiCommand } from "../../project/engine-env";
+import { stackSecretsEnv } from "../../project/passphrase";
 import { EngineStack } from "./run";
 import { CliError } from "../kit/exit-codes";
 
-// In env.ts, which does not load the engine's SDK (the commands without the engine import it there).
-export { defaultProjectDir } from "./env";
+// In src/project/engine-env.ts, which does not load the engine's SDK (the commands without the engine import it there).
+export { defaultProjectDir } from "../../project/engine-env";
 
 export interface OpenStackOptions {
   readonly projectDir: string;
@@ -29,8 +29,10 @@ async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: Loca
       `${projectDir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
     );
   }
-  const secrets = stackSecretsEnv(projectDir, options.stackName, { ...process.env, ...options.env });
-  const env = { ...engineEnv({ projectDir }), ...secrets, ...options.env };
+  // Opened by benches and tests, which have no command around them: the process's environment.
+  const given = { ...process.env, ...options.env };
+  const secrets = stackSecretsEnv(projectDir, options.stackName, given);
+  const env = { ...engineEnv({ projectDir, baseEnv: given }), ...secrets, ...options.env };
   ensureStateDir(env);
   const ws = await LocalWorkspace.create({
     workDir: projectDir,

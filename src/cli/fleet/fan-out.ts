@@ -6,7 +6,7 @@
 import * as os from "node:os";
 import { flag } from "../kit/args";
 import { EXIT_CODES } from "../kit/exit-codes";
-import { prefixedLines, renderTable, stderr, stdout, type Sink } from "../kit/output";
+import { prefixedLines, renderTable, type Sink } from "../kit/output";
 import type { SummaryInput } from "../report/summary";
 import { changesColumn } from "../display/closing";
 import type { RunDisplay } from "../display/display";
@@ -44,9 +44,9 @@ export interface FanOutShow {
 export async function fanOut(
   jobs: readonly StackJob[],
   concurrency: number,
-  options: Omit<RunOptions, "stdout" | "stderr" | "engineOutput" | "onEvent"> & FanOutShow,
-  /** Where the runs' lines go (`drift --json -` keeps stdout for its report). */
-  sinks: { readonly stdout: Sink; readonly stderr: Sink } = { stdout, stderr },
+  options: Omit<RunOptions, "stdout" | "stderr" | "log" | "engineOutput" | "onEvent"> & FanOutShow,
+  /** Where the runs' lines go: the command's streams (`--json -` keeps stdout for its document). */
+  sinks: { readonly stdout: Sink; readonly stderr: Sink },
 ): Promise<StackOutcome[]> {
   const outcomes: StackOutcome[] = new Array<StackOutcome>(jobs.length);
   let next = 0;
@@ -69,6 +69,7 @@ export async function fanOut(
           ...runOptions,
           stdout: out.write,
           stderr: err.write,
+          log: (line) => sinks.stderr.write(`${line}\n`),
           ...(raw === undefined ? {} : { engineOutput: raw.write }),
           ...(view === undefined ? {} : { onEvent: (event) => view.event(event) }),
         });

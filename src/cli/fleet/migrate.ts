@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import { buildUrn, parseUrn, urnName, urnStackPrefix } from "../../api";
 import { CliError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
+import { commandLine } from "../../project/invocation";
 import { stackNameOf, withPerFileStack, type Target } from "./open-target";
 
 const ResourceSchema = z

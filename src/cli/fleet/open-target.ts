@@ -8,12 +8,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
 import { perFileStackName } from "../../config";
-import { engineEnv, ensureStateDir, pulumiCommand } from "../engine/env";
-import { stackSecretsEnv } from "../engine/passphrase";
+import { engineEnv, ensureStateDir, pulumiCommand } from "../../project/engine-env";
+import { stackSecretsEnv } from "../../project/passphrase";
 import { hostedProject, sharedProviderHost, startProgramHost } from "../../program";
 import { EngineStack, type EngineHosts } from "../engine/run";
+import type { Env } from "../kit/context";
 import { CliError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
+import { commandLine } from "../../project/invocation";
 import {
   BackendUrlError,
   createStackIfAbsent,
@@ -22,21 +23,26 @@ import {
   readCheckpoint,
   type StateStore,
 } from "../../state-backend";
-import { lockTargetOf, projectNameOf } from "../state/lock-target";
+import { lockTargetOf, projectNameOf } from "../../project/lock-target";
 import {
   readTargetSettings as readSettingsFile,
   settingsFileOf,
   targetNameOf,
   targetSecretsEnv,
-} from "../settings/target-settings";
+} from "../../project/target-settings";
 
 export interface Target {
   readonly name: string;
   readonly projectDir: string;
   /** `<projectDir>/Pulumi.<target>.yaml`; undefined for `--stack`, a stack with its own file. */
   readonly configFile: string | undefined;
-  /** Environment of the engine and everything it spawns. */
+  /** What the engine's environment adds to {@link given}, for the engine and everything it spawns. */
   readonly env: Record<string, string>;
+  /**
+   * The environment the command was given (its context's `env`): the engine's environment is
+   * built from it as a value, and the proxies, credentials and backend settings are read from it.
+   */
+  readonly given: Env;
   readonly workspace: LocalWorkspace;
   /** The stacks of the backend, asked one by one (never all listed unless the backend needs it). */
   readonly stacks: BackendStacks;
@@ -61,7 +67,12 @@ export interface BackendStacks {
   resourceCount(stackName: string): Promise<number>;
 }
 
-function backendStacks(dir: string, env: Record<string, string>, workspace: LocalWorkspace): BackendStacks {
+function backendStacks(
+  dir: string,
+  env: Record<string, string>,
+  given: Env,
+  workspace: LocalWorkspace,
+): BackendStacks {
   const backend = env["PULUMI_BACKEND_URL"] ?? "";
   let listing: Promise<ReadonlyMap<string, StackSummary>> | undefined;
   const listed = () =>
@@ -75,8 +86,8 @@ function backendStacks(dir: string, env: Record<string, string>, workspace: Loca
     ));
   let store: StateStore | undefined;
   try {
-    // `env` holds only what the engine's environment adds; the proxies are the process's own.
-    store = openStateStore(backend, { ...process.env, ...env });
+    // `env` holds only what the engine's environment adds; the proxies are the given ones.
+    store = openStateStore(backend, { ...given, ...env });
   } catch (error) {
     if (!(error instanceof BackendUrlError)) throw error;
   }
@@ -129,12 +140,13 @@ function projectProblem(dir: string): void {
 
 /**
  * Opens the target: its settings file must exist, and its secrets provider be one it may use
- * (passphrase.ts), before any engine reads or writes the file.
+ * (src/project/passphrase.ts), before any engine reads or writes the file.
  */
 export async function openTarget(
   projectDir: string,
   name: string,
-  extraEnv: Record<string, string> = {},
+  extraEnv: Record<string, string>,
+  given: Env,
 ): Promise<Target> {
   targetNameOf(name);
   const dir = path.resolve(projectDir);
@@ -147,21 +159,22 @@ export async function openTarget(
         `(docs/guide.md, "Targets and per-file stacks"; ${commandLine(`env --target ${name}`)} prints the environment for pulumi stack init)`,
     );
   }
-  const secrets = targetSecretsEnv(dir, name, { ...process.env, ...extraEnv });
-  return { ...(await openWorkspace(dir, { ...secrets, ...extraEnv })), name, configFile };
+  const secrets = targetSecretsEnv(dir, name, { ...given, ...extraEnv });
+  return { ...(await openWorkspace(dir, { ...secrets, ...extraEnv }, given)), name, configFile };
 }
 
 /** Opens a Pulumi stack run with its own file (`--stack`), with the secrets its target may use. */
 export async function openOwnStack(
   projectDir: string,
   stackName: string,
-  extraEnv: Record<string, string> = {},
+  extraEnv: Record<string, string>,
+  given: Env,
 ): Promise<Target> {
   const dir = path.resolve(projectDir);
   projectProblem(dir);
-  const secrets = stackSecretsEnv(dir, stackName, { ...process.env, ...extraEnv });
+  const secrets = stackSecretsEnv(dir, stackName, { ...given, ...extraEnv });
   return {
-    ...(await openWorkspace(dir, { ...secrets, ...extraEnv })),
+    ...(await openWorkspace(dir, { ...secrets, ...extraEnv }, given)),
     name: stackName,
     configFile: undefined,
   };
@@ -170,13 +183,12 @@ export async function openOwnStack(
 /** The project's workspace with the engine environment, and its backend's stacks. */
 export async function openWorkspace(
   projectDir: string,
-  extraEnv: Record<string, string> = {},
+  extraEnv: Record<string, string>,
+  given: Env,
 ): Promise<Omit<Target, "name" | "configFile">> {
   const dir = path.resolve(projectDir);
   projectProblem(dir);
-  const env = { ...engineEnv({ projectDir: dir }), ...extraEnv };
-  // The program of every engine run is hosted in this process and speaks gRPC to its engine.
-  process.env["no_grpc_proxy"] = env["no_grpc_proxy"];
+  const env = { ...engineEnv({ projectDir: dir, baseEnv: { ...given } }), ...extraEnv };
   ensureStateDir(env);
   const workspace = await LocalWorkspace.create({
     workDir: dir,
@@ -186,8 +198,9 @@ export async function openWorkspace(
   return {
     projectDir: dir,
     env,
+    given,
     workspace,
-    stacks: backendStacks(dir, env, workspace),
+    stacks: backendStacks(dir, env, given, workspace),
     hosts: engineHosts(dir),
   };
 }
@@ -217,9 +230,9 @@ export async function withPerFileStack<T>(
   try {
     if (!(await target.stacks.has(stackName))) {
       // Another runner sharing the backend may have made it since the listing: then it is kept.
-      await createStackIfAbsent(lockTargetOf(target.projectDir, stackName, target.env));
+      await createStackIfAbsent(lockTargetOf(target.projectDir, stackName, engineRunEnv(target)));
     }
-    return await use(new EngineStack(target.workspace, stackName, target.hosts));
+    return await use(new EngineStack(target.workspace, stackName, target.hosts, target.given));
   } finally {
     if (stray) fs.rmSync(ownFile, { force: true });
   }
@@ -227,7 +240,7 @@ export async function withPerFileStack<T>(
 
 /**
  * The target's settings (secrets decrypted) from its file `Pulumi.<target>.yaml`, read as every
- * command reads them (settings/target-settings.ts). With `--stack` (its own file) the stack's
+ * command reads them (src/project/target-settings.ts). With `--stack` (its own file) the stack's
  * settings when the backend lists it.
  */
 export async function readTargetSettings(target: Target): Promise<Record<string, string>> {
@@ -239,8 +252,13 @@ export async function readTargetSettings(target: Target): Promise<Record<string,
   return readSettingsFile({
     projectDir: target.projectDir,
     target: target.name,
-    env: { ...process.env, ...target.env },
+    env: engineRunEnv(target),
   });
+}
+
+/** The whole environment of the target's engine runs: the given one with the engine's additions. */
+export function engineRunEnv(target: Pick<Target, "env" | "given">): Env {
+  return { ...target.given, ...target.env };
 }
 
 function valuesOf(listing: Readonly<Record<string, { value?: unknown }>>): Record<string, string> {

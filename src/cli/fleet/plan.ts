@@ -13,7 +13,7 @@ import {
   type DesiredState,
 } from "../../config";
 import { UsageError } from "../kit/exit-codes";
-import { changesSince } from "./changes";
+import { changesSince } from "../../project/changes";
 import type { StackJob } from "./run-stack";
 import {
   inShard,
@@ -22,7 +22,7 @@ import {
   selectChanged,
   type ChangeSet,
   type Selected,
-} from "./selection";
+} from "../../project/selection";
 import { stackNameOf, type Target } from "./open-target";
 
 export interface PlanInput {

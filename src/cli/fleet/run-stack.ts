@@ -18,10 +18,10 @@ import {
   recordCrashedCreates,
   settlePendingCreates,
 } from "../state/pending-creates";
-import { lockTargetOf } from "../state/lock-target";
+import { lockTargetOf } from "../../project/lock-target";
 import { gatedEngineRun, quietPlan, type WindowGate } from "../gates/windows";
 import { confirmWithoutEngine, readsFile, recordNoChangeRun, type Shortcut, type Verdict } from "./shortcut";
-import { withPerFileStack, type Target } from "./open-target";
+import { engineRunEnv, withPerFileStack, type Target } from "./open-target";
 
 export type Operation = "preview" | "up" | "refresh" | "destroy";
 
@@ -74,6 +74,8 @@ export interface RunOptions {
   /** Where Stackwright's own lines go (prefixed by the fan-out when stacks run at once). */
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Where the lock guard's lines go (a stale lock removed, a wait), as they are: they name their stack. */
+  readonly log: (line: string) => void;
   /** The engine's raw display (`--engine-display`); none: it is not shown. */
   readonly engineOutput?: (text: string) => void;
   /** Each event of the stack's engine runs as it comes (the display); quiet plans excepted. */
@@ -127,7 +129,7 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
     const where =
       options.operation === "preview"
         ? undefined
-        : lockTargetOf(target.projectDir, job.stackName, target.env);
+        : lockTargetOf(target.projectDir, job.stackName, engineRunEnv(target));
     const shortcut = options.operation === "up" && !job.destroy ? options.shortcut : undefined;
     const inputs = shortcut?.inputs(job.stackName, job.file);
     if (options.operation === "up" && !job.destroy && shortcut === undefined) {
@@ -272,10 +274,11 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
       return options.operation === "preview"
         ? gated()
         : withStackLock(
-            where ?? lockTargetOf(target.projectDir, job.stackName, target.env),
+            where ?? lockTargetOf(target.projectDir, job.stackName, engineRunEnv(target)),
             options.lockPolicy,
             gated,
             {
+              log: options.log,
               onRecovered: (holder, reason) => void notices.recoveredLocks.push({ holder, reason }),
               signal: options.signal,
             },

@@ -1,7 +1,7 @@
 /**
  * The fingerprint shortcut (docs/state.md, "Confirmed without the engine"): an `up` of a stack
  * whose last engine run found nothing to do is confirmed without starting the engine when it can
- * prove that the engine would find nothing again: the same inputs (fingerprint.ts), the same
+ * prove that the engine would find nothing again: the same inputs (src/project/fingerprint.ts), the same
  * checkpoint (no engine ran on the stack since, and none holds its lock), and the same answers
  * from every data source that run read. Anything that differs or cannot be read runs the engine.
  *
@@ -37,7 +37,8 @@ import {
   type InputDigests,
 } from "../state/confirmations";
 import type { LockTarget } from "../state/lock-guard";
-import { upInputDigests, type ShortcutTarget } from "./fingerprint";
+import type { Env } from "../kit/context";
+import { upInputDigests, type ShortcutTarget } from "../../project/fingerprint";
 
 /** What the shortcut needs for one run of the CLI. */
 export interface Shortcut {
@@ -59,7 +60,7 @@ export function makeReadsDir(): { dir: string; env: Record<string, string> } {
   return { dir, env: { [DATA_READS_DIR_ENV]: dir } };
 }
 
-export type { ShortcutTarget } from "./fingerprint";
+export type { ShortcutTarget } from "../../project/fingerprint";
 
 /**
  * The shortcut of one `up` run: `settings` gives the target's decrypted settings when the API
@@ -67,12 +68,13 @@ export type { ShortcutTarget } from "./fingerprint";
  * closes the client and removes the reports.
  */
 export function openShortcut(
-  target: ShortcutTarget,
+  /** `env` what the engine's environment adds to `given`, the command's environment. */
+  target: ShortcutTarget & { readonly given: Env },
   confirm: boolean,
   readsDir: string,
   settings: () => Promise<(key: string) => string | undefined>,
 ): Shortcut & { close(): Promise<void> } {
-  const env = { ...process.env, ...target.env };
+  const env = { ...target.given, ...target.env };
   let opened: Promise<StackwrightClient> | undefined;
   const client = () =>
     (opened ??= settings().then((config) => {

@@ -10,7 +10,7 @@ import { NotFoundError, type StackwrightClient } from "../../client";
 import { flag, FlagRuleError } from "../kit/args";
 import type { Env } from "../kit/context";
 import { CliError, UsageError } from "../kit/exit-codes";
-import { checkedClient } from "./preflight";
+import { checkedClient } from "../../project/preflight";
 
 /**
  * A client for `command`, checked against the API with access to `stack`, with the target's API

@@ -24,7 +24,6 @@ import type { EngineRunOptions, EngineStack } from "../engine/run";
 import { flag, FlagRuleError, type Flag } from "../kit/args";
 import { CliError, UsageError } from "../kit/exit-codes";
 import { previewFromEvents } from "../engine/preview-events";
-import { clockNow } from "../kit/clock";
 import { type ChangeKind, type PlannedChange, plannedChanges } from "../report/summary";
 
 /** Plan rows that change an environment (a title edit or a git fetch does not). */
@@ -121,19 +120,20 @@ export function windowGate(state: DesiredState, now: Date, override: string | un
 }
 
 /**
- * Reads the clock once for the whole run, and the desired state: the one the fleet plan loaded
- * (the selected stacks' files at least), or else stacks-config/ of the project. A bad config is
- * reported by the plan or the program; here it only means there is nothing to judge.
+ * Reads the run's clock once for the whole run, and the desired state: the one the fleet plan
+ * loaded (the selected stacks' files at least), or else stacks-config/ of the project. A bad
+ * config is reported by the plan or the program; here it only means there is nothing to judge.
  */
 export async function openWindowGate(
   projectDir: string,
   override: string | undefined,
+  clock: () => Date,
   state?: DesiredState,
 ): Promise<WindowGate> {
-  if (state !== undefined) return windowGate(state, clockNow(), override);
+  if (state !== undefined) return windowGate(state, clock(), override);
   const loaded = await loadDesiredState(path.join(projectDir, "stacks-config"));
   if (!loaded.ok) return { closed: new Map(), override };
-  return windowGate(loaded.state, clockNow(), override);
+  return windowGate(loaded.state, clock(), override);
 }
 
 /** The environments of Pulumi stack `stackName` (`<target>.<API stack>`) closed now. */

@@ -6,7 +6,7 @@ import { windowClock } from "../../config";
 import { CliError } from "./exit-codes";
 
 /** The instant of the run (the `STACKWRIGHT_NOW` test hook, else now). */
-export function clockNow(env: NodeJS.ProcessEnv = process.env): Date {
+export function clockNow(env: NodeJS.ProcessEnv): Date {
   try {
     return windowClock(env);
   } catch (error) {

@@ -19,7 +19,7 @@
 import { describeFlags, parseFlags, type FlagSet, type ParsedRequest } from "./args";
 import { processContext, type CommandContext } from "./context";
 import { reportError, UsageError } from "./exit-codes";
-import { commandLine } from "./invocation";
+import { commandLine } from "../../project/invocation";
 
 export type { CommandContext } from "./context";
 

@@ -4,6 +4,7 @@
  * process itself, so a test runs it in-process with streams, variables and a time of its own
  * (test/helpers/in-process.ts); `bin/stackwright.js` runs it with the process's ({@link processContext}).
  */
+import type { Env } from "../../project/engine-env";
 import { clockNow } from "./clock";
 import type { Sink } from "./output";
 
@@ -23,8 +24,7 @@ export interface Io {
   readonly warn: (text: string) => void;
 }
 
-/** The environment a command reads, as the process gives it (never written to). */
-export type Env = Readonly<Record<string, string | undefined>>;
+export type { Env } from "../../project/engine-env";
 
 export interface CommandContext {
   readonly io: Io;

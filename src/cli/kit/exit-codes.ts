@@ -10,10 +10,10 @@ import { ConnectionError, tlsProblem } from "../../client";
 import { ConfigValidationError } from "../../config";
 import { terminalLines } from "../../safe-text";
 import { engineDiagnostic } from "./engine-diagnostic";
-import { commandLine } from "./invocation";
+import { commandLine } from "../../project/invocation";
+import { CliError, UsageError, type ExitKind } from "../../project/errors";
 
-/** What went wrong, as a CI job needs to tell apart. */
-export type ExitKind = "failed" | "usage" | "locked" | "environment" | "interrupted";
+export { CliError, UsageError, type ExitKind } from "../../project/errors";
 
 /** Exit status per kind; 0 is success. Fixed: scripts and CI branch on them. */
 export const EXIT_CODES = {
@@ -34,33 +34,6 @@ export const EXIT_CODES = {
   /** Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it). */
   interrupted: 130,
 } as const satisfies Record<ExitKind | "ok" | "drift", number>;
-
-/**
- * An error whose kind the CLI knows. Throw it (or {@link UsageError}) from a command; the kit
- * prints the message alone and exits with the kind's code.
- */
-export class CliError extends Error {
-  constructor(
-    readonly kind: ExitKind,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = "CliError";
-  }
-}
-
-/**
- * A bad flag or argument: exit 2, with a pointer to the command's `--help`. A wrong setting,
- * file or variable is a `CliError` of kind `usage` instead (the same exit code, no pointer: the
- * flags are not what to change).
- */
-export class UsageError extends CliError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("usage", message, options);
-    this.name = "UsageError";
-  }
-}
 
 interface Row {
   readonly matches: (err: unknown) => boolean;

@@ -1,25 +1,13 @@
 /**
- * What the commands print, in one place: results on stdout, problems on stderr, the engine's
- * stream passed through (prefixed by its stack when several run at once), and plain-text tables.
+ * How the commands' text is shaped: the engine's stream passed through (prefixed by its stack
+ * when several run at once) and plain-text tables. Where it goes is the command's `io`
+ * (context.ts): nothing here writes to the process's streams.
  */
 import { terminalLines, terminalText } from "../../safe-text";
 
-/** Where text goes: stdout for results, stderr for problems. Tests pass their own. */
+/** Where text goes: one of a command's streams, or a part of one. Tests pass their own. */
 export interface Sink {
   write(text: string): void;
-}
-
-export const stdout: Sink = { write: (text) => void process.stdout.write(text) };
-export const stderr: Sink = { write: (text) => void process.stderr.write(text) };
-
-/** Prints one line (or several) on stdout. */
-export function say(text: string): void {
-  stdout.write(`${text}\n`);
-}
-
-/** Prints one line (or several) on stderr. */
-export function warn(text: string): void {
-  stderr.write(`${text}\n`);
 }
 
 /**

@@ -9,23 +9,17 @@ import * as path from "node:path";
 import { ConfigValidationError, loadDesiredState, perFileStackName, type DesiredState } from "../../config";
 import { observeFleetProving, type FleetStatus, type ProofVerdict, type StackToObserve } from "../../observe";
 import type { CommandContext } from "../kit/context";
-import { engineEnv, pulumiVersionOf } from "../engine/env";
+import { engineEnv, pulumiVersionOf } from "../../project/engine-env";
 import { CliError, UsageError } from "../kit/exit-codes";
-import { changesSince } from "../fleet/changes";
-import {
-  inShard,
-  selectByNames,
-  selectChanged,
-  selectionFlags,
-  type Selected,
-  type Shard,
-} from "../fleet/selection";
-import { checkedClient } from "../gates/preflight";
+import { changesSince } from "../../project/changes";
+import { inShard, selectByNames, selectChanged, type Selected, type Shard } from "../../project/selection";
+import { checkedClient } from "../../project/preflight";
 import { openStateStore, type InputDigests, type StateStore } from "../../state-backend";
-import { projectNameOf } from "../state/lock-target";
+import { projectNameOf } from "../../project/lock-target";
 import { apiBudget, apiBudgetEnv, apiConcurrencyFlag } from "../kit/api-budget";
-import { upInputDigests } from "../fleet/fingerprint";
-import { targetApiSettings, targetFlags } from "../settings/target-settings";
+import { upInputDigests } from "../../project/fingerprint";
+import { targetApiSettings } from "../../project/target-settings";
+import { selectionFlags, targetFlags } from "../kit/flag-sets";
 
 /** The flags of the observing commands: the target, the selection, the budget of API requests. */
 export const observeFlags = {

@@ -33,7 +33,7 @@ import { flag } from "../kit/args";
 import type { Io } from "../kit/context";
 import { CliError } from "../kit/exit-codes";
 import { overrideReason, overrideWindowFlag } from "../gates/windows";
-import { targetFlags } from "../settings/target-settings";
+import { targetFlags } from "../kit/flag-sets";
 
 /** Flags of every command that pins a deployment. */
 export const pinFlags = {

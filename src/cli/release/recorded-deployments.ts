@@ -11,10 +11,10 @@ import * as path from "node:path";
 import type { RecordedDeployment, Verification } from "../../api";
 import { perFileStackName } from "../../config";
 import { recordedDeployments } from "../../observe";
-import { engineEnv } from "../engine/env";
+import { engineEnv } from "../../project/engine-env";
 import { openStateStore, readCheckpoint, redactUrl } from "../../state-backend";
-import { projectDirOf } from "../settings/target-settings";
-import { projectNameOf } from "../state/lock-target";
+import { projectDirOf } from "../../project/target-settings";
+import { projectNameOf } from "../../project/lock-target";
 
 /** What the state says about an environment's deployments. */
 export interface RecordedDeployments {

@@ -16,20 +16,13 @@ import {
   type LockJudge,
 } from "./locks";
 import { CliError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
+import { commandLine } from "../../project/invocation";
 import type { LockPolicy } from "../kit/lock-flags";
-import type { StateStore } from "../../state-backend";
+import type { LockTarget } from "../../project/lock-target";
 
 export type { LockPolicy };
 
-/** The stack whose lock is at stake, in the backend and in the user's words. */
-export interface LockTarget {
-  readonly store: StateStore;
-  /** Pulumi project name (Pulumi.yaml `name`). */
-  readonly project: string;
-  /** Pulumi stack name. */
-  readonly stack: string;
-}
+export type { LockTarget } from "../../project/lock-target";
 
 /** The stack stayed locked by a live owner for longer than the run would wait. */
 export class StackLockedError extends CliError {
@@ -40,8 +33,8 @@ export class StackLockedError extends CliError {
 }
 
 export interface GuardHooks {
-  /** Where notes go (a removed stale lock, a wait); defaults to stderr. */
-  readonly log?: (line: string) => void;
+  /** Where notes go (a removed stale lock, a wait): the command's stderr. */
+  readonly log: (line: string) => void;
   /** The judge of this machine; tests give their own. */
   readonly judge?: () => LockJudge;
   /** Waits `ms`; tests may shorten it. */
@@ -60,9 +53,9 @@ const POLL_MS = 1_000;
 export async function recoverStaleLocks(
   target: LockTarget,
   policy: LockPolicy,
-  hooks: GuardHooks = {},
+  hooks: GuardHooks,
 ): Promise<number> {
-  const log = hooks.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = hooks.log;
   const judge = (hooks.judge ?? (() => localJudge(policy.staleAfterMs)))();
   const { removed } = await removeStaleLocks(target.store, target.project, target.stack, judge);
   for (const { lock, reason } of removed) {
@@ -88,11 +81,11 @@ export async function withStackLock<T>(
   target: LockTarget,
   policy: LockPolicy,
   operation: () => Promise<T>,
-  hooks: GuardHooks = {},
+  hooks: GuardHooks,
 ): Promise<T> {
   const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = hooks.now ?? Date.now;
-  const log = hooks.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = hooks.log;
   const started = now();
   const deadline = started + policy.lockWaitMs;
   await recoverStaleLocks(target, policy, hooks);

@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pathToFileURL } from "node:url";
-import { keepDriftMemory, readDriftMemory } from "../../../src/cli/state/drift-memory";
+import { keepDriftMemory, readDriftMemory } from "../../../src/cli/observation/drift-memory";
 import { driftMemoryKey, openStateStore, type StateStore } from "../../../src/state-backend";
 import { driftReport, type EnvironmentStatus, type FleetStatus } from "../../../src/observe";
 import { countSync } from "../../../src/observe/model";

@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotifyEvent } from "../../../src/api";
-import { notifyDrift, prepareNotify } from "../../../src/cli/notifications/notify";
+import { notifyDrift, prepareNotify } from "../../../src/project/notify-sinks";
 import { startReceiver, type Receiver } from "../../helpers/receivers";
 
 // What `stackwright drift` calls: the target's and the files' sinks, checked first, then the

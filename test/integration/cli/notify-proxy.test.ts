@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliveryOptions, notifyDrift, prepareNotify } from "../../../src/cli/notifications/notify";
+import { deliveryOptions, notifyDrift, prepareNotify } from "../../../src/project/notify-sinks";
 import { CliError, UsageError } from "../../../src/cli/kit/exit-codes";
 import { startForwardProxy, type ForwardProxy } from "../../helpers/forward-proxy";
 import { startReceiver, type Receiver } from "../../helpers/receivers";

@@ -1,13 +1,24 @@
 import { describe, expect, it } from "vitest";
 import {
+  type BuildVerdict,
   type Deployment,
   type Verification,
   type VerifySpec,
+  VERDICTS_KEPT,
   parseStatusRange,
+  rollbackMarker,
+  rolledBackFrom,
   shownCheckUrl,
+  verdictsOf,
+  withVerdicts,
 } from "../../../src/api";
 import { verifySpecOf } from "../../../src/config";
-import { failureLine, previousBuild, refusalLine } from "../../../providers/behaviour/verify-deployment";
+import {
+  failureLine,
+  previousBuild,
+  refusalLine,
+  rollbackOf,
+} from "../../../providers/behaviour/verify-deployment";
 
 const A = "a".repeat(40);
 const B = "b".repeat(40);
@@ -31,18 +42,138 @@ describe("the build a rollback goes back to", () => {
     deployment("102", A, "Failed", 3),
     deployment("103", B, "Completed", 4),
   ];
+  const verdict = (sha: string, result: "passed" | "failed"): BuildVerdict => ({
+    sha,
+    deployment_id: "1",
+    result,
+    at: "2026-11-26T10:00:00.000Z",
+  });
 
   it("is the build the environment ran when the run began", () => {
-    expect(previousBuild(history, { id: "103", sha: B }, A)?.id).toBe("100");
+    expect(previousBuild(history, { id: "103", sha: B }, A).target?.id).toBe("100");
   });
 
   it("is otherwise the newest completed deployment of another sha", () => {
-    expect(previousBuild(history, { id: "103", sha: B }, undefined)?.id).toBe("101");
-    expect(previousBuild(history, { id: "103", sha: B }, B)?.id).toBe("101");
+    expect(previousBuild(history, { id: "103", sha: B }, undefined).target?.id).toBe("101");
+    expect(previousBuild(history, { id: "103", sha: B }, B).target?.id).toBe("101");
   });
 
   it("does not exist when every completed deployment has the failed sha", () => {
-    expect(previousBuild([deployment("103", B, "Completed", 4)], { id: "103", sha: B }, A)).toBeUndefined();
+    expect(previousBuild([deployment("103", B, "Completed", 4)], { id: "103", sha: B }, A)).toEqual({
+      target: undefined,
+      skipped: [],
+    });
+  });
+
+  it("is never a build the record says failed verification, even the one that ran before", () => {
+    const choice = previousBuild(history, { id: "103", sha: B }, C, [
+      verdict(C, "failed"),
+      verdict(A, "passed"),
+    ]);
+    expect(choice.target?.id).toBe("100");
+    expect(choice.skipped).toEqual([C]);
+  });
+
+  it("is never a build a rollback went back from, unless the record says it passed since", () => {
+    const rollback = {
+      ...deployment("104", A, "Completed", 5),
+      attributes: {
+        sha: A,
+        state: "Completed",
+        date_created_unix: 5,
+        summary: `went back\n${rollbackMarker("101")}`,
+      },
+    } as Deployment;
+    const withRollback = [...history, rollback];
+    expect(previousBuild(withRollback, { id: "103", sha: B }, C).target?.attributes.sha).toBe(A);
+    expect(previousBuild(withRollback, { id: "103", sha: B }, C, [verdict(C, "passed")]).target?.id).toBe(
+      "101",
+    );
+  });
+
+  it("does not exist when every other build failed, and says which were passed over", () => {
+    const choice = previousBuild(history, { id: "103", sha: B }, A, [
+      verdict(A, "failed"),
+      verdict(C, "failed"),
+    ]);
+    expect(choice).toEqual({ target: undefined, skipped: [C, A] });
+  });
+});
+
+describe("the record of verdicts on an environment's builds", () => {
+  const failed: Verification = {
+    result: "rolled_back",
+    deployment_id: "7",
+    sha: B,
+    started_at: "2026-11-26T10:00:00.000Z",
+    finished_at: "2026-11-26T10:01:00.000Z",
+    attempts: 2,
+    failed_check: null,
+    answer: null,
+    rolled_back_to: { deployment_id: "8", sha: A, result: "passed" },
+  };
+
+  it("keeps the newest verdict per build, newest first, both the failed build's and the rollback's", () => {
+    const earlier: BuildVerdict[] = [
+      { sha: B, deployment_id: "3", result: "passed", at: "2026-11-25T00:00:00.000Z" },
+    ];
+    expect(withVerdicts(earlier, failed).map((v) => [v.sha, v.result])).toEqual([
+      [A, "passed"],
+      [B, "failed"],
+    ]);
+  });
+
+  it("records no verdict on a rollback target that was not checked", () => {
+    const unverified = {
+      ...failed,
+      rolled_back_to: { deployment_id: "8", sha: A, result: "unverified" as const },
+    };
+    expect(withVerdicts([], unverified).map((v) => v.sha)).toEqual([B]);
+  });
+
+  it("is bounded", () => {
+    const many = Array.from(
+      { length: 40 },
+      (_, i): BuildVerdict => ({
+        sha: i.toString(16).padStart(40, "0"),
+        deployment_id: String(i),
+        result: "passed",
+        at: "2026-11-25T00:00:00.000Z",
+      }),
+    );
+    expect(withVerdicts(many, failed)).toHaveLength(VERDICTS_KEPT);
+  });
+
+  it("reads only well-formed verdicts back from a state", () => {
+    expect(
+      verdictsOf([{ sha: A, deployment_id: "1", result: "failed", at: "x" }, { sha: 1 }, null]),
+    ).toHaveLength(1);
+    expect(verdictsOf("nothing")).toEqual([]);
+  });
+});
+
+describe("a rollback deployment's marker", () => {
+  it("names the deployment rolled back from, and no other", () => {
+    const rollback = {
+      type: "deployments",
+      id: "9",
+      attributes: { summary: `x\n${rollbackMarker("42")}` },
+    } as Deployment;
+    expect(rolledBackFrom(rollback)).toBe("42");
+    expect(rollbackOf([rollback], "4")).toBeUndefined();
+    expect(rollbackOf([rollback], "42")?.id).toBe("9");
+  });
+
+  it("is taken over only while its rollback is under way or done, not once it ended Failed", () => {
+    const rollback = (id: string, state: string, created: number) =>
+      ({
+        type: "deployments",
+        id,
+        attributes: { state, date_created_unix: created, summary: rollbackMarker("42") },
+      }) as Deployment;
+    expect(rollbackOf([rollback("9", "Failed", 1)], "42")).toBeUndefined();
+    expect(rollbackOf([rollback("9", "Completed", 1), rollback("10", "Failed", 2)], "42")?.id).toBe("9");
+    expect(rollbackOf([rollback("9", "Failed", 1), rollback("10", "Deploying", 2)], "42")?.id).toBe("10");
   });
 });
 

@@ -10,7 +10,7 @@ import { rollbackCommand } from "../../../../src/cli/commands/rollback";
 import { runEmulatorCommand } from "../../../../src/cli/commands/emulator";
 import { statusCommand } from "../../../../src/cli/commands/status";
 import { UsageError } from "../../../../src/cli/kit/exit-codes";
-import { DEFAULT_TARGET } from "../../../../src/cli/settings/target-settings";
+import { DEFAULT_TARGET } from "../../../../src/project/target-settings";
 
 // Each command's flags, parsed as a run parses them but with no body run (the kit's `parse`):
 // what a command reads is typed and decided here, once, with its one default.

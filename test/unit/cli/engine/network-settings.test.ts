@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { clientDefaults, ConnectionError } from "../../../../src/client";
 import { describeError, exitCodeOf, UsageError } from "../../../../src/cli/kit/exit-codes";
-import { engineEnv, loopbackGrpcBypass } from "../../../../src/cli/engine/env";
+import { engineEnv, loopbackGrpcBypass } from "../../../../src/project/engine-env";
 import {
   apiBudget,
   apiBudgetEnv,

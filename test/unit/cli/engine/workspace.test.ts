@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { engineEnv, isInstalledPackage, toolRoot } from "../../../../src/cli/engine/env";
+import { engineEnv, isInstalledPackage, toolRoot } from "../../../../src/project/engine-env";
 import { defaultProjectDir } from "../../../../src/cli/engine/workspace";
 import { CliError } from "../../../../src/cli/kit/exit-codes";
 import { repoRoot } from "../../../helpers/scratch-project";
@@ -24,7 +24,7 @@ describe("the tool root", () => {
   });
 
   it("is the package root when the CLI runs compiled from dist/, wherever it is started", () => {
-    const compiled = path.join(repoRoot, "dist", "src", "cli", "engine", "env.js");
+    const compiled = path.join(repoRoot, "dist", "src", "project", "engine-env.js");
     const dir = execFileSync(
       process.execPath,
       ["-e", `process.stdout.write(require(${JSON.stringify(compiled)}).toolRoot())`],

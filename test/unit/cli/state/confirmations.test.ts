@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson, DATA_READS_DIR_ENV, dataReadsFileName, readDigest } from "../../../../src/api";
 import { API_CONCURRENCY_VARIABLE } from "../../../../src/client";
-import { inputDigests, settingsDigest, type RunInputs } from "../../../../src/cli/fleet/fingerprint";
+import { inputDigests, settingsDigest, type RunInputs } from "../../../../src/project/fingerprint";
 import {
   confirmWithoutEngine,
   provedNoChange,

@@ -7,10 +7,10 @@ import { createHash, randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import { DATA_READS_DIR_ENV } from "../../api";
-import { API_CONCURRENCY_VARIABLE, CREDENTIAL_SOURCES } from "../../client";
-import { toolRoot } from "../engine/env";
-import type { InputDigests } from "../state/confirmations";
+import { DATA_READS_DIR_ENV } from "../api";
+import { API_CONCURRENCY_VARIABLE, CREDENTIAL_SOURCES } from "../client";
+import { toolRoot } from "./engine-env";
+import type { InputDigests } from "../state-backend";
 
 /**
  * Environment variables that do not reach what the program declares: per-run plumbing (where

@@ -13,8 +13,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
-import { parsePerFileStackName } from "../../config";
-import { CliError } from "../kit/exit-codes";
+import { parsePerFileStackName } from "../config";
+import { CliError } from "./errors";
 
 /** The demo's passphrase. Public: it protects nothing, and is allowed only by {@link secretsEnv}. */
 export const BUILT_IN_PASSPHRASE = "stackwright-local-state";

@@ -7,9 +7,9 @@ import {
   encryptedWithBuiltInPassphrase,
   saltOpensWith,
   secretsEnv,
-} from "../../../../src/cli/engine/passphrase";
-import { CliError } from "../../../../src/cli/kit/exit-codes";
-import { repoRoot } from "../../../helpers/scratch-project";
+} from "../../../src/project/passphrase";
+import { CliError } from "../../../src/cli/kit/exit-codes";
+import { repoRoot } from "../../helpers/scratch-project";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-passphrase-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));

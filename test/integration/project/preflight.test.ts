@@ -1,7 +1,7 @@
 import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError, exitCodeOf } from "../../../src/cli/kit/exit-codes";
-import { PREFLIGHT_RETRY, preflight, type PreflightInput } from "../../../src/cli/gates/preflight";
+import { PREFLIGHT_RETRY, preflight, type PreflightInput } from "../../../src/project/preflight";
 import { TEST_USERS, startTestEmulator, type TestEmulator } from "../../helpers/emulator";
 import { startForwardProxy } from "../../helpers/forward-proxy";
 import { makeTestCa, startTlsFront } from "../../helpers/test-tls";

@@ -1,15 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  inShard,
-  parseShard,
-  selectByNames,
-  selectChanged,
-  shardOf,
-  stableHash,
-} from "../../../../src/cli/fleet/selection";
-import { FlagRuleError } from "../../../../src/cli/kit/args";
-import { parsePerFileStackName, perFileStackName } from "../../../../src/config";
+import { inShard, selectByNames, selectChanged, shardOf, stableHash } from "../../../src/project/selection";
+import { FlagRuleError } from "../../../src/cli/kit/args";
+import { parsePerFileStackName, perFileStackName } from "../../../src/config";
+import { parseShard } from "../../../src/cli/kit/flag-sets";
 
 const names = fc.uniqueArray(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/), { maxLength: 60 });
 const stacks = (list: string[]) => list.map((apiStack) => ({ apiStack, file: `${apiStack}.yaml` }));

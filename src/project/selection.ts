@@ -5,8 +5,7 @@
  * in the same shard, whatever else is selected: CI concurrency groups per shard then serialise
  * the runs of each API stack.
  */
-import { flag, FlagRuleError, wholeNumber } from "../kit/args";
-import { UsageError } from "../kit/exit-codes";
+import { UsageError } from "./errors";
 
 /** One API stack to run: its file, or none when its file was deleted (only destroy runs it). */
 export interface Selected {
@@ -20,30 +19,6 @@ export interface Shard {
   readonly index: number;
   readonly count: number;
 }
-
-/** Parses `I/N` (1 ≤ I ≤ N ≤ 256); a FlagRuleError says the rule. */
-export function parseShard(text: string): Shard {
-  const [i, n, ...rest] = text.split("/");
-  const count = n === undefined || rest.length > 0 ? undefined : wholeNumber(n, 1, 256);
-  const index = i === undefined || count === undefined ? undefined : wholeNumber(i, 1, count);
-  if (count === undefined || index === undefined) {
-    throw new FlagRuleError(
-      `takes I/N with 1 <= I <= N <= 256 (e.g. 2/4 for the second of four runners), not '${text}'`,
-    );
-  }
-  return { index, count };
-}
-
-/**
- * How every command that runs over several API stacks narrows them besides naming them: the
- * files changed since a git ref, and this runner's shard (parsed here, once).
- */
-export const selectionFlags = {
-  "changed-since": flag.string(
-    "GIT_REF: only the API stacks whose file differs from this git ref (all when a shared file changed)",
-  ),
-  shard: flag.parsed("I/N: this runner's share of the selected stacks (stable per API stack)", parseShard),
-};
 
 /** FNV-1a (32 bit) of the UTF-8 bytes: the same on every machine and Node version. */
 export function stableHash(text: string): number {

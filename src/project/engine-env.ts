@@ -10,18 +10,21 @@ import * as path from "node:path";
 import type { PulumiCommand } from "@pulumi/pulumi/automation";
 import { parse as parseSemVer, type SemVer } from "semver";
 import { z } from "zod";
-import { CliError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
+import { CliError } from "./errors";
+import { commandLine } from "./invocation";
+
+/** The environment a command was given, as the process gives it (never written to). */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * The tool root: where Stackwright's own files are (bin/, dist/, scripts/, `.tools/bin` with the
- * Pulumi CLI), from this file compiled (dist/src/cli/engine → ../../../..) or run from its source
- * (src/cli/engine → ../../..). In this repository it is also the project directory; installed,
+ * Pulumi CLI), from this file compiled (dist/src/project → ../../..) or run from its source
+ * (src/project → ../..). In this repository it is also the project directory; installed,
  * it is `node_modules/stackwright` of an ops repository (its real path: Node loads modules by it).
  */
 export function toolRoot(): string {
   const compiled = path.extname(__filename) === ".js";
-  return path.resolve(__dirname, ...(compiled ? ["..", "..", "..", ".."] : ["..", "..", ".."]));
+  return path.resolve(__dirname, ...(compiled ? ["..", "..", ".."] : ["..", ".."]));
 }
 
 /**
@@ -52,8 +55,8 @@ export interface EngineEnvOptions {
    * `<projectDir>/.stackwright/state`.
    */
   readonly stateDir?: string;
-  /** The environment to extend; defaults to `process.env`. */
-  readonly baseEnv?: NodeJS.ProcessEnv;
+  /** The environment to extend: a command's `env` (a bench's or a test's own). */
+  readonly baseEnv: Env;
 }
 
 /**
@@ -66,7 +69,7 @@ export interface EngineEnvOptions {
  * (passphrase.ts) decides them.
  */
 export function engineEnv(options: EngineEnvOptions): Record<string, string> {
-  const base = options.baseEnv ?? process.env;
+  const base = options.baseEnv;
   const projectDir = path.resolve(options.projectDir);
   const tools = path.resolve(options.toolRoot ?? toolRoot());
   const backendUrl =
@@ -198,7 +201,7 @@ async function provideToolchain(tools: string): Promise<void> {
  * The SDK's `PulumiCommand` for the binary under `root` whose version is known: what
  * `PulumiCommand.get({ root })` returns (its constructor takes the command's path and the parsed
  * version; its typings declare it private, so it is reached through this one cast, and
- * test/unit/cli/engine/env.test.ts compares the two).
+ * test/unit/project/engine-env.test.ts compares the two).
  */
 export function commandOf(sdkClass: typeof PulumiCommand, root: string, version: string): PulumiCommand {
   const construct = sdkClass as unknown as new (command: string, version: SemVer | null) => PulumiCommand;
@@ -209,7 +212,7 @@ export function commandOf(sdkClass: typeof PulumiCommand, root: string, version:
  * The version of the project's Pulumi CLI as the last `pulumi version` of this project said it,
  * remembered next to the local state (`.stackwright/pulumi-cli.json`) with the identity of the
  * binary that answered (its real path, size and modification time), so that `drift` can compute
- * the inputs of an `up` (fleet/fingerprint.ts) without starting a process.
+ * the inputs of an `up` (fingerprint.ts) without starting a process.
  */
 const RememberedVersion = z.strictObject({
   binary: z.string(),

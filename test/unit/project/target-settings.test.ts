@@ -2,8 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CliError, UsageError } from "../../../../src/cli/kit/exit-codes";
-import { targetApiSettings, targetNameOf } from "../../../../src/cli/settings/target-settings";
+import { CliError, UsageError } from "../../../src/cli/kit/exit-codes";
+import { targetApiSettings, targetNameOf } from "../../../src/project/target-settings";
 
 const empty = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-target-settings-"));
 afterAll(() => fs.rmSync(empty, { recursive: true, force: true }));

@@ -7,8 +7,8 @@
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
 import { parse } from "yaml";
-import { isStackFileName } from "../../config";
-import { CliError, UsageError } from "../kit/exit-codes";
+import { isStackFileName } from "../config";
+import { CliError, UsageError } from "./errors";
 import type { ChangeSet } from "./selection";
 
 /** Files outside stacks-config/ that every stack's run depends on. */

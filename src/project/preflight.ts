@@ -37,8 +37,8 @@ import {
   resolveCredentials,
   type ResolvedSetting,
   type StackwrightClient,
-} from "../../client";
-import { CliError } from "../kit/exit-codes";
+} from "../client";
+import { CliError } from "./errors";
 
 /** What the preflight checks. */
 export interface PreflightInput {

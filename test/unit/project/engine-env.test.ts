@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { PulumiCommand } from "@pulumi/pulumi/automation";
 import { afterEach, describe, expect, it } from "vitest";
-import { commandOf, pulumiCommand, pulumiVersionOf } from "../../../../src/cli/engine/env";
+import { commandOf, pulumiCommand, pulumiVersionOf } from "../../../src/project/engine-env";
 
 /** A tool root (here also the project) whose `.tools/bin/pulumi` is a script that counts the times it is asked. */
 function projectWithCli(version: string): { dir: string; asked: () => number } {

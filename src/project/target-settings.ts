@@ -13,58 +13,20 @@ import { execFile } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { z } from "zod";
-import { CREDENTIAL_SOURCES, resolveCredentials } from "../../client";
-import { targetProblem } from "../../config";
-import { defaultProjectDir, engineEnv, pulumiCommand } from "../engine/env";
-import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "../engine/passphrase";
-import { flag, FlagRuleError, type Flag } from "../kit/args";
-import type { Env } from "../kit/context";
-import { CliError, UsageError } from "../kit/exit-codes";
-import { commandLine } from "../kit/invocation";
-import { createStackIfAbsent, openStateStore } from "../../state-backend";
-import { projectNameOf } from "../state/lock-target";
+import { CREDENTIAL_SOURCES, resolveCredentials } from "../client";
+import { targetProblem } from "../config";
+import { defaultProjectDir, engineEnv, pulumiCommand } from "./engine-env";
+import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "./passphrase";
+import type { Env } from "./engine-env";
+import { CliError, UsageError } from "./errors";
+import { commandLine } from "./invocation";
+import { createStackIfAbsent, openStateStore } from "../state-backend";
+import { projectNameOf } from "./lock-target";
 
 const execFileAsync = promisify(execFile);
 
 /** The target a command uses when `--target` is not given: the demo's, on this machine. */
 export const DEFAULT_TARGET = DEMO_TARGET;
-
-/**
- * `--target` and `--project`, as every command that reads a target's settings declares them:
- * the target's name, checked by the one rule and {@link DEFAULT_TARGET} when not given, and the
- * project directory, resolved ({@link projectDirOf}'s default when not given). The one place
- * either default is decided.
- */
-export const targetFlags = {
-  target: targetNameFlag(
-    `the target whose settings file Pulumi.<target>.yaml to use (default: ${DEFAULT_TARGET})`,
-    DEFAULT_TARGET,
-  ),
-  project: flag.parsedOr(
-    "the Stackwright project directory (default: this package)",
-    (text) => projectDirOf(text),
-    () => projectDirOf(undefined),
-  ),
-};
-
-/** A flag that names a target, checked by the one rule; `fallback` when not given. */
-export function targetNameFlag(help: string, fallback: string): Flag<string> {
-  return flag.parsedOr(
-    help,
-    (text) => {
-      const problem = targetProblem(text);
-      // The rule says "target 'x' must be ..."; after the flag's name, the name alone reads right.
-      if (problem !== undefined) throw new FlagRuleError(problem.replace(/^target /, ""));
-      return text;
-    },
-    () => fallback,
-  );
-}
-
-/** How the `--help` of a command that reads the API says where its settings come from. */
-export const API_SETTINGS_HELP =
-  "Reads the API settings from Pulumi.<target>.yaml (--target, default dev); STACKWRIGHT_API_URL, " +
-  "STACKWRIGHT_EMAIL and STACKWRIGHT_API_TOKEN win over it.";
 
 /** The target `--target` names (default {@link DEFAULT_TARGET}), refused with the rule when it cannot name one. */
 export function targetNameOf(flag: string | undefined): string {
