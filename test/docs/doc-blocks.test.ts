@@ -127,6 +127,37 @@ describe("the shell blocks of the docs", () => {
     ]);
   });
 
+  it("start a later install of stackwright from the first one's installed tree, and no other install", () => {
+    // An npm stand-in that says what node_modules held when it ran, then installs a marker.
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "doc-blocks-bin-"));
+    fs.writeFileSync(
+      path.join(bin, "npm"),
+      '#!/bin/sh\necho "$(basename "$PWD"): $(ls node_modules 2>/dev/null)"\nmkdir -p node_modules && touch "node_modules/from-$(basename "$PWD")"\n',
+      { mode: 0o755 },
+    );
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "doc-blocks-seed-"));
+    const seed = path.join(home, "seed");
+    fs.mkdirSync(seed);
+    const run = (dir: string, line: string) => {
+      fs.mkdirSync(path.join(home, dir));
+      return execFileSync("bash", ["-e", "-c", packageShim("/tmp/stackwright-0.2.0.tgz", seed) + line], {
+        cwd: path.join(home, dir),
+        encoding: "utf8",
+        env: { ...process.env, PATH: `${bin}:${process.env["PATH"] ?? ""}` },
+      }).trim();
+    };
+    expect(run("other", "npm install left-pad")).toBe("other:");
+    expect(run("first", "npm install --save-dev stackwright")).toBe("first:");
+    expect(run("second", "npm install --save-dev stackwright")).toBe("second: from-first");
+    expect(fs.readdirSync(path.join(home, "second", "node_modules")).sort()).toEqual([
+      "from-first",
+      "from-second",
+    ]);
+    expect(fs.readdirSync(path.join(seed, "node_modules"))).toEqual(["from-first"]);
+    fs.rmSync(bin, { recursive: true, force: true });
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
   it("of this repository all parse, and each one not run says why", () => {
     for (const file of documents(repoRoot)) {
       for (const b of shellBlocks(repoRoot, file)) {

@@ -189,6 +189,13 @@ function packedTarball(): string {
   return tarball;
 }
 
+/**
+ * Where the first package block's install keeps its installed tree for the later documents'
+ * installs (see packageShim); removed when the file ends.
+ */
+const installedTree = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-installed-"));
+afterAll(() => fs.rmSync(installedTree, { recursive: true, force: true }));
+
 function describeBlock(b: DocBlock): string {
   const first = b.text.split("\n")[0] ?? "";
   return `${b.file}:${b.line} (${first.length > 60 ? `${first.slice(0, 57)}...` : first})`;
@@ -229,7 +236,7 @@ for (const file of documents(repoRoot)) {
             ...userEnv(),
             ...(b.api && emulator !== undefined ? demoCredentials(emulator.url) : {}),
           };
-          const script = (b.package ? packageShim(packedTarball()) : "") + runnableScript(b);
+          const script = (b.package ? packageShim(packedTarball(), installedTree) : "") + runnableScript(b);
           if (b.package && opsHome === "")
             opsHome = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-ops-"));
           const cwd = b.package ? opsHome : dir;
