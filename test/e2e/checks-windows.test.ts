@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { request } from "undici";
 import { describe, expect } from "vitest";
-import { basicAuth, TEST_SEED_PATH } from "../helpers/emulator";
+import { basicAuth, seedWithOpsManagingEveryStack, TEST_SEED_PATH } from "../helpers/emulator";
 import { markdownText } from "../../src/safe-text";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
@@ -63,13 +63,9 @@ environments:
 `;
 
 // ops@example.com manages both API stacks; prod's configuration holds a value to look for.
-const SEED = fs
-  .readFileSync(TEST_SEED_PATH, "utf8")
-  .replace("SS_LOG_LEVEL: warning", `SS_LOG_LEVEL: ${SECRET}`)
-  .replace(
-    "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-    "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-  );
+const SEED = seedWithOpsManagingEveryStack(
+  fs.readFileSync(TEST_SEED_PATH, "utf8").replace("SS_LOG_LEVEL: warning", `SS_LOG_LEVEL: ${SECRET}`),
+);
 const test = fixtures({ seed: { yaml: SEED } });
 
 describe("facts, checks and change windows through the stackwright command", () => {

@@ -10,7 +10,7 @@ import { stripVTControlCharacters } from "node:util";
 import Ajv from "ajv";
 import { describe, expect } from "vitest";
 import { RUN_SCHEMA_FILE, type RunDocument } from "../../src/cli/display/run-document";
-import { TEST_SEED_PATH, type EmulatorHooks } from "../helpers/emulator";
+import { seedWithOpsManagingEveryStack, type EmulatorHooks } from "../helpers/emulator";
 import { fixtures } from "../helpers/fixtures";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { runStackwright, type Finished } from "../helpers/stackwright-process";
@@ -38,12 +38,7 @@ const FILES = {
 // manages both API stacks in this seed. Each test runs in a fresh project.
 const test = fixtures({
   seed: {
-    yaml: fs
-      .readFileSync(TEST_SEED_PATH, "utf8")
-      .replace(
-        "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-        "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-      ),
+    yaml: seedWithOpsManagingEveryStack(),
   },
   project: { stacksConfig: FILES },
 });

@@ -3,7 +3,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, onTestFinished } from "vitest";
 import { lockDirectory } from "../../src/cli/state/locks";
-import { basicAuth, demoCredentials, TEST_SEED_PATH, TEST_USERS } from "../helpers/emulator";
+import {
+  basicAuth,
+  demoCredentials,
+  seedWithOpsManagingEveryStack,
+  TEST_SEED_PATH,
+  TEST_USERS,
+} from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import {
@@ -25,17 +31,15 @@ const STACKS = {
     "stack: acme-intranet\nenvironments:\n  test:\n    deployment:\n      ref_type: branch\n      ref: main\n      approval: bypass_and_start\n",
 };
 
-/** The test seed with a commit of acme-intranet's main, and ops a Stack Manager of acme-web. */
-const SEED = fs
-  .readFileSync(TEST_SEED_PATH, "utf8")
-  .replace(
-    "    repository_url: https://git.example.com/acme/intranet.git\n",
-    "    repository_url: https://git.example.com/acme/intranet.git\n    refs:\n      main: 2b7e151628aed2a6abf7158809cf4f3c762e7160\n",
-  )
-  .replace(
-    "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-    "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-  );
+/** The test seed with a commit of acme-intranet's main, and ops a Stack Manager of acme-intranet too. */
+const SEED = seedWithOpsManagingEveryStack(
+  fs
+    .readFileSync(TEST_SEED_PATH, "utf8")
+    .replace(
+      "    repository_url: https://git.example.com/acme/intranet.git\n",
+      "    repository_url: https://git.example.com/acme/intranet.git\n    refs:\n      main: 2b7e151628aed2a6abf7158809cf4f3c762e7160\n",
+    ),
+);
 
 // Each case starts from a state of its own (a fresh project) and a reset platform.
 const test = fixtures({ seed: { yaml: SEED }, project: { stacksConfig: STACKS } });

@@ -4,19 +4,14 @@ import * as path from "node:path";
 import { describe, expect } from "vitest";
 import { shardOf } from "../../src/project/selection";
 import { openEngineStack } from "../../src/cli/engine/workspace";
-import { TEST_SEED_PATH, type EmulatorHooks } from "../helpers/emulator";
+import { seedWithOpsManagingEveryStack, type EmulatorHooks } from "../helpers/emulator";
 import { fixtures, type Stackwright } from "../helpers/fixtures";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 
 const test = fixtures({
   // ops@example.com manages both API stacks in this seed.
   seed: {
-    yaml: fs
-      .readFileSync(TEST_SEED_PATH, "utf8")
-      .replace(
-        "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-        "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-      ),
+    yaml: seedWithOpsManagingEveryStack(),
   },
   project: {
     stacksConfig: {

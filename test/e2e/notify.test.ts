@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect } from "vitest";
 import { NotifyEvent } from "../../src/api";
-import { TEST_SEED_PATH } from "../helpers/emulator";
+import { seedWithOpsManagingEveryStack, TEST_SEED_PATH } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { slackProblem, teamsProblem, type Receiver } from "../helpers/receivers";
 import type { ScratchProject } from "../helpers/scratch-project";
@@ -71,13 +71,9 @@ function verified(secret: string, body: string, header: string | undefined): boo
 }
 
 // ops@example.com manages both API stacks; prod's configuration holds a value to look for.
-const SEED = fs
-  .readFileSync(TEST_SEED_PATH, "utf8")
-  .replace("SS_LOG_LEVEL: warning", `SS_LOG_LEVEL: ${CONFIG_VALUE}`)
-  .replace(
-    "      - { email: release@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-    "      - { email: release@example.com, role: Stack Manager }\n      - { email: ops@example.com, role: Stack Manager }\n      - { email: dev@example.com, role: Team Member }",
-  );
+const SEED = seedWithOpsManagingEveryStack(
+  fs.readFileSync(TEST_SEED_PATH, "utf8").replace("SS_LOG_LEVEL: warning", `SS_LOG_LEVEL: ${CONFIG_VALUE}`),
+);
 const test = fixtures({ seed: { yaml: SEED } });
 
 describe("notifications from stackwright up", () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { request } from "undici";
 import { ANSWERS, type Answers, type SeedInput, type Speed, startEmulator } from "../../src/emulator";
@@ -12,6 +13,21 @@ export type { TransferRecord as StoredTransfer } from "../../src/emulator/model"
 
 /** The seed every emulator test starts from unless it passes its own. */
 export const TEST_SEED_PATH = resolve(__dirname, "../fixtures/emulator-seed.yaml");
+
+/**
+ * The test seed's YAML (or `yaml`, a variant of it) with ops@example.com a Stack Manager of
+ * acme-intranet too, so that one operator runs a whole fleet of both API stacks.
+ */
+export function seedWithOpsManagingEveryStack(yaml: string = readFileSync(TEST_SEED_PATH, "utf8")): string {
+  const members = "      - { email: release@example.com, role: Stack Manager }\n";
+  const changed = yaml.replace(
+    members,
+    `${members}      - { email: ops@example.com, role: Stack Manager }\n`,
+  );
+  if (changed === yaml)
+    throw new Error("the seed has no release@example.com Stack Manager line to add ops@example.com after");
+  return changed;
+}
 
 /** Users of the test seed: email and token by role on `acme-web`. */
 export const TEST_USERS = {
