@@ -343,7 +343,7 @@ async function floorStack(dir: string, n: number): Promise<EngineStack> {
     // The `bench` stack is no demo target: a passphrase of its own.
     PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
   };
-  return openEngineStack({ projectDir: dir, stackName: "bench", env });
+  return openEngineStack({ projectDir: dir, stackName: "bench", given: process.env, env });
 }
 
 /** First and no-change up of `n` bare no-op dynamic resources in one stack (0: the empty program). */

@@ -53,7 +53,7 @@ export function settingsFileOf(projectDir: string, target: string): string {
 export function targetSecretsEnv(
   projectDir: string,
   target: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
   const file = settingsFileOf(projectDir, target);
   return secretsEnv({ target, configFile: fs.existsSync(file) ? file : undefined, env });
@@ -65,8 +65,8 @@ const ConfigListing = z.record(z.string(), z.looseObject({ value: z.unknown().op
 export interface TargetSettingsRequest {
   readonly projectDir: string;
   readonly target: string;
-  /** The environment the user gave (`process.env`); the engine's is built from it. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The environment the user gave (a command's `env`); the engine's is built from it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -78,7 +78,7 @@ export interface TargetSettingsRequest {
  */
 export async function readTargetSettings(request: TargetSettingsRequest): Promise<Record<string, string>> {
   const projectDir = path.resolve(request.projectDir);
-  const env = request.env ?? process.env;
+  const env = request.env;
   const configFile = settingsFileOf(projectDir, request.target);
   const secrets = targetSecretsEnv(projectDir, request.target, env);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-settings-"));
@@ -144,7 +144,7 @@ export async function readTargetSettings(request: TargetSettingsRequest): Promis
 export async function targetApiSettings(
   request: TargetSettingsRequest,
 ): Promise<(key: string) => string | undefined> {
-  const env = request.env ?? process.env;
+  const env = request.env;
   const fromEnv = resolveCredentials(undefined, env);
   const unset = CREDENTIAL_SOURCES.filter((source) => fromEnv[source.field] === undefined);
   if (unset.length === 0) return () => undefined;

@@ -71,6 +71,7 @@ describe("one Pulumi stack per API stack file", () => {
     const legacy = await openEngineStack({
       projectDir: project.dir,
       stackName: "dev",
+      given: process.env,
       env: { ...project.env, ...env },
     });
     await legacy.run("up");

@@ -54,7 +54,12 @@ function makeWorld(emulator: TestEmulator, project: ScratchProject, s3: TestS3Se
 
 /** A stack of the world wired to its emulator, the token as a secret (one `pulumi config set-all`). */
 async function newStack(world: World, name: string): Promise<void> {
-  const stack = await openStack({ projectDir: world.project.dir, stackName: name, env: world.env });
+  const stack = await openStack({
+    projectDir: world.project.dir,
+    stackName: name,
+    given: process.env,
+    env: world.env,
+  });
   await stack.setAllConfig({
     "stackwright:apiUrl": { value: world.emulator.url },
     "stackwright:email": { value: USER.email },

@@ -22,7 +22,7 @@ describe("stackwright on an S3 state backend", () => {
   const gate = () => path.join(project.dir, "gate-open");
 
   const configure = async (stack: string, values: Record<string, string>) => {
-    const s = await openStack({ projectDir: project.dir, stackName: stack, env });
+    const s = await openStack({ projectDir: project.dir, stackName: stack, given: process.env, env });
     await s.setAllConfig(Object.fromEntries(Object.entries(values).map(([key, value]) => [key, { value }])));
     return s;
   };

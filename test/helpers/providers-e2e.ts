@@ -144,6 +144,8 @@ export async function startProvidersWorld(
     options.program === "hosted"
       ? { program: fixtureProgramHost(path.join(project.dir, "program.js")) }
       : undefined,
+    // No command around this engine: it runs in the test process's environment.
+    process.env,
   );
   const state = () => fs.readFileSync(project.stateFile(stackName), "utf8");
   const run = async (

@@ -101,7 +101,7 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
       return { ...env, ...targetSecretsEnv(dir, target, env) };
     },
     stack(name) {
-      return openStack({ projectDir: dir, stackName: name, env });
+      return openStack({ projectDir: dir, stackName: name, given: process.env, env });
     },
     stateFile(stackName) {
       return path.join(stateDir, ".pulumi", "stacks", "stackwright", `${stackName}.json`);

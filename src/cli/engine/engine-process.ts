@@ -70,11 +70,8 @@ export interface EngineProcessOptions {
   readonly onError?: (text: string) => void;
   /** Aborting sends the engine SIGINT, once; aborted before it starts, it never starts. */
   readonly signal?: AbortSignal;
-  /**
-   * The environment the engine's own extends: a command's (its context's `env`). Without it, the
-   * process's, for the benches and tests that run an engine with no command around it.
-   */
-  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** The environment the engine's own extends: a command's (its context's `env`). */
+  readonly baseEnv: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -94,11 +91,10 @@ export async function runEngineProcess(
   const { createCommandError } = await import("@pulumi/pulumi/automation/errors.js");
   options.signal?.throwIfAborted();
   const argv = args.includes("--non-interactive") ? [...args] : [...args, "--non-interactive"];
-  const base = options.baseEnv ?? process.env;
-  const env: Record<string, string | undefined> = { ...base, ...additionalEnv };
+  const env: Record<string, string | undefined> = { ...options.baseEnv, ...additionalEnv };
   if (path.isAbsolute(command.command)) {
     env["PATH"] =
-      `${path.dirname(command.command)}${path.delimiter}${additionalEnv["PATH"] ?? base["PATH"] ?? ""}`;
+      `${path.dirname(command.command)}${path.delimiter}${additionalEnv["PATH"] ?? options.baseEnv["PATH"] ?? ""}`;
   }
   env["PULUMI_AUTOMATION_API"] = "true";
   return await new Promise((resolve, reject) => {

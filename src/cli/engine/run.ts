@@ -163,14 +163,14 @@ export interface EngineHosts {
  */
 export class EngineStack {
   /**
-   * `given` is the environment the run's own extends (a command's `env`); the benches and tests
-   * that run an engine with no command around it leave it out and run in the process's.
+   * `given` is the environment the run's own extends: a command's `env`, or the process's for the
+   * benches and tests that run an engine with no command around it (they say so where they call).
    */
   constructor(
     readonly workspace: LocalWorkspace,
     readonly name: string,
-    private readonly hosts?: EngineHosts,
-    private readonly given: Readonly<Record<string, string | undefined>> = process.env,
+    private readonly hosts: EngineHosts | undefined,
+    private readonly given: Readonly<Record<string, string | undefined>>,
   ) {}
 
   exportStack(): Promise<Deployment> {

@@ -17,6 +17,11 @@ export { defaultProjectDir } from "../../project/engine-env";
 export interface OpenStackOptions {
   readonly projectDir: string;
   readonly stackName: string;
+  /**
+   * The environment the engine's own extends. Benches and tests open stacks with no command
+   * around them and pass the process's (`process.env`), at the call, where a reader sees it.
+   */
+  readonly given: Readonly<Record<string, string | undefined>>;
   /** Extra environment for the engine and everything it spawns (program, providers). */
   readonly env?: Record<string, string>;
 }
@@ -29,8 +34,7 @@ async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: Loca
       `${projectDir} has no Pulumi.yaml: pass the Stackwright project directory with --project`,
     );
   }
-  // Opened by benches and tests, which have no command around them: the process's environment.
-  const given = { ...process.env, ...options.env };
+  const given = { ...options.given, ...options.env };
   const secrets = stackSecretsEnv(projectDir, options.stackName, given);
   const env = { ...engineEnv({ projectDir, baseEnv: given }), ...secrets, ...options.env };
   ensureStateDir(env);
@@ -53,5 +57,5 @@ export async function openStack(options: OpenStackOptions): Promise<Stack> {
  */
 export async function openEngineStack(options: OpenStackOptions): Promise<EngineStack> {
   const { ws, stack } = await openWorkspaceStack(options);
-  return new EngineStack(ws, stack.name);
+  return new EngineStack(ws, stack.name, undefined, options.given);
 }

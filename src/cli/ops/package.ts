@@ -66,7 +66,7 @@ export function pulumiCli(
       const out = execFileSync(binary, ["version"], {
         encoding: "utf8",
         timeout: 20_000,
-        env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+        env: { ...env, PULUMI_SKIP_UPDATE_CHECK: "true" },
         stdio: ["ignore", "pipe", "ignore"],
       });
       return { binary, version: out.trim().replace(/^v/, "") };

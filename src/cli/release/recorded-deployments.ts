@@ -39,7 +39,7 @@ export async function readRecordedDeployments(
   target: string,
   apiStack: string,
   environment: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<RecordedDeployments> {
   const named = perFileStackName(target, apiStack);
   const stack = named.ok ? named.name : `${target}.${apiStack}`;

@@ -54,6 +54,7 @@ describe("an engine process", () => {
         stack: "dev.acme-web",
         eventLog: path.join(dir, "events.jsonl"),
         signal: controller.signal,
+        baseEnv: process.env,
         onOutput: (text) => (out += text),
       },
     );
@@ -90,6 +91,7 @@ describe("an engine process", () => {
           stack: "s",
           eventLog: path.join(dir, "events.jsonl"),
           signal: controller.signal,
+          baseEnv: process.env,
         },
       ),
     ).rejects.toThrow("stopped by SIGTERM");
