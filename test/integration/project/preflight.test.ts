@@ -128,16 +128,20 @@ describe("the preflight before the engine starts", () => {
     );
   });
 
-  it("rides out a run of 429s, waiting as Retry-After says, and goes on", async () => {
-    await emulator.hooks.clearRequests();
-    await emulator.hooks.fault({
+  /** The API's meta endpoint answers 429 with `Retry-After: 1` for its next `count` requests. */
+  const metaAnswers429 = (count: number) =>
+    emulator.hooks.fault({
       method: "GET",
       path: "/svc/meta",
       kind: "status",
       status: 429,
       retry_after: 1,
-      count: 3,
+      count,
     });
+
+  it("rides out a run of 429s, waiting as Retry-After says, and goes on", async () => {
+    await emulator.hooks.clearRequests();
+    await metaAnswers429(3);
     expect(await preflight(input(settings(emulator.url)))).toEqual({ whoami: expect.any(String) });
     const metas = (await emulator.hooks.requests()).filter((r) => r.path === "/svc/meta");
     expect(metas.map((r) => r.status)).toEqual([429, 429, 429, 200]);
@@ -149,14 +153,7 @@ describe("the preflight before the engine starts", () => {
 
   it("says 'rate limited' (exit 4, try again later) when the 429s outlast its bound", async () => {
     await emulator.hooks.clearFaults();
-    await emulator.hooks.fault({
-      method: "GET",
-      path: "/svc/meta",
-      kind: "status",
-      status: 429,
-      retry_after: 1,
-      count: 50,
-    });
+    await metaAnswers429(50);
     try {
       const error = await preflight(input(settings(emulator.url))).then(
         () => undefined,
