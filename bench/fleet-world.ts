@@ -79,8 +79,9 @@ export function fleetProject(sites: number): string {
   fs.cpSync(path.join(repoRoot, "dist"), path.join(dir, "dist"), { recursive: true });
   fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
   fs.symlinkSync(path.join(repoRoot, ".tools"), path.join(dir, ".tools"));
-  // The target `dev`: its settings file holds nothing (the API settings come from the environment).
-  fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config: {}\n");
+  // The target `dev`: its settings file holds nothing (the API settings come from the environment,
+  // a loopback emulator: the demo passphrase serves it).
+  fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "{}\n");
   const config = path.join(dir, "stacks-config");
   fs.mkdirSync(config);
   for (let i = 0; i < sites; i++) fs.writeFileSync(path.join(config, `${siteName(i)}.yaml`), siteFile(i));
