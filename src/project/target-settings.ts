@@ -13,7 +13,7 @@ import { execFile } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { z } from "zod";
-import { CREDENTIAL_SOURCES, resolveCredentials } from "../client";
+import { CREDENTIAL_SOURCES, resolveCredentials, type CredentialSource } from "../client";
 import { targetProblem } from "../config";
 import { defaultProjectDir, engineEnv, pulumiCommand } from "./engine-env";
 import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "./passphrase";
@@ -136,6 +136,12 @@ export async function readTargetSettings(request: TargetSettingsRequest): Promis
   }
 }
 
+/** The API settings (URL, email, token) the variables leave out: the file is read only for these. */
+export function credentialsUnsetBy(env: Readonly<Record<string, string | undefined>>): CredentialSource[] {
+  const fromEnv = resolveCredentials(undefined, env);
+  return CREDENTIAL_SOURCES.filter((source) => fromEnv[source.field] === undefined);
+}
+
 /**
  * The target's API settings as the preflight reads them (`config(key)`): the variables win, so
  * the file is read only for what they leave out. With neither the variables nor a settings file,
@@ -145,8 +151,7 @@ export async function targetApiSettings(
   request: TargetSettingsRequest,
 ): Promise<(key: string) => string | undefined> {
   const env = request.env;
-  const fromEnv = resolveCredentials(undefined, env);
-  const unset = CREDENTIAL_SOURCES.filter((source) => fromEnv[source.field] === undefined);
+  const unset = credentialsUnsetBy(env);
   if (unset.length === 0) return () => undefined;
   const configFile = settingsFileOf(request.projectDir, request.target);
   if (!fs.existsSync(configFile)) {

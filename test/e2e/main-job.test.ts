@@ -132,6 +132,62 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(2);
     }, 240_000);
 
+    test("with every API setting in its variables, reads no settings file before the engine, which still names a wrong passphrase in one line", async ({
+      scratchDir,
+    }) => {
+      // The settings read works in a scratch backend under TMPDIR (stackwright-settings-*); it is
+      // removed before the run ends, so the directory's own change events are what tell.
+      const made: string[] = [];
+      let markerSeen: ((name: string) => void) | undefined;
+      const watcher = fs.watch(scratchDir, (_event, name) => {
+        if (name === null) return;
+        made.push(name);
+        markerSeen?.(name);
+      });
+      // The kernel reports changes in order: once a marker written now is seen, so is all before it.
+      const settingsReads = async (marker: string) => {
+        const seen = new Promise<void>((resolve) => {
+          markerSeen = (name) => {
+            if (name === marker) resolve();
+          };
+        });
+        fs.writeFileSync(path.join(scratchDir, marker), "");
+        await seen;
+        return made.filter((name) => name.startsWith("stackwright-settings-"));
+      };
+      try {
+        const ok = run(["preview", "--project", project.dir], { ...env, TMPDIR: scratchDir });
+        expect(ok.status).toBe(0);
+        const wrong = run(["preview", "--project", project.dir], {
+          ...env,
+          TMPDIR: scratchDir,
+          PULUMI_CONFIG_PASSPHRASE: "not-the-passphrase-0815",
+        });
+        expect(wrong.out).toContain(
+          "dev.acme-web: stackwright preview: the engine cannot open the target's secrets: incorrect passphrase; " +
+            "check PULUMI_CONFIG_PASSPHRASE (or the secrets provider the file names)",
+        );
+        expect(wrong.out).not.toContain("not-the-passphrase-0815");
+        expect(wrong.status).toBe(2);
+        // Without the variables the file is read, in the place watched: the check above can fail.
+        const settingsFile = path.join(project.dir, "Pulumi.dev.yaml");
+        const original = fs.readFileSync(settingsFile, "utf8");
+        fs.writeFileSync(
+          settingsFile,
+          original.replace(/stackwright:apiUrl: .*/, `stackwright:apiUrl: ${emulator.url}`),
+        );
+        expect(await settingsReads("after-the-variables")).toEqual([]);
+        try {
+          expect(run(["preview", "--project", project.dir], { TMPDIR: scratchDir }).status).toBe(0);
+        } finally {
+          fs.writeFileSync(settingsFile, original);
+        }
+        expect(await settingsReads("after-the-file")).not.toEqual([]);
+      } finally {
+        watcher.close();
+      }
+    }, 240_000);
+
     test("previews with the settings of Pulumi.dev.yaml alone, its token decrypted, with no stack named dev", () => {
       // The README's laptop flow: no STACKWRIGHT_* variables; the file points at this emulator.
       const settingsFile = path.join(project.dir, "Pulumi.dev.yaml");

@@ -39,7 +39,8 @@ export function engineDiagnostic(events: readonly EngineEvent[], stderr = ""): s
   const line = stripVTControlCharacters(stderr)
     .replace(MARKUP, "")
     .split("\n")
-    .map((l) => l.trim())
+    // A CommandError's text opens its error stream with "stderr: " on the first line's start.
+    .map((l) => l.trim().replace(/^stderr:\s*/, ""))
     .find((l) => /^error: /i.test(l) && !GENERIC.test(oneLine(l)));
   return line === undefined ? undefined : oneLine(line);
 }

@@ -104,6 +104,13 @@ const TABLE: readonly Row[] = [
       `stackwright ${command}: the stack does not exist (${engineDiagnostic(events ?? [], messageOf(e)) ?? "the engine's report above names it"})`,
   },
   {
+    // The engine could not open the target's secrets with the passphrase given: a setting to change.
+    matches: (e) => isSdkError(e, "CommandError") && /\bincorrect passphrase\b/.test(e.message),
+    kind: always("usage"),
+    message: (_e, command) =>
+      `stackwright ${command}: the engine cannot open the target's secrets: incorrect passphrase; check PULUMI_CONFIG_PASSPHRASE (or the secrets provider the file names)`,
+  },
+  {
     matches: (e) => isSdkError(e, "CommandError"),
     kind: always("failed"),
     // The engine's own first error (engine-diagnostic.ts): its events when the run has them,

@@ -31,6 +31,7 @@ import { liveDisplay, RunDisplay } from "../display/display";
 import { runDocument, StackResult } from "../display/run-document";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../../project/preflight";
+import { credentialsUnsetBy } from "../../project/target-settings";
 import { prepareNotify } from "../../project/notify-sinks";
 import { notifyOutcomes } from "../notifications/notify";
 import { handleInterrupts } from "../engine/interrupt";
@@ -241,6 +242,9 @@ export async function runFleetCommand(
 
 /** The target's settings (secrets decrypted), read once, when first needed. */
 async function targetSettings(target: Target): Promise<(key: string) => string | undefined> {
+  // The variables win over the file: when they give every API setting, no process reads it (the
+  // engine still opens it, and says so in one line when the passphrase cannot).
+  if (credentialsUnsetBy(engineRunEnv(target)).length === 0) return () => undefined;
   const settings = await readTargetSettings(target);
   return (key) => settings[key];
 }

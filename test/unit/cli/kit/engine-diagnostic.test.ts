@@ -2,7 +2,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { CommandError } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
 import { engineDiagnostic } from "../../../../src/cli/kit/engine-diagnostic";
-import { describeError } from "../../../../src/cli/kit/exit-codes";
+import { describeError, exitCodeOf } from "../../../../src/cli/kit/exit-codes";
 
 const diag = (message: string, severity: string, urn?: string): EngineEvent =>
   ({
@@ -42,6 +42,23 @@ describe("the line that names why an engine run failed", () => {
   it("falls back to the first error line of the engine's error stream when there are no events", () => {
     const stderr = "\u001b[31merror: \u001b[0mcould not load plugin pulumi-nodejs\nerror: update failed\n";
     expect(engineDiagnostic([], stderr)).toBe("could not load plugin pulumi-nodejs");
+  });
+
+  it("reads the first error line of a failed engine command's text, where it follows 'stderr: '", () => {
+    const text =
+      "code: 255\n stdout: \n stderr: error: getting stack configuration: could not open the state\n";
+    expect(engineDiagnostic([], text)).toBe("getting stack configuration: could not open the state");
+  });
+
+  it("calls a passphrase that cannot open the target's secrets a setting to change (exit 2), in one line", () => {
+    const err = Object.assign(Object.create(CommandError.prototype) as CommandError, {
+      message:
+        "code: 255\n stdout: \n stderr: error: getting stack configuration: get stack secrets manager: incorrect passphrase\n",
+    });
+    expect(exitCodeOf(err)).toBe(2);
+    expect(describeError("up", err)).toBe(
+      "stackwright up: the engine cannot open the target's secrets: incorrect passphrase; check PULUMI_CONFIG_PASSPHRASE (or the secrets provider the file names)",
+    );
   });
 
   it("ends the command's failure line instead of pointing above", () => {
