@@ -87,6 +87,10 @@ export function encryptedWithBuiltInPassphrase(configFile: string): boolean {
   );
 }
 
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
 function isLoopbackUrl(value: unknown): boolean {
   if (typeof value !== "string") return false;
   try {
@@ -115,7 +119,8 @@ export interface SecretsRequest {
  * - a file naming another secrets provider: nothing added (that provider's own settings apply);
  * - a passphrase the user set: used, unless it is the built-in one for a target other than the
  *   demo's (a production secret must not be sealed with a value printed in this repository);
- * - none set: the built-in passphrase for the demo's `dev` target with its API on loopback, else
+ * - none set: the built-in passphrase for the demo's `dev` target with its API on loopback (the
+ *   `STACKWRIGHT_API_URL` variable, else the file's `apiUrl`, else the emulator's default), else
  *   refused; the refusal says whether the file's secrets are already readable by anyone.
  */
 export function secretsEnv(request: SecretsRequest): Record<string, string> {
@@ -123,9 +128,9 @@ export function secretsEnv(request: SecretsRequest): Record<string, string> {
   if (!usesPassphrase(file)) return {};
   const shown =
     request.configFile === undefined ? `Pulumi.${request.target}.yaml` : path.basename(request.configFile);
-  const demo =
-    request.target === DEMO_TARGET &&
-    (file.config === undefined || isLoopbackUrl(file.config["stackwright:apiUrl"]));
+  // The API the target's runs reach: the variable wins over the file, as for every setting.
+  const apiUrl = nonEmpty(request.env["STACKWRIGHT_API_URL"]) ?? file.config?.["stackwright:apiUrl"];
+  const demo = request.target === DEMO_TARGET && (apiUrl === undefined || isLoopbackUrl(apiUrl));
   const given = PASSPHRASE_VARIABLES.filter((name) => (request.env[name] ?? "") !== "");
   if (given.length > 0) {
     if (!demo && request.env["PULUMI_CONFIG_PASSPHRASE"] === BUILT_IN_PASSPHRASE) {

@@ -14,7 +14,7 @@ import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
 import { openStateStore } from "../../src/state-backend/store";
 import { demoCredentials } from "../helpers/emulator";
-import { startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
+import { settingsBehindProxy, startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
 import { fixtures } from "../helpers/fixtures";
 import { startForwardProxy, type ForwardProxy } from "../helpers/forward-proxy";
 import type { TestS3Server } from "../helpers/s3-server";
@@ -58,6 +58,7 @@ describe("stackwright behind a forward proxy, with the API behind a private CA",
     [s3, project] = [server, scratch];
     ({ front, emulator, proxy } = behind);
     api = behind.apiUrl;
+    settingsBehindProxy(project.dir, behind);
     const bucket = `s3://${s3.bucket}/proxied?endpoint=http://${s3Host()}&use_path_style=true&region=us-east-1`;
     env = {
       ...project.env,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Verification } from "../../src/api";
 import { DEFAULT_SEED_PATH, type RunningEmulator } from "../../src/emulator";
 import { demoCredentials, emulatorHooks, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
+import { settingsBehindProxy, startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
 import { killProcessesIn, killTree, startStackwright, waitFor } from "../helpers/stackwright-process";
 
@@ -217,6 +217,7 @@ describe("a failing check behind a forward proxy and a private CA", () => {
     project = createScratchProject({
       stacksConfig: { "acme-web.yaml": stackFile("release/2026-11", "fail") },
     });
+    settingsBehindProxy(project.dir, behind);
     env = { ...demoCredentials(behind.apiUrl), ...behind.env };
   }, 120_000);
   afterAll(async () => {

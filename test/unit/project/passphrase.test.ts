@@ -68,6 +68,24 @@ describe("the built-in passphrase", () => {
     );
   });
 
+  it("judges the dev target by the API its runs reach: the variable's, over the file's", () => {
+    const bare = settingsFile("Pulumi.dev.yaml", "config: {}\n");
+    const onLoopback = { STACKWRIGHT_API_URL: "http://127.0.0.1:4010" };
+    expect(secretsEnv({ target: "dev", configFile: bare, env: onLoopback })).toEqual({
+      PULUMI_CONFIG_PASSPHRASE: BUILT_IN_PASSPHRASE,
+    });
+    const offMachine = { STACKWRIGHT_API_URL: "https://api.example.com" };
+    expect(refusal(() => secretsEnv({ target: "dev", configFile: bare, env: offMachine }))).toContain(
+      "target 'dev' needs a secrets passphrase",
+    );
+    expect(refusal(() => secretsEnv({ target: "dev", configFile: undefined, env: offMachine }))).toContain(
+      "target 'dev' needs a secrets passphrase",
+    );
+    expect(refusal(() => secretsEnv({ target: "dev", configFile: demoFile, env: offMachine }))).toContain(
+      "target 'dev' needs a secrets passphrase",
+    );
+  });
+
   it("refuses a target with no passphrase before anything is read from its secrets", () => {
     const fresh = settingsFile(
       "Pulumi.staging.yaml",
