@@ -18,8 +18,10 @@ import { z } from "zod";
  */
 export function readView<S extends z.ZodType>(schema: S): z.ZodType<ReadOf<z.output<S>>> {
   // The walk below builds exactly the shape ReadOf describes; TypeScript cannot follow a
-  // runtime walk over schema classes, so the result is typed once here.
-  return tolerant(schema) as unknown as z.ZodType<ReadOf<z.output<S>>>;
+  // runtime walk over schema classes, so the result is typed once here. Built on first use
+  // (then kept): every process loads all the views, and most use a few, so building them all at
+  // load was a tenth of a short command's CPU time.
+  return z.lazy(() => tolerant(schema)) as unknown as z.ZodType<ReadOf<z.output<S>>>;
 }
 
 /** `view` with the documented `.nullable()` / `.optional()` of `member` (a kept member keeps its own). */
