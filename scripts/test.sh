@@ -5,15 +5,16 @@
 # The run is CPU-bound on a 2-core machine, so what waits for what is chosen by what it needs:
 #
 #   - the Pulumi CLI's Go build (about 380 CPU-seconds when nothing is cached) is what the engine
-#     tests wait for, so nothing competes with it at equal weight: the TypeScript build, moto's and
-#     Chromium's installs, then the type check, eslint and prettier (which gate nothing but the
-#     result) run beside it at a lower priority (nice 10), in the time it leaves a core idle
-#     (downloading modules, linking); actionlint's build and check (Go too) start when it is done,
-#     so that the two builds do not compile the same standard packages side by side;
+#     tests wait for, so nothing competes with it at equal weight: only the TypeScript build and
+#     moto's and Chromium's installs, which the tests need, run beside it, at a lower priority
+#     (nice 10), in the time it leaves a core idle (downloading modules, linking);
 #   - `engine` and `docs` (the real `pulumi` CLI) start as soon as the CLI is ready;
-#   - `unit`, `integration` and `platform-answers` (no CLI needed) start at the same moment, at a
-#     lower priority (nice 5): they use the time the engine tests spend waiting on their child
-#     processes (about a fifth of it) instead of slowing the Go build down.
+#   - `unit`, `integration` and `platform-answers` (no CLI needed; nice 5, one worker), the type
+#     check, eslint and prettier (nice 10) and actionlint's build and check (Go too, so after the
+#     CLI's build: the two would compile the same standard packages side by side) start at the
+#     same moment: they use the time the engine tests spend waiting on their child processes
+#     (about a quarter of it) instead of slowing the Go build down. Even at nice 10 the checks took
+#     a tenth of the machine from the Go build, about 45 CPU-seconds, when they ran beside it.
 #
 # On a machine where the tools are cached everything starts at once. Each vitest group is one
 # `vitest run` (with its own suite-wide token check); the run fails if any group or check does.
@@ -96,8 +97,8 @@ workflow_checks() {
 }
 
 phase nice -n 10 npm run --silent build
-background checks checks
 ready s3-server browser toolchain
+background checks checks
 background workflow-checks workflow_checks
 
 # Three workers: the engine tests spend a fifth of their time waiting on their child processes.
