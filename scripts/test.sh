@@ -9,7 +9,7 @@
 #     moto's and Chromium's installs, which the tests need, run beside it, at a lower priority
 #     (nice 10), in the time it leaves a core idle (downloading modules, linking);
 #   - `engine` and `docs` (the real `pulumi` CLI) start as soon as the CLI is ready;
-#   - `unit`, `integration` and `platform-answers` (no CLI needed; nice 5, one worker), the type
+#   - `unit`, `integration` and `platform-answers` (no CLI needed; nice 5), the type
 #     check, eslint and prettier (nice 10) and actionlint's build and check (Go too, so after the
 #     CLI's build: the two would compile the same standard packages side by side) start at the
 #     same moment: they use the time the engine tests spend waiting on their child processes
@@ -101,11 +101,10 @@ ready s3-server browser toolchain
 background checks checks
 background workflow-checks workflow_checks
 
-# Three workers: the engine tests spend a fifth of their time waiting on their child processes.
-# The tests without the engine take that time, in one worker: with two they ended long before the
-# engine tests, which then left a fifth of the machine idle to the end.
+# Three workers: the engine tests spend about a quarter of their time waiting on their child
+# processes.
 background engine tests "with the engine" 0 --maxWorkers 3 --project engine --project docs
-background no-engine tests "without the engine" 5 --maxWorkers 1 --project unit --project integration --project platform-answers
+background no-engine tests "without the engine" 5 --project unit --project integration --project platform-answers
 
 failed=()
 for name in checks workflow-checks no-engine engine; do
