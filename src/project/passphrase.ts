@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
+import { resolveCredentials } from "../client";
 import { parsePerFileStackName } from "../config";
 import { CliError } from "./errors";
 
@@ -87,10 +88,6 @@ export function encryptedWithBuiltInPassphrase(configFile: string): boolean {
   );
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === "" ? undefined : value;
-}
-
 function isLoopbackUrl(value: unknown): boolean {
   if (typeof value !== "string") return false;
   try {
@@ -128,8 +125,12 @@ export function secretsEnv(request: SecretsRequest): Record<string, string> {
   if (!usesPassphrase(file)) return {};
   const shown =
     request.configFile === undefined ? `Pulumi.${request.target}.yaml` : path.basename(request.configFile);
-  // The API the target's runs reach: the variable wins over the file, as for every setting.
-  const apiUrl = nonEmpty(request.env["STACKWRIGHT_API_URL"]) ?? file.config?.["stackwright:apiUrl"];
+  // The API the target's runs reach, resolved as the client resolves it (the variable over the file).
+  const fromFile = (key: string) => {
+    const value = file.config?.[key];
+    return typeof value === "string" ? value : undefined;
+  };
+  const apiUrl = resolveCredentials(fromFile, request.env).baseUrl?.value;
   const demo = request.target === DEMO_TARGET && (apiUrl === undefined || isLoopbackUrl(apiUrl));
   const given = PASSPHRASE_VARIABLES.filter((name) => (request.env[name] ?? "") !== "");
   if (given.length > 0) {
