@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { describe, expect } from "vitest";
 import { engineEnv, pulumiCommand } from "../../src/project/engine-env";
-import { readTargetSettings, type Target } from "../../src/cli/fleet/open-target";
+import { targetApiConfig, type Target } from "../../src/cli/fleet/open-target";
 import { TEST_USERS } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
@@ -154,16 +154,17 @@ describe("stackwright init", () => {
       projectDir: ops,
       configFile: path.join(ops, "Pulumi.production.yaml"),
       env,
-      given: process.env,
+      given: userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
       workspace,
       stacks: { has: () => Promise.resolve(false), resourceCount: () => Promise.resolve(0) },
       hosts: undefined,
     };
-    expect(await readTargetSettings(target)).toEqual({
-      "stackwright:apiUrl": emulator.url,
-      "stackwright:email": EMAIL,
-      "stackwright:apiToken": TOKEN,
-    });
+    const config = await targetApiConfig(target);
+    expect(["stackwright:apiUrl", "stackwright:email", "stackwright:apiToken"].map(config)).toEqual([
+      emulator.url,
+      EMAIL,
+      TOKEN,
+    ]);
   });
 
   test("changes nothing when run a second time, and lists every file as kept", async () => {

@@ -171,6 +171,10 @@ describe("a production target", { timeout: 180_000 }, () => {
         `no API settings for target 'partial': set STACKWRIGHT_API_TOKEN, or add stackwright:apiToken to ${partial}`,
       );
       expect(run1.status).toBe(2);
+      // The engine commands read the file the same way, before any engine starts.
+      const preview = await run(["preview", "--target", "partial"], { PULUMI_CONFIG_PASSPHRASE: passphrase });
+      expect(preview.out.trim()).toBe(run1.out.trim());
+      expect(preview.status).toBe(2);
     } finally {
       fs.rmSync(partial, { force: true });
     }

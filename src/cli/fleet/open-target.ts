@@ -25,8 +25,9 @@ import {
 } from "../../state-backend";
 import { lockTargetOf, projectNameOf } from "../../project/lock-target";
 import {
-  readTargetSettings as readSettingsFile,
+  credentialsUnsetBy,
   settingsFileOf,
+  targetApiSettings,
   targetNameOf,
   targetSecretsEnv,
 } from "../../project/target-settings";
@@ -239,21 +240,20 @@ export async function withPerFileStack<T>(
 }
 
 /**
- * The target's settings (secrets decrypted) from its file `Pulumi.<target>.yaml`, read as every
- * command reads them (src/project/target-settings.ts). With `--stack` (its own file) the stack's
- * settings when the backend lists it.
+ * The target's API settings as the preflight reads them, as every command does
+ * (src/project/target-settings.ts): the variables first, the file `Pulumi.<target>.yaml` (its
+ * secrets decrypted by a `pulumi config` process) only for what they leave out. With `--stack`
+ * (its own file) the stack's settings when the backend lists it, under the same rule.
  */
-export async function readTargetSettings(target: Target): Promise<Record<string, string>> {
-  if (target.configFile === undefined) {
-    if (!(await target.stacks.has(target.name))) return {};
-    return valuesOf(await target.workspace.getAllConfig(target.name));
-  }
+export async function targetApiConfig(target: Target): Promise<(key: string) => string | undefined> {
   // The target's engine environment counts as given: a passphrase it carries opens the file.
-  return readSettingsFile({
-    projectDir: target.projectDir,
-    target: target.name,
-    env: engineRunEnv(target),
-  });
+  const env = engineRunEnv(target);
+  if (target.configFile !== undefined) {
+    return targetApiSettings({ projectDir: target.projectDir, target: target.name, env });
+  }
+  if (credentialsUnsetBy(env).length === 0 || !(await target.stacks.has(target.name))) return () => undefined;
+  const settings = valuesOf(await target.workspace.getAllConfig(target.name));
+  return (key) => settings[key];
 }
 
 /** The whole environment of the target's engine runs: the given one with the engine's additions. */

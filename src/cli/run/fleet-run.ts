@@ -17,13 +17,7 @@ import { legacyProblem } from "../fleet/migrate";
 import { planRun, type Plan } from "../fleet/plan";
 import type { Operation, StackJob, StackOutcome } from "../fleet/run-stack";
 import { makeReadsDir, openShortcut } from "../fleet/shortcut";
-import {
-  engineRunEnv,
-  openOwnStack,
-  openTarget,
-  readTargetSettings,
-  type Target,
-} from "../fleet/open-target";
+import { engineRunEnv, openOwnStack, openTarget, targetApiConfig, type Target } from "../fleet/open-target";
 import { writeSummary } from "../report/summary-file";
 import { commandLine } from "../../project/invocation";
 import { closingLines } from "../display/closing";
@@ -31,7 +25,6 @@ import { liveDisplay, RunDisplay } from "../display/display";
 import { runDocument, StackResult } from "../display/run-document";
 import { parsePerFileStackName, WINDOW_OVERRIDE_VARIABLE } from "../../config";
 import { preflightFleet } from "../../project/preflight";
-import { credentialsUnsetBy } from "../../project/target-settings";
 import { prepareNotify } from "../../project/notify-sinks";
 import { notifyOutcomes } from "../notifications/notify";
 import { handleInterrupts } from "../engine/interrupt";
@@ -99,7 +92,7 @@ export async function runFleetCommand(
           });
           return { target, plan };
         })();
-  const settings = once(() => targetSettings(target));
+  const settings = once(() => targetApiConfig(target));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override, clock, plan.state);
   // Notification sinks (src/project/notify-sinks.ts): checked now, sent once every stack has ended
@@ -238,15 +231,6 @@ export async function runFleetCommand(
     interrupts.dispose();
     await shortcut?.close();
   }
-}
-
-/** The target's settings (secrets decrypted), read once, when first needed. */
-async function targetSettings(target: Target): Promise<(key: string) => string | undefined> {
-  // The variables win over the file: when they give every API setting, no process reads it (the
-  // engine still opens it, and says so in one line when the passphrase cannot).
-  if (credentialsUnsetBy(engineRunEnv(target)).length === 0) return () => undefined;
-  const settings = await readTargetSettings(target);
-  return (key) => settings[key];
 }
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {
