@@ -5,7 +5,7 @@ import { describe, expect } from "vitest";
 import type { EmulatorHooks } from "../helpers/emulator";
 import { fixtures, startEmulatorProcess, type RunningEmulator } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
-import { runStackwright } from "../helpers/stackwright-process";
+import { runStackwright, waitFor } from "../helpers/stackwright-process";
 
 // The `stackwright` command as an operator runs it, on a scratch copy of the project with the
 // example stacks-config/: its own processes, the real engine, the real emulator.
@@ -138,21 +138,13 @@ describe("the stackwright command on the example stacks-config", () => {
       // The settings read works in a scratch backend under TMPDIR (stackwright-settings-*); it is
       // removed before the run ends, so the directory's own change events are what tell.
       const made: string[] = [];
-      let markerSeen: ((name: string) => void) | undefined;
       const watcher = fs.watch(scratchDir, (_event, name) => {
-        if (name === null) return;
-        made.push(name);
-        markerSeen?.(name);
+        if (name !== null) made.push(name);
       });
       // The kernel reports changes in order: once a marker written now is seen, so is all before it.
       const settingsReads = async (marker: string) => {
-        const seen = new Promise<void>((resolve) => {
-          markerSeen = (name) => {
-            if (name === marker) resolve();
-          };
-        });
         fs.writeFileSync(path.join(scratchDir, marker), "");
-        await seen;
+        await waitFor(() => made.includes(marker), `the change event of ${marker}`, 10_000);
         return made.filter((name) => name.startsWith("stackwright-settings-"));
       };
       try {
