@@ -105,7 +105,9 @@ const TABLE: readonly Row[] = [
   },
   {
     // The engine could not open the target's secrets with the passphrase given: a setting to change.
-    matches: (e) => isSdkError(e, "CommandError") && /\bincorrect passphrase\b/.test(e.message),
+    // Matched on the engine's own words for it, not on any "incorrect passphrase" a log could hold.
+    matches: (e) =>
+      isSdkError(e, "CommandError") && /secrets manager: incorrect passphrase$/m.test(e.message),
     kind: always("usage"),
     message: (_e, command) =>
       `stackwright ${command}: the engine cannot open the target's secrets: incorrect passphrase; check PULUMI_CONFIG_PASSPHRASE (or the secrets provider the file names)`,

@@ -61,6 +61,14 @@ describe("the line that names why an engine run failed", () => {
     );
   });
 
+  it("keeps a failure whose log merely mentions an incorrect passphrase a failure (exit 1)", () => {
+    const err = Object.assign(Object.create(CommandError.prototype) as CommandError, {
+      message:
+        "code: 255\n stdout: \n stderr: error: acme-web/uat: deploy failed: mysql: incorrect passphrase for user app\n",
+    });
+    expect(exitCodeOf(err)).toBe(1);
+  });
+
   it("ends the command's failure line instead of pointing above", () => {
     const err = Object.create(CommandError.prototype) as CommandError;
     const line = describeError("preview", err, [diag("check failed: acme-web: no build", "error", URN)]);
