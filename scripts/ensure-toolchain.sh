@@ -20,6 +20,8 @@ tool=toolchain
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build_dir="$root/scripts/pulumi-build"
+# shellcheck source=scripts/pulumi-build/lazy-dictionaries.sh
+source "$build_dir/lazy-dictionaries.sh"
 tools_bin="$root/.tools/bin"
 
 
@@ -139,10 +141,15 @@ if [ ! -f "$cache/complete" ]; then
     # CPU time, most of it in the optimizer; Stackwright runs none of those commands, so it is
     # compiled without optimization (its packages took 53 CPU-seconds instead of 85, measured with
     # -debug-trace on the 2-core machine).
+    # The CLI's password-strength word lists are read on first use, not at every start
+    # (scripts/pulumi-build/lazy-dictionaries.sh says why and how).
+    mkdir "$tmp/modules"
+    lazy_dictionaries "$build_dir" "$tmp/modules"
     go build "${compile_flags[@]}" "-gcflags=github.com/pb33f/...=-N -l -dwarf=false" -ldflags "$ldflags" \
-      -o "$tmp/bin/" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./language-host
+      -modfile "$tmp/modules/go.mod" -o "$tmp/bin/" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./language-host
     wait "$std_build" || true # a failure there shows again, with its cause, in the build above
     mv "$tmp/bin/language-host" "$tmp/bin/pulumi-language-nodejs"
+    rm -rf "$tmp/modules"
   ) || die "the Go build failed (output above). Check that the Go module proxy is reachable."
   [ "$("$tmp/bin/pulumi" version)" = "v$version" ] || die "the built CLI does not report v$version"
   touch "$tmp/complete"

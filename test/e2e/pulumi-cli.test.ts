@@ -1,0 +1,46 @@
+/**
+ * The Pulumi CLI the toolchain provides (.tools/bin/pulumi): built from the module proxy with its
+ * password-strength word lists read on first use (scripts/pulumi-build/lazy-dictionaries.sh), it
+ * must judge a plain value as the released CLI does. `pulumi config set` refuses a value that
+ * looks like a secret: a random string is refused, and a phrase of English words is accepted only
+ * because the dictionaries are there (without them its 25 letters count as random).
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect } from "vitest";
+import { fixtures } from "../helpers/fixtures";
+import { repoRoot } from "../helpers/scratch-project";
+
+const test = fixtures();
+const PULUMI = path.join(repoRoot, ".tools", "bin", "pulumi");
+
+describe("the Pulumi CLI of the toolchain", () => {
+  test("judges plain config values with its dictionaries, as the released CLI does", ({ scratchDir }) => {
+    fs.writeFileSync(path.join(scratchDir, "Pulumi.yaml"), "name: lists\nruntime: nodejs\n");
+    fs.mkdirSync(path.join(scratchDir, "state"));
+    const env = {
+      PATH: process.env["PATH"] ?? "",
+      HOME: scratchDir,
+      PULUMI_HOME: path.join(scratchDir, ".pulumi-home"),
+      PULUMI_BACKEND_URL: `file://${path.join(scratchDir, "state")}`,
+      PULUMI_CONFIG_PASSPHRASE: "lists",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+    };
+    const pulumi = (...args: string[]) =>
+      spawnSync(PULUMI, [...args, "--non-interactive"], {
+        cwd: scratchDir,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+
+    expect(pulumi("stack", "init", "dev").status).toBe(0);
+    const words = pulumi("config", "set", "apiToken", "correcthorsebatterystaple");
+    expect(words.stderr).toBe("");
+    expect(words.status).toBe(0);
+    const random = pulumi("config", "set", "apiToken", "x8Fq2LpZ9vR4tW7yK3mN6bC1");
+    expect(random.status).not.toBe(0);
+    expect(random.stderr).toContain("looks like a secret; rerun with --secret");
+  }, 120_000);
+});
