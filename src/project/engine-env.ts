@@ -209,10 +209,14 @@ export function commandOf(sdkClass: typeof PulumiCommand, root: string, version:
 }
 
 /**
- * The version of the project's Pulumi CLI as the last `pulumi version` of this project said it,
- * remembered next to the local state (`.stackwright/pulumi-cli.json`) with the identity of the
- * binary that answered (its real path, size and modification time), so that `drift` can compute
- * the inputs of an `up` (fingerprint.ts) without starting a process.
+ * The version of the tool root's Pulumi CLI as the last `pulumi version` said it, remembered with
+ * the identity of the binary that answered (its real path, size and modification time), so that
+ * an engine run needs no process to learn it and `drift` can compute the inputs of an `up`
+ * (fingerprint.ts) without starting one. It is kept beside the CLI's link
+ * (`.tools/pulumi-cli.json`): every project the tool serves runs that binary, so one answer
+ * serves them all (a CI runner's fresh clone, each of the tests' scratch projects). Where the
+ * tool root cannot be written (a read-only global install) it is kept with the project's local
+ * state (`.stackwright/pulumi-cli.json`).
  */
 const RememberedVersion = z.strictObject({
   binary: z.string(),
@@ -222,8 +226,12 @@ const RememberedVersion = z.strictObject({
 });
 type RememberedVersion = z.infer<typeof RememberedVersion>;
 
-function versionFile(projectDir: string): string {
-  return path.join(path.resolve(projectDir), ".stackwright", "pulumi-cli.json");
+/** Where the answer is kept, in the order they are read and tried for writing. */
+function versionFiles(projectDir: string, tools: string): string[] {
+  return [
+    path.join(path.resolve(tools), ".tools", "pulumi-cli.json"),
+    path.join(path.resolve(projectDir), ".stackwright", "pulumi-cli.json"),
+  ];
 }
 
 /** The binary the tool root's `.tools/bin/pulumi` runs, as a version's key; undefined when there is none. */
@@ -240,15 +248,17 @@ function binaryIdentity(tools: string): Omit<RememberedVersion, "version"> | und
 function rememberVersion(projectDir: string, tools: string, version: string | undefined): void {
   const identity = binaryIdentity(tools);
   if (version === undefined || identity === undefined) return;
-  const file = versionFile(projectDir);
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    // Whole or not at all: another process may read it meanwhile.
-    const temporary = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, `${JSON.stringify({ ...identity, version })}\n`);
-    fs.renameSync(temporary, file);
-  } catch {
-    // A read-only checkout: `drift` then asks the CLI itself.
+  for (const file of versionFiles(projectDir, tools)) {
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      // Whole or not at all: another process may read it meanwhile.
+      const temporary = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, `${JSON.stringify({ ...identity, version })}\n`);
+      fs.renameSync(temporary, file);
+      return;
+    } catch {
+      // Not writable here: the next place, else `drift` asks the CLI itself.
+    }
   }
 }
 
@@ -256,18 +266,20 @@ function rememberVersion(projectDir: string, tools: string, version: string | un
 function rememberedVersion(projectDir: string, tools: string): string | undefined {
   const identity = binaryIdentity(tools);
   if (identity === undefined) return undefined;
-  try {
-    const remembered = RememberedVersion.parse(JSON.parse(fs.readFileSync(versionFile(projectDir), "utf8")));
-    const same =
-      remembered.binary === identity.binary &&
-      remembered.size === identity.size &&
-      remembered.mtimeMs === identity.mtimeMs &&
-      parseSemVer(remembered.version) !== null;
-    return same ? remembered.version : undefined;
-  } catch {
-    // none yet, or not one this version reads: ask the CLI
-    return undefined;
+  for (const file of versionFiles(projectDir, tools)) {
+    try {
+      const remembered = RememberedVersion.parse(JSON.parse(fs.readFileSync(file, "utf8")));
+      const same =
+        remembered.binary === identity.binary &&
+        remembered.size === identity.size &&
+        remembered.mtimeMs === identity.mtimeMs &&
+        parseSemVer(remembered.version) !== null;
+      if (same) return remembered.version;
+    } catch {
+      // none yet, or not one this version reads: the next place, else ask the CLI
+    }
   }
+  return undefined;
 }
 
 /**

@@ -52,4 +52,27 @@ describe("the project's Pulumi CLI as the engine runs it", () => {
     expect((await pulumiCommand(project.dir, project.dir)).version?.format()).toBe("3.260.0");
     expect(project.asked()).toBe(2);
   });
+
+  it("asks nothing for another project the same tool root serves, the answer being kept beside the CLI", async () => {
+    const tool = projectWithCli("3.259.0");
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-project-"));
+    made.push(tool.dir, other);
+    expect((await pulumiCommand(tool.dir, tool.dir)).version?.format()).toBe("3.259.0");
+    expect(await pulumiVersionOf(other, tool.dir)).toBe("3.259.0");
+    expect((await pulumiCommand(other, tool.dir)).version?.format()).toBe("3.259.0");
+    expect(tool.asked()).toBe(1);
+    expect(fs.existsSync(path.join(tool.dir, ".tools", "pulumi-cli.json"))).toBe(true);
+  });
+
+  it("keeps the answer with the project when it cannot be kept beside the CLI", async () => {
+    const tool = projectWithCli("3.259.0");
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-project-"));
+    made.push(tool.dir, other);
+    // A directory where the file would go: no write lands there, whoever runs the test.
+    fs.mkdirSync(path.join(tool.dir, ".tools", "pulumi-cli.json"));
+    expect((await pulumiCommand(other, tool.dir)).version?.format()).toBe("3.259.0");
+    expect(await pulumiVersionOf(other, tool.dir)).toBe("3.259.0");
+    expect(fs.existsSync(path.join(other, ".stackwright", "pulumi-cli.json"))).toBe(true);
+    expect(tool.asked()).toBe(1);
+  });
 });
