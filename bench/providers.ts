@@ -3,7 +3,7 @@
  * Deployments, beside N resources of a no-op dynamic provider in the same bench run (our overhead
  * ratio), with and without PULUMI_PARALLEL_DIFF, plus the `__provider` bytes per resource.
  *
- * Run: `npx tsc -p tsconfig.build.json && node dist/bench/providers.js [10,100,500]`. Not part of
+ * Run: `npm run build && node dist/bench/providers.js [10,100,500]`. Not part of
  * `npm test`. Every stack is fresh; every wait of the engine is bounded by the CLI's own run.
  */
 import "../src/sqlite-warning";
