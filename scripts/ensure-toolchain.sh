@@ -137,14 +137,14 @@ if [ ! -f "$cache/complete" ]; then
     # shellcheck disable=SC2086 # one argument per package
     go build "${compile_flags[@]}" $std &
     std_build=$!
-    # The OpenAPI library behind the CLI's `pulumi cloud` commands is about a fifth of the build's
-    # CPU time, most of it in the optimizer; Stackwright runs none of those commands, so it is
-    # compiled without optimization (its packages took 53 CPU-seconds instead of 85, measured with
-    # -debug-trace on the 2-core machine).
     # The CLI's password-strength word lists are read on first use, not at every start
     # (scripts/pulumi-build/lazy-dictionaries.sh says why and how).
     mkdir "$tmp/modules"
     lazy_dictionaries "$build_dir" "$tmp/modules"
+    # The OpenAPI library behind the CLI's `pulumi cloud` commands is about a fifth of the build's
+    # CPU time, most of it in the optimizer; Stackwright runs none of those commands, so it is
+    # compiled without optimization (its packages took 53 CPU-seconds instead of 85, measured with
+    # -debug-trace on the 2-core machine).
     go build "${compile_flags[@]}" "-gcflags=github.com/pb33f/...=-N -l -dwarf=false" -ldflags "$ldflags" \
       -modfile "$tmp/modules/go.mod" -o "$tmp/bin/" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./language-host
     wait "$std_build" || true # a failure there shows again, with its cause, in the build above

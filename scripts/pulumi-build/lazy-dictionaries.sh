@@ -4,8 +4,9 @@
 # The CLI imports two copies of zxcvbn-go (`pulumi config set` and `esc env set` use it to warn
 # about a plain value that looks like a password). Both parse their word lists and build their
 # ranked dictionaries in package init functions, so every `pulumi` process pays for it before it
-# does anything: about half of the CPU time of `pulumi version` (0.21 -> 0.11 CPU-seconds on the
-# 2-core machine, measured with perf), and a Stackwright run starts several such processes per
+# does anything: about half of the CPU time of `pulumi version` (perf names those inits and the
+# garbage collection they cause; 0.21 -> 0.11 CPU-seconds with them deferred, medians of
+# interleaved runs on the 2-core machine), and a Stackwright run starts several such processes per
 # stack. The build uses copies of the two modules (as the module proxy serves them, checked against
 # go.sum) in which the word lists are read the first time a value is checked instead; matching's
 # Omnimatch already builds its matchers on first use when init has not. Nothing else changes:
@@ -21,7 +22,7 @@ lazy_dictionaries() {
   cp "$build/go.mod" "$out/go.mod"
   cp "$build/go.sum" "$out/go.sum"
   for module in github.com/nbutton23/zxcvbn-go github.com/ccojocar/zxcvbn-go; do
-    dir=$(cd "$build" && go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    dir=$(cd "$build" && go mod download "$module" && go list -m -f '{{.Dir}}' "$module") || dir=""
     if [ -z "$dir" ] || [ ! -d "$dir" ]; then
       die "could not fetch $module (pinned in scripts/pulumi-build/go.sum) from the Go module proxy"
     fi
