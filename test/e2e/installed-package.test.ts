@@ -76,7 +76,9 @@ function row(out: string, stack: string): string | undefined {
 }
 
 /** The emulator in its own process (the commands run to their end while this one waits), and a work directory. */
-const test = fixtures({ seed: SEED });
+// The checkout's scratch project reads what the ops repository's runs wrote, so its `dev` is
+// sealed as that repository's is (the demo's passphrase).
+const test = fixtures({ seed: SEED, project: { secrets: "passphrase" } });
 
 describe("stackwright installed from its package into an ops repository of its own", () => {
   let work: string;

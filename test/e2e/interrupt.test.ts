@@ -11,7 +11,8 @@ import {
   TEST_USERS,
 } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { scratchProject } from "../helpers/run-kms";
+import type { ScratchProject } from "../helpers/scratch-project";
 import {
   runToEndAsync,
   startStackwright,
@@ -128,7 +129,7 @@ describe("Ctrl-C during a run", () => {
     for (const attempt of [1, 2]) {
       if (attempt > 1) {
         await emulator.hooks.reset();
-        const again = createScratchProject({ stacksConfig: STACKS });
+        const again = scratchProject({ stacksConfig: STACKS });
         onTestFinished(() => again.remove());
         project = again;
       }

@@ -73,6 +73,7 @@ describe("one Pulumi stack per API stack file", () => {
       stackName: "dev",
       given: process.env,
       env: { ...project.env, ...env },
+      ...(project.secretsProvider === undefined ? {} : { secretsProvider: project.secretsProvider }),
     });
     await legacy.run("up");
     expect(await project.latestResult("dev")).toBe("succeeded");

@@ -8,8 +8,9 @@ import type { ScratchProject } from "../helpers/scratch-project";
 import { runStackwright, waitFor } from "../helpers/stackwright-process";
 
 // The `stackwright` command as an operator runs it, on a scratch copy of the project with the
-// example stacks-config/: its own processes, the real engine, the real emulator.
-const test = fixtures().extend(
+// example stacks-config/: its own processes, the real engine, the real emulator, and the demo's
+// `dev` target as the repository has it (its token sealed with the built-in passphrase).
+const test = fixtures({ project: { secrets: "passphrase" } }).extend(
   "emulatorOfMainJob",
   { scope: "file" },
   // The state the main job left, served by the `emulator` command (started once a test names it,

@@ -2,7 +2,6 @@ import * as path from "node:path";
 import { describe, expect } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
 import { openStateStore, type StateStore } from "../../src/state-backend/store";
-import { openStack } from "../../src/cli/engine/workspace";
 import { basicAuth, TEST_USERS, type TestEmulator } from "../helpers/emulator";
 import { fixtures } from "../helpers/fixtures";
 import type { TestS3Server } from "../helpers/s3-server";
@@ -54,12 +53,7 @@ function makeWorld(emulator: TestEmulator, project: ScratchProject, s3: TestS3Se
 
 /** A stack of the world wired to its emulator, the token as a secret (one `pulumi config set-all`). */
 async function newStack(world: World, name: string): Promise<void> {
-  const stack = await openStack({
-    projectDir: world.project.dir,
-    stackName: name,
-    given: process.env,
-    env: world.env,
-  });
+  const stack = await world.project.stack(name, world.env);
   await stack.setAllConfig({
     "stackwright:apiUrl": { value: world.emulator.url },
     "stackwright:email": { value: USER.email },

@@ -4,7 +4,6 @@ import * as path from "node:path";
 import { describe, expect } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
 import { checkpointKey, createStackIfAbsent, openStateStore, type StateStore } from "../../src/state-backend";
-import { openStack } from "../../src/cli/engine/workspace";
 import { fixtures } from "../helpers/fixtures";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { startStackwright, waitFor } from "../helpers/stackwright-process";
@@ -22,7 +21,7 @@ describe("stackwright on an S3 state backend", () => {
   const gate = () => path.join(project.dir, "gate-open");
 
   const configure = async (stack: string, values: Record<string, string>) => {
-    const s = await openStack({ projectDir: project.dir, stackName: stack, given: process.env, env });
+    const s = await project.stack(stack, env);
     await s.setAllConfig(Object.fromEntries(Object.entries(values).map(([key, value]) => [key, { value }])));
     return s;
   };

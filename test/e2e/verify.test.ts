@@ -12,7 +12,8 @@ import type { Verification } from "../../src/api";
 import { DEFAULT_SEED_PATH, type RunningEmulator } from "../../src/emulator";
 import { demoCredentials, emulatorHooks, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { settingsBehindProxy, startBehindProxy, type BehindProxy } from "../helpers/behind-proxy";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { scratchProject } from "../helpers/run-kms";
+import type { ScratchProject } from "../helpers/scratch-project";
 import { killProcessesIn, killTree, startStackwright, waitFor } from "../helpers/stackwright-process";
 
 const MAIN = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
@@ -74,7 +75,7 @@ describe("verify: after every deployment, through the stackwright command", () =
 
   beforeAll(async () => {
     emulator = await startTestEmulator({ seed: DEFAULT_SEED_PATH });
-    project = createScratchProject({
+    project = scratchProject({
       stacksConfig: { "acme-web.yaml": stackFile("release/2026-11", "fail") },
     });
     env = demoCredentials(emulator.url);
@@ -214,7 +215,7 @@ describe("a failing check behind a forward proxy and a private CA", () => {
     // The environment's URL is the site on the emulator as the public URL names it: behind TLS.
     behind = await startBehindProxy();
     ({ emulator } = behind);
-    project = createScratchProject({
+    project = scratchProject({
       stacksConfig: { "acme-web.yaml": stackFile("release/2026-11", "fail") },
     });
     settingsBehindProxy(project.dir, behind);

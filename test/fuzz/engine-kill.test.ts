@@ -21,7 +21,6 @@
  * - state-write: no fault; killed a seeded 0-400 ms after the object finished, while the engine
  *   records it.
  */
-import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
@@ -30,7 +29,8 @@ import { z } from "zod";
 import { describe, expect } from "vitest";
 import { startTestEmulator, type FaultInput, type TestEmulator } from "../helpers/emulator";
 import { fixtures } from "../helpers/fixtures";
-import { createScratchProject, type ScratchProject } from "../helpers/scratch-project";
+import { scratchProject } from "../helpers/run-kms";
+import type { ScratchProject } from "../helpers/scratch-project";
 import {
   descendants,
   killProcessesIn,
@@ -140,7 +140,7 @@ const test = fixtures().extend(
     });
     for (let i = 0; i < LANES; i++) {
       const emulator = await startTestEmulator({ speed: "instant" });
-      const project = createScratchProject();
+      const project = scratchProject();
       for (const f of fs.readdirSync(path.join(project.dir, "stacks-config"))) {
         if (f.endsWith(".yaml")) fs.rmSync(path.join(project.dir, "stacks-config", f));
       }
@@ -150,8 +150,6 @@ const test = fixtures().extend(
         project,
         env: {
           ...project.env,
-          // The kill-N targets are no demo target: a passphrase of the lane's own.
-          PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(18).toString("base64url"),
           STACKWRIGHT_API_URL: emulator.url,
           STACKWRIGHT_EMAIL: "ops@example.com",
           STACKWRIGHT_API_TOKEN: "demo-token",
@@ -267,7 +265,8 @@ async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, numbe
   // per-file stack (target.API stack) is new and the fingerprint shortcut judges it as CI's runs would.
   const targetName = `kill-${caseNo++}`;
   const stackName = `${targetName}.${STACK}`;
-  fs.writeFileSync(path.join(project.dir, `Pulumi.${targetName}.yaml`), "config: {}\n");
+  // No demo target: sealed with the run's KMS key, as a production target would be.
+  project.writeTargetSettings(targetName, "config: {}\n");
   fs.writeFileSync(path.join(project.dir, "stacks-config", `${STACK}.yaml`), stackFile(c.desired));
   await scriptPoint(lane, c);
   const args = ["up", "--project", project.dir, "--target", targetName, STACK];

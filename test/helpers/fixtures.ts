@@ -17,8 +17,9 @@
  *   end of the file.
  * - `client`: a client of `emulatorInProcess` as its seeded operator (the stack manager), closed at
  *   the end of the file.
- * - `project`: a scratch copy of the project (test/helpers/scratch-project.ts), removed at the end
- *   of the file.
+ * - `project`: a scratch copy of the project (test/helpers/scratch-project.ts), its secrets sealed
+ *   with the run's KMS key unless `project.secrets` says `passphrase` (test/helpers/run-kms.ts),
+ *   removed at the end of the file.
  * - `freshProject`: a scratch copy of the project (with the file's program and stacks-config/)
  *   for one test, removed after it: for a case that must start from a state of its own.
  * - `stackwright`: runs `node bin/stackwright.js ARGS` in `project` against `emulator`, to its end.
@@ -63,7 +64,8 @@ import {
 import { startProvidersWorld, type ProvidersWorld, type ProvidersWorldOptions } from "./providers-e2e";
 import { startReceiver, type Receiver } from "./receivers";
 import { startS3Server, type TestS3Server } from "./s3-server";
-import { createScratchProject, type ScratchOptions, type ScratchProject } from "./scratch-project";
+import { scratchProject, type ProjectOptions } from "./run-kms";
+import type { ScratchProject } from "./scratch-project";
 import { runStackwright, type Finished } from "./stackwright-process";
 
 /** What a file's fixtures start from; everything has the default of the helpers it wraps. */
@@ -76,8 +78,8 @@ export interface FixtureOptions {
   readonly answers?: Answers;
   /** `false` for the platform's tolerance of unknown request members. */
   readonly strict?: boolean;
-  /** The scratch project's program and stacks-config/. */
-  readonly project?: ScratchOptions;
+  /** The scratch project's program, stacks-config/ and secrets (the run's KMS key by default). */
+  readonly project?: ProjectOptions;
   /** The providers' world's stack, its user (the stack manager by default) and its options. */
   readonly providersWorld?: {
     readonly stack: string;
@@ -234,7 +236,7 @@ export function fixtures(options: FixtureOptions = {}) {
       return client;
     })
     .extend("project", { scope: "file" }, ({ fixtureOptions }, { onCleanup }): ScratchProject => {
-      const project = createScratchProject(fixtureOptions.project);
+      const project = scratchProject(fixtureOptions.project);
       onCleanup(() => project.remove());
       return project;
     })
@@ -285,7 +287,7 @@ export function fixtures(options: FixtureOptions = {}) {
       return dir;
     })
     .extend("freshProject", ({ fixtureOptions }, { onCleanup }): ScratchProject => {
-      const project = createScratchProject(fixtureOptions.project);
+      const project = scratchProject(fixtureOptions.project);
       onCleanup(() => project.remove());
       return project;
     })

@@ -16,7 +16,8 @@ import { EngineStack, type EngineOperation, type ResourceChanges } from "../../s
 import type { Answers } from "../../src/emulator";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "./emulator";
 import { fixtureProgramHost } from "./fixture-host";
-import { createScratchProject, repoRoot, type ScratchProject } from "./scratch-project";
+import { scratchProject } from "./run-kms";
+import { repoRoot, type ScratchProject } from "./scratch-project";
 
 /** A stack output as the checkpoint holds it: a secret stays encrypted (its value is not read). */
 export interface OutputValue {
@@ -131,7 +132,7 @@ export async function startProvidersWorld(
     speed: "instant",
     ...(options.answers === undefined ? {} : { answers: options.answers }),
   });
-  const project = createScratchProject({
+  const project = scratchProject({
     program: path.join(repoRoot, "test", "fixtures", "providers-program", "index.js"),
   });
   const stack = await project.stack(stackName);

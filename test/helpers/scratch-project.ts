@@ -14,6 +14,7 @@ import { openStack } from "../../src/cli/engine/workspace";
 import { targetSecretsEnv } from "../../src/project/target-settings";
 import { openStateStore } from "../../src/state-backend/store";
 import { readLastRun } from "../../src/state-backend";
+import type { TestKms } from "./kms";
 
 export const repoRoot = path.resolve(__dirname, "..", "..");
 
@@ -21,16 +22,24 @@ export interface ScratchProject {
   readonly dir: string;
   readonly stateDir: string;
   /**
-   * The engine's environment (engineEnv). With a fixture program it holds a passphrase of the
-   * project's own (random) for the fixture's stacks; with Stackwright's program none, so that each
-   * run decides its target's secrets as a user's run does (the demo's `dev` alone gets the
+   * The engine's environment (engineEnv), with what the secrets of `secrets` need: the KMS's
+   * variables, or with a fixture program and a passphrase, a passphrase of the project's own
+   * (random) for the fixture's stacks. With Stackwright's program and a passphrase none, so that
+   * each run decides its target's secrets as a user's run does (the demo's `dev` alone gets the
    * built-in one).
    */
   readonly env: Record<string, string>;
   /** `env` with the secrets variables of `target` (default `dev`), as `stackwright env` prints them: for plain `pulumi`. */
   pulumiEnv(target?: string): Record<string, string>;
-  /** Creates (or selects) a stack of the scratch project. */
-  stack(name: string): Promise<Stack>;
+  /** The secrets provider of the stacks the project makes (its KMS key's), or undefined for Pulumi's passphrase. */
+  readonly secretsProvider: string | undefined;
+  /** Creates (or selects) a stack of the scratch project; `extraEnv` adds to (or overrides) `env`. */
+  stack(name: string, extraEnv?: Record<string, string>): Promise<Stack>;
+  /**
+   * Writes the settings file of `target` (`Pulumi.<target>.yaml`): `body` (YAML), after the lines
+   * that seal its secrets as `secrets` says (none with a passphrase, which comes from the variables).
+   */
+  writeTargetSettings(target: string, body: string): void;
   /** The stack's checkpoint file, as the local backend writes it. */
   stateFile(stackName: string): string;
   /**
@@ -46,6 +55,13 @@ export interface ScratchOptions {
   readonly program?: string;
   /** Replaces the example `stacks-config/` with exactly these files (name -> YAML text). */
   readonly stacksConfig?: Readonly<Record<string, string>>;
+  /**
+   * The KMS key the stacks' secrets are sealed with (test/helpers/kms.ts; the fixtures give the
+   * run's), as a production target's are: the `dev` target's settings file names it, and so does
+   * every stack `stack()` makes. Without one, the repository's Pulumi.dev.yaml as it is (the
+   * demo's built-in passphrase) and a random passphrase for a fixture program's stacks.
+   */
+  readonly kms?: TestKms;
 }
 
 export function createScratchProject(options: ScratchOptions = {}): ScratchProject {
@@ -80,6 +96,8 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
       fs.writeFileSync(path.join(config, name), text);
     }
   }
+  const kms = options.kms;
+  if (kms !== undefined) fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), kms.devSettings);
   const stateDir = path.join(dir, ".stackwright", "state");
   fs.mkdirSync(stateDir, { recursive: true });
   const baseEnv = { ...process.env };
@@ -87,21 +105,40 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
   delete baseEnv["PULUMI_CONFIG_PASSPHRASE"];
   // The copy is its own tool root too: its bin/ and dist/ run from it, its .tools links to ours.
   const env = engineEnv({ projectDir: dir, toolRoot: dir, stateDir, baseEnv });
+  if (kms !== undefined) Object.assign(env, kms.env);
   if (options.program !== undefined) {
     // A fixture program is not Stackwright's: the preflight checks what Stackwright's program needs.
     env["STACKWRIGHT_PREFLIGHT"] = "off";
     // Its stacks are no demo target: they bring their own passphrase, as a user's would.
-    env["PULUMI_CONFIG_PASSPHRASE"] = crypto.randomBytes(18).toString("base64url");
+    if (kms === undefined) env["PULUMI_CONFIG_PASSPHRASE"] = crypto.randomBytes(18).toString("base64url");
   }
+  const sealing =
+    kms === undefined ? "" : `secretsprovider: ${kms.providerUrl}\nencryptedkey: ${kms.encryptedKey}\n`;
+  const writeTargetSettings = (target: string, body: string) =>
+    fs.writeFileSync(path.join(dir, `Pulumi.${target}.yaml`), sealing + body);
   return {
     dir,
     stateDir,
     env,
+    writeTargetSettings,
     pulumiEnv(target = "dev") {
       return { ...env, ...targetSecretsEnv(dir, target, env) };
     },
-    stack(name) {
-      return openStack({ projectDir: dir, stackName: name, given: process.env, env });
+    secretsProvider: kms?.providerUrl,
+    stack(name, extraEnv = {}) {
+      const stackEnv = { ...env, ...extraEnv };
+      if (kms === undefined)
+        return openStack({ projectDir: dir, stackName: name, given: process.env, env: stackEnv });
+      // The stack's settings file names the key before the stack exists, as an operator's would:
+      // Stackwright then asks for no passphrase, and Pulumi makes the stack with that key.
+      if (!fs.existsSync(path.join(dir, `Pulumi.${name}.yaml`))) writeTargetSettings(name, "");
+      return openStack({
+        projectDir: dir,
+        stackName: name,
+        given: process.env,
+        env: stackEnv,
+        secretsProvider: kms.providerUrl,
+      });
     },
     stateFile(stackName) {
       return path.join(stateDir, ".pulumi", "stacks", "stackwright", `${stackName}.json`);

@@ -11,7 +11,7 @@
  *   calls (`test.beforeAll` of a fixture file included: it is set-up written by hand too);
  * - after hooks: the `afterAll`/`afterEach` calls (what the fixtures' own teardown replaces);
  * - `mkdtempSync` calls, `.kill("SIGTERM")` calls, and the calls that start a scratch project, an
- *   emulator or an S3 server by hand (`createScratchProject`, `startTestEmulator`,
+ *   emulator or an S3 server by hand (`createScratchProject`, `scratchProject`, `startTestEmulator`,
  *   `startEmulator`, `spawnEmulator`, `startS3Server`);
  * - files that start both a scratch project and an emulator by hand.
  *
@@ -26,7 +26,7 @@ import ts from "typescript";
 const HOOKS = new Set(["beforeAll", "afterAll", "beforeEach", "afterEach"]);
 const AFTER_HOOKS = new Set(["afterAll", "afterEach"]);
 const STARTERS = {
-  project: new Set(["createScratchProject"]),
+  project: new Set(["createScratchProject", "scratchProject"]),
   emulator: new Set(["startTestEmulator", "startEmulator", "spawnEmulator"]),
   s3: new Set(["startS3Server"]),
 };

@@ -24,6 +24,11 @@ export interface OpenStackOptions {
   readonly given: Readonly<Record<string, string | undefined>>;
   /** Extra environment for the engine and everything it spawns (program, providers). */
   readonly env?: Record<string, string>;
+  /**
+   * The secrets provider a stack made here is made with (`pulumi stack init --secrets-provider`,
+   * e.g. `awskms://…`); Pulumi's passphrase when absent. A stack that exists keeps its own.
+   */
+  readonly secretsProvider?: string;
 }
 
 async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: LocalWorkspace; stack: Stack }> {
@@ -42,6 +47,7 @@ async function openWorkspaceStack(options: OpenStackOptions): Promise<{ ws: Loca
     workDir: projectDir,
     envVars: env,
     pulumiCommand: await pulumiCommand(projectDir),
+    ...(options.secretsProvider === undefined ? {} : { secretsProvider: options.secretsProvider }),
   });
   return { ws, stack: await Stack.createOrSelect(options.stackName, ws) };
 }

@@ -3,7 +3,8 @@ import * as path from "node:path";
 import { describe, expect } from "vitest";
 import { fixtures, GIT_AUTHOR, setProcessEnv } from "../../helpers/fixtures";
 
-const test = fixtures({ seed: { yaml: "users: []\nstacks: []\n" } });
+// No engine runs here, so no KMS key either: the scratch project keeps the demo's passphrase.
+const test = fixtures({ seed: { yaml: "users: []\nstacks: []\n" }, project: { secrets: "passphrase" } });
 
 // The tests of this block run in order: each later one checks what vitest did after an earlier one.
 describe("the test fixtures", () => {
