@@ -8,19 +8,22 @@
 #     tests wait for, so nothing competes with it at equal weight: only the TypeScript build and
 #     moto's and Chromium's installs, which the tests need, run beside it, at a lower priority
 #     (nice 10), in the time it leaves a core idle (downloading modules, linking);
-#   - `engine` and `docs` (the real `pulumi` CLI) start as soon as the CLI is ready;
-#   - `unit`, `integration` and `platform-answers` (no CLI needed; nice 5), the type
-#     check, eslint and prettier (nice 10) and actionlint's build and check (Go too, so after the
-#     CLI's build: the two would compile the same standard packages side by side) start at the
-#     same moment: they use the time the engine tests spend waiting on their child processes
-#     (about a quarter of it) instead of slowing the Go build down. Even at nice 10 the checks took
-#     a tenth of the machine from the Go build, about 45 CPU-seconds, when they ran beside it.
+#   - `engine` and `docs` (the real `pulumi` CLI) start as soon as the CLI is ready, and with them
+#     `unit`, `integration` and `platform-answers` (no CLI needed; nice 5): they use the time the
+#     engine tests spend waiting on their child processes (about a quarter of it) instead of
+#     slowing the Go build down;
+#   - the type check, eslint and prettier (side by side) start at once, and actionlint's build and
+#     check once the CLI is built (Go too: the two builds would compile the same standard packages
+#     side by side), all at nice 19: nothing waits for them and no test times them, so they take
+#     only what the others leave idle (the Go build's module downloads, the engine tests' waits at
+#     the end of the run). At nice 10 beside the Go build they took a tenth of the machine from it,
+#     about 45 CPU-seconds.
 #
 # On a machine where the tools are cached everything starts at once. Each vitest group is one
 # `vitest run` (with its own suite-wide token check); the run fails if any group or check does.
 # `npx vitest run` alone runs all five projects at once.
 set -euo pipefail
-tool=test
+tool="test"
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$root"
@@ -79,10 +82,16 @@ tests() {
   say "tests, $name ($*) took $((SECONDS - started))s, ended at $((SECONDS - began))s; CPU time (user, system): $group_cpu"
   return "$status"
 }
-# The type check, then eslint and prettier: no Go.
+# The type check, eslint and prettier, side by side (filler: see the top of this file): no Go.
 checks() {
-  local started=$SECONDS status=0
-  nice -n 10 npm run --silent typecheck && nice -n 10 npm run --silent lint:code || status=$?
+  local started=$SECONDS status=0 typecheck eslint
+  nice -n 19 npm run --silent typecheck &
+  typecheck=$!
+  nice -n 19 npm run --silent lint:eslint &
+  eslint=$!
+  nice -n 19 npm run --silent lint:prettier || status=$?
+  wait "$typecheck" || status=$?
+  wait "$eslint" || status=$?
   read_group_cpu
   say "type check, eslint and prettier took $((SECONDS - started))s, ended at $((SECONDS - began))s; CPU time (user, system): $group_cpu"
   return "$status"
@@ -91,14 +100,14 @@ checks() {
 # build of it, which holds a lock).
 workflow_checks() {
   local started=$SECONDS status=0
-  nice -n 10 npm run --silent lint:workflows || status=$?
+  nice -n 19 npm run --silent lint:workflows || status=$?
   say "the workflows' check took $((SECONDS - started))s, ended at $((SECONDS - began))s"
   return "$status"
 }
 
+background checks checks
 phase nice -n 10 npm run --silent build
 ready s3-server browser toolchain
-background checks checks
 background workflow-checks workflow_checks
 
 # Three workers: the engine tests spend about a quarter of their time waiting on their child
