@@ -27,15 +27,15 @@ class LongestFirst extends BaseSequencer {
     const byVitest = await super.sort(files);
     const root = this.ctx.config.root;
     const recordedFile = path.join(root, "test", "durations.json");
-    const recorded: unknown = fs.existsSync(recordedFile)
+    const parsed: unknown = fs.existsSync(recordedFile)
       ? JSON.parse(fs.readFileSync(recordedFile, "utf8"))
       : {};
+    const recorded = new Map<string, unknown>(
+      typeof parsed === "object" && parsed !== null ? Object.entries(parsed) : [],
+    );
     const keyOf = (file: TestSpecification) => `${file.project.name}:${path.relative(root, file.moduleId)}`;
     const fromFile = (key: string): number | undefined => {
-      const value =
-        typeof recorded === "object" && recorded !== null
-          ? Object.getOwnPropertyDescriptor(recorded, key)?.value
-          : undefined;
+      const value = recorded.get(key);
       return typeof value === "number" ? value : undefined;
     };
     const duration = (file: TestSpecification) =>
@@ -109,7 +109,13 @@ export default defineConfig({
       {
         // The real `pulumi` CLI: the end-to-end tests and the fuzzing that kills engines.
         extends: true,
-        test: { name: "engine", include: ["test/e2e/**/*.test.ts", ENGINE_FUZZ], isolate: false },
+        // Its own global setup too: the KMS key its targets are sealed with (test/kms-setup.ts).
+        test: {
+          name: "engine",
+          include: ["test/e2e/**/*.test.ts", ENGINE_FUZZ],
+          isolate: false,
+          globalSetup: ["test/kms-setup.ts"],
+        },
       },
       {
         // The README and docs run as written. Their blocks use the ports the docs name (8787 for

@@ -1,9 +1,7 @@
 /**
- * Three things for the whole `vitest run`: a scratch directory that the files of all its projects
+ * Two things for the whole `vitest run`: a scratch directory that the files of all its projects
  * share ({@link RUN_DIR_KEY}: what is made once per run, such as the packed package of
- * test/helpers/packed-package.ts), removed at the end; for the project that runs the engine, the
- * KMS key its scratch projects' secrets are sealed with (test/helpers/kms.ts), stopped at the
- * end; and the suite-wide token check.
+ * test/helpers/packed-package.ts), removed at the end; and the suite-wide token check.
  *
  * Suite-wide token check. Setup makes one directory for this run and hands its path to every
  * test file (`inject(RECORDS_KEY)`); `test/helpers/client.ts` writes there every error and log
@@ -20,7 +18,6 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { DEFAULT_SEED_PATH, loadSeed } from "../src/emulator";
 import { TEST_SEED_PATH } from "./helpers/emulator";
-import { KMS_KEY, startTestKms } from "./helpers/kms";
 
 /** Key under which setup provides the records directory. */
 export const RECORDS_KEY = "stackwrightClientRecords";
@@ -106,10 +103,7 @@ function readRecords(dir: string): ClientRecord[] {
     );
 }
 
-/** The vitest project whose files make scratch projects and run the engine on them. */
-const ENGINE_PROJECT = "engine";
-
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default function setup(project: TestProject): () => void {
   const dir = mkdtempSync(join(tmpdir(), "stackwright-client-records-"));
   project.provide(RECORDS_KEY, dir);
   // Vitest calls this once per project, in its own process: the name (that process and its start)
@@ -117,10 +111,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const runDir = join(tmpdir(), `stackwright-test-run-${process.pid}-${Math.round(performance.timeOrigin)}`);
   mkdirSync(runDir, { recursive: true });
   project.provide(RUN_DIR_KEY, runDir);
-  const kms = project.name === ENGINE_PROJECT ? await startTestKms() : undefined;
-  if (kms !== undefined) project.provide(KMS_KEY, kms.kms);
-  return async () => {
-    await kms?.close();
+  return () => {
     rmSync(runDir, { recursive: true, force: true });
     const records = readRecords(dir);
     const leaks = findLeaks(records, seedUsers());

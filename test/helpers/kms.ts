@@ -1,13 +1,13 @@
 /**
  * The KMS key the scratch projects' targets are sealed with, as a production target's are
  * (`secretsprovider: awskms://…` in its settings file): moto's KMS (test/helpers/moto.ts), one
- * server and one key for the whole `vitest run`, started by test/global-setup.ts for the projects
- * that run the engine and handed to their files with `inject` (test/helpers/scratch-project.ts).
+ * server and one key for the whole `vitest run`, started by the `engine` project's own global
+ * setup (test/kms-setup.ts) and handed to its files with `inject` (test/helpers/run-kms.ts).
  *
  * Why not the demo's passphrase: Pulumi derives a passphrase's key with 1,000,000 rounds of
  * PBKDF2 in every process that opens the target's secrets (about 0.28 CPU-seconds each on the
  * 2-core machine), and an engine run with a KMS key asks the key server once instead. The
- * built-in passphrase keeps its own tests (`secrets: "demo-passphrase"` of a scratch project).
+ * built-in passphrase keeps its own tests (`secrets: "passphrase"` of the fixtures' project).
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -18,12 +18,12 @@ import { parseDocument } from "yaml";
 import { z } from "zod";
 import { BUILT_IN_PASSPHRASE } from "../../src/project/passphrase";
 import { emptyCheckpoint } from "../../src/state-backend";
-import { MOTO_CREDENTIALS, startMoto } from "./moto";
+import { MOTO_CREDENTIALS, motoRequest, startMoto } from "./moto";
 
 const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(__dirname, "..", "..");
 
-/** The key under which test/global-setup.ts provides the run's {@link TestKms}. */
+/** The key under which test/kms-setup.ts provides the run's {@link TestKms}. */
 export const KMS_KEY = "stackwrightKms";
 
 /** A run's KMS key, and the demo's `dev` settings sealed with it. */
@@ -51,7 +51,7 @@ const CreatedKey = z.object({ KeyMetadata: z.object({ KeyId: z.string() }) });
 export async function startTestKms(): Promise<{ kms: TestKms; close: () => Promise<void> }> {
   const server = await startMoto();
   try {
-    const created = await fetch(server.endpoint, {
+    const created = await motoRequest("CreateKey", server.endpoint, {
       method: "POST",
       headers: {
         "content-type": "application/x-amz-json-1.1",
@@ -61,8 +61,6 @@ export async function startTestKms(): Promise<{ kms: TestKms; close: () => Promi
       },
       body: JSON.stringify({ Description: "stackwright test targets" }),
     });
-    if (!created.ok)
-      throw new Error(`moto's KMS refused CreateKey: ${created.status} ${await created.text()}`);
     const keyId = CreatedKey.parse(await created.json()).KeyMetadata.KeyId;
     const providerUrl = `awskms://${keyId}?region=${MOTO_CREDENTIALS["AWS_REGION"]}&endpoint=${server.endpoint}`;
     const devSettings = await sealDemoSettings(providerUrl);

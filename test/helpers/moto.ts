@@ -10,6 +10,23 @@ import * as path from "node:path";
 
 const SERVER = path.resolve(__dirname, "..", "..", ".tools", "s3-server", "bin", "moto_server");
 const START_TIMEOUT_MS = 30_000;
+/** The bound of one request a helper makes to moto itself (a bucket, a key). */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * One request of a helper to moto (`what` names it in the error), bounded; the answer is checked
+ * here too: a refusal or no answer in time is an error that says which, and what moto said.
+ */
+export async function motoRequest(what: string, url: string, init: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  } catch (cause) {
+    throw new Error(`moto at ${url} did not answer ${what} within ${REQUEST_TIMEOUT_MS} ms`, { cause });
+  }
+  if (!res.ok) throw new Error(`moto at ${url} refused ${what}: ${res.status} ${await res.text()}`);
+  return res;
+}
 
 /** The variables an AWS client needs to sign its requests to moto (which checks no signature). */
 export const MOTO_CREDENTIALS: Readonly<Record<string, string>> = {

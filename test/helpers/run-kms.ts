@@ -1,6 +1,6 @@
 /**
  * Scratch projects sealed with the run's KMS key (test/helpers/kms.ts), for the test files of a
- * project that runs the engine: the key comes with `inject` from test/global-setup.ts. A module of
+ * project that runs the engine: the key comes with `inject` from test/kms-setup.ts. A module of
  * its own because it loads vitest, which test/helpers/scratch-project.ts must not (helper
  * processes outside vitest use that one).
  */
@@ -13,7 +13,7 @@ export function runKms(): TestKms {
   const provided = TestKms.safeParse(inject(KMS_KEY));
   if (!provided.success) {
     throw new Error(
-      "this vitest project has no KMS key (test/global-setup.ts starts one for the project that runs the engine): " +
+      "this vitest project has no KMS key (test/kms-setup.ts starts one for the `engine` project): " +
         'give the scratch project secrets: "passphrase"',
     );
   }

@@ -2,7 +2,7 @@
  * A real S3-compatible server for the state-backend tests: moto (test/helpers/moto.ts) with one
  * bucket made for the test.
  */
-import { MOTO_CREDENTIALS, startMoto } from "./moto";
+import { MOTO_CREDENTIALS, motoRequest, startMoto } from "./moto";
 
 export interface TestS3Server {
   /** http://127.0.0.1:PORT */
@@ -23,11 +23,11 @@ export async function startS3Server(
 ): Promise<TestS3Server> {
   const server = await startMoto(serverEnv);
   const { endpoint } = server;
-  const res = await fetch(`${endpoint}/${bucket}`, { method: "PUT" });
-  if (!res.ok) {
-    const said = await res.text();
+  try {
+    await motoRequest(`the creation of bucket ${bucket}`, `${endpoint}/${bucket}`, { method: "PUT" });
+  } catch (err) {
     await server.close();
-    throw new Error(`creating bucket ${bucket} on ${endpoint} failed: ${res.status} ${said}`);
+    throw err;
   }
   return {
     endpoint,

@@ -126,18 +126,17 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
     },
     secretsProvider: kms?.providerUrl,
     stack(name, extraEnv = {}) {
-      const stackEnv = { ...env, ...extraEnv };
-      if (kms === undefined)
-        return openStack({ projectDir: dir, stackName: name, given: process.env, env: stackEnv });
-      // The stack's settings file names the key before the stack exists, as an operator's would:
-      // Stackwright then asks for no passphrase, and Pulumi makes the stack with that key.
-      if (!fs.existsSync(path.join(dir, `Pulumi.${name}.yaml`))) writeTargetSettings(name, "");
+      // With a key, the stack's settings file names it before the stack exists, as an operator's
+      // would: Stackwright then asks for no passphrase, and Pulumi makes the stack with that key.
+      if (kms !== undefined && !fs.existsSync(path.join(dir, `Pulumi.${name}.yaml`))) {
+        writeTargetSettings(name, "");
+      }
       return openStack({
         projectDir: dir,
         stackName: name,
         given: process.env,
-        env: stackEnv,
-        secretsProvider: kms.providerUrl,
+        env: { ...env, ...extraEnv },
+        ...(kms === undefined ? {} : { secretsProvider: kms.providerUrl }),
       });
     },
     stateFile(stackName) {
