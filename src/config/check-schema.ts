@@ -6,7 +6,7 @@
  */
 import semver from "semver";
 import { z } from "zod";
-import { strictObject } from "./strict-object";
+import { onValidValue, strictObject } from "./strict-object";
 
 export const CHECK_SEVERITIES = ["error", "warning"] as const;
 export type CheckSeverity = (typeof CHECK_SEVERITIES)[number];
@@ -45,6 +45,7 @@ const Names = (what: string) =>
 /** Requires at least one of the (all optional) keys of a check's settings. */
 function someKey<T extends z.ZodObject>(schema: T, what: string): T {
   return schema.refine((value) => Object.values(value).some((v) => v !== undefined), {
+    ...onValidValue,
     message: `names nothing to check; give at least one of: ${Object.keys(schema.shape).join(", ")} (${what})`,
   });
 }
@@ -130,7 +131,7 @@ function oneKind<K extends string>(kinds: readonly K[]) {
 
 /** One entry of `environments.<name>.checks`. */
 export const EnvironmentCheckSchema = strictObject(environmentCheckShape)
-  .superRefine(oneKind(ENVIRONMENT_CHECK_KINDS))
+  .superRefine(oneKind(ENVIRONMENT_CHECK_KINDS), onValidValue)
   .meta({ description: "One assertion on the environment's facts, with its severity." });
 export type EnvironmentCheck = z.output<typeof EnvironmentCheckSchema>;
 
@@ -148,6 +149,6 @@ export const StackCheckSchema = strictObject({
     .meta({ description: "The platform's newest infrastructure manifest release." }),
   severity: Severity,
 })
-  .superRefine(oneKind(STACK_CHECK_KINDS))
+  .superRefine(oneKind(STACK_CHECK_KINDS), onValidValue)
   .meta({ description: "One assertion on the stack's facts, with its severity." });
 export type StackCheck = z.output<typeof StackCheckSchema>;

@@ -10,3 +10,13 @@ export function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {
     error: (issue) => (issue.code === "unrecognized_keys" ? allowed : undefined),
   });
 }
+
+/**
+ * The params of a refinement of a strict object: it runs on an otherwise valid value only. An
+ * unknown key does not stop zod's refinements (its issue lets parsing go on), so a misspelled key
+ * would be reported twice: once as unknown, then as whatever its absence left missing. One
+ * mistake, one line.
+ */
+export const onValidValue = {
+  when: (payload: z.core.ParsePayload) => payload.issues.length === 0,
+} as const;

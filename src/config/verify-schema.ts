@@ -19,7 +19,7 @@ import {
   checkUrlProblem,
   parseStatusRange,
 } from "../api";
-import { strictObject } from "./strict-object";
+import { onValidValue, strictObject } from "./strict-object";
 
 /** A rule of src/api/verify.ts as a zod check of a string. */
 function ruled(problem: (text: string) => string | undefined) {
@@ -63,7 +63,7 @@ export const VerifyCheckSchema = strictObject({
       message: "a check names exactly one of path (on the environment's URL) and url (absolute)",
     });
   }
-});
+}, onValidValue);
 export type VerifyCheckConfig = z.output<typeof VerifyCheckSchema>;
 
 export const VerifySchema = strictObject({

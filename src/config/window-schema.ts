@@ -6,7 +6,7 @@
  */
 import { Cron } from "croner";
 import { z } from "zod";
-import { strictObject } from "./strict-object";
+import { onValidValue, strictObject } from "./strict-object";
 
 export const WINDOW_KINDS = ["allow", "deny"] as const;
 export type WindowKind = (typeof WINDOW_KINDS)[number];
@@ -131,7 +131,7 @@ export const WindowSchema = strictObject({
         message: "must hold exactly one of allow or deny; write one list entry per window",
       });
     }
-  })
+  }, onValidValue)
   .meta({ description: "A change window: allow or deny, with its schedule, duration and timezone." });
 export type WindowConfig = z.output<typeof WindowSchema>;
 

@@ -396,10 +396,11 @@ const cases: readonly BadConfigCase[] = [
   },
   {
     dir: "window-allow-and-deny",
-    it: "refuses a window entry that is both allow and deny, and one without a timezone",
+    it: "refuses a window entry that is both allow and deny, one without a timezone, and a misspelled one in one line",
     errors: [
       "acme-web.yaml:6:9: environments.prod.windows[0]: must hold exactly one of allow or deny; write one list entry per window; got a map",
       "acme-web.yaml:8:9: environments.prod.windows[1].allow.timezone: is required",
+      "acme-web.yaml:9:9: environments.prod.windows[2].alow: unknown key 'alow' (did you mean 'allow'?); allowed keys: allow, deny",
     ],
   },
   {
