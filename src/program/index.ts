@@ -19,4 +19,5 @@ export {
   type ProviderPort,
   type ProviderPortFactory,
   type RunGuard,
+  type SharedProviderHost,
 } from "./shared-provider";

@@ -55,6 +55,16 @@ export type ProviderPortFactory = (
   guard?: RunGuard,
 ) => Promise<ProviderPort>;
 
+/** The shared host of a project's runs: ports for runs, and a stop for a process that lives on. */
+export type SharedProviderHost = ProviderPortFactory & {
+  /**
+   * Lets the host go now instead of when this process ends (a process that opens many projects,
+   * such as a test worker): its IPC channel closes, it answers the calls in flight and exits. A
+   * later run starts another.
+   */
+  readonly stop: () => void;
+};
+
 /** The value of `PULUMI_DEBUG_PROVIDERS` that attaches an engine's dynamic providers to `port`. */
 export function attachDynamicProviders(existing: string | undefined, port: number): string {
   const others = (existing ?? "")
@@ -82,7 +92,7 @@ interface Waiting {
 export function sharedProviderHost(
   project: { name: string; programDir: string },
   hostMain: string = HOST_MAIN,
-): ProviderPortFactory {
+): SharedProviderHost {
   let child: ChildProcess | undefined;
   let next = 0;
   const waiting = new Map<number, Waiting>();
@@ -179,7 +189,7 @@ export function sharedProviderHost(
       host.send(request);
     });
 
-  return async (env, guard) => {
+  const open: ProviderPortFactory = async (env, guard) => {
     // A host that died since the last run (killed, out of memory) may not have been seen to exit
     // yet: the run that finds it gone starts a new one, once.
     for (let attempt = 1; ; attempt++) {
@@ -204,4 +214,10 @@ export function sharedProviderHost(
       }
     }
   };
+  const stop = () => {
+    const host = child;
+    child = undefined;
+    if (host?.connected === true) host.disconnect();
+  };
+  return Object.assign(open, { stop });
 }

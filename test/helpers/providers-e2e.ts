@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
 import { EngineStack, type EngineOperation, type ResourceChanges } from "../../src/cli/engine/run";
+import { sharedProviderHost } from "../../src/program";
 import type { Answers } from "../../src/emulator";
 import { startTestEmulator, TEST_USERS, type TestEmulator } from "./emulator";
 import { fixtureProgramHost } from "./fixture-host";
@@ -93,10 +94,12 @@ export async function setCredentials(
 export interface ProvidersWorldOptions {
   readonly answers?: Answers;
   /**
-   * Where the fixture program runs: `process` (the default) in the language host's Node process,
-   * as plain `pulumi up` runs Pulumi.yaml's `main`; `hosted` in this process, through the SDK's
-   * inline-program server (test/helpers/fixture-host.ts). Either way the engine and the
-   * dynamic-provider plugin are processes of their own.
+   * Where the fixture program and its providers run: `process` (the default) as plain `pulumi up`
+   * runs them, the program in the language host's Node process (Pulumi.yaml's `main`) and the
+   * providers in a plugin process the engine starts for each run; `hosted` as the `stackwright`
+   * command runs its own, the program in this process through the SDK's inline-program server
+   * (test/helpers/fixture-host.ts) and the providers of every run in one shared provider host
+   * (src/program/shared-provider.ts). Either way the engine is a process of its own.
    */
   readonly program?: "process" | "hosted";
 }
@@ -139,12 +142,21 @@ export async function startProvidersWorld(
   await setCredentials(stack, user, emulator.url);
   const ws = stack.workspace;
   if (!(ws instanceof LocalWorkspace)) throw new Error("the scratch project's stack has no local workspace");
+  // Hosted as `stackwright` hosts its own program: the program in this process, the providers of
+  // every run in one shared host (the scratch copy's), stopped with the world.
+  const providers =
+    options.program === "hosted"
+      ? sharedProviderHost(
+          { name: (await ws.projectSettings()).name, programDir: project.dir },
+          path.join(project.dir, "dist", "providers", "plugin-host", "main.js"),
+        )
+      : undefined;
   const engine = new EngineStack(
     ws,
     stackName,
-    options.program === "hosted"
-      ? { program: fixtureProgramHost(path.join(project.dir, "program.js")) }
-      : undefined,
+    providers === undefined
+      ? undefined
+      : { program: fixtureProgramHost(path.join(project.dir, "program.js")), providers },
     // No command around this engine: it runs in the test process's environment.
     process.env,
   );
@@ -189,6 +201,7 @@ export async function startProvidersWorld(
         .map((r) => `${r.method} ${r.path}`),
     state,
     close: async () => {
+      providers?.stop();
       await emulator.close();
       project.remove();
     },

@@ -23,8 +23,8 @@ import {
   attachDynamicProviders,
   sharedProviderHost,
   type InFlightCreate,
-  type ProviderPortFactory,
   type RunGuard,
+  type SharedProviderHost,
 } from "../../../src/program";
 import { repoRoot } from "../../helpers/scratch-project";
 import { descendants, hasEnded, waitFor } from "../../helpers/stackwright-process";
@@ -107,20 +107,25 @@ function parentScript(programDir: string): string {
 
 interface HostFixture {
   dir: string;
-  open: ProviderPortFactory;
+  open: SharedProviderHost;
 }
 
 /** A program directory of its own and a shared host for it, for one block of tests. */
 function useHost(): HostFixture {
   const fixture: HostFixture = {
     dir: "",
-    open: () => Promise.reject(new Error("the host is started in beforeAll")),
+    open: Object.assign(() => Promise.reject(new Error("the host is started in beforeAll")), {
+      stop: () => undefined,
+    }),
   };
   beforeAll(() => {
     fixture.dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "shared-provider-")));
     fixture.open = sharedProviderHost({ name: "test", programDir: fixture.dir }, HOST_MAIN);
   });
-  afterAll(() => fs.rmSync(fixture.dir, { recursive: true, force: true }));
+  afterAll(() => {
+    fixture.open.stop();
+    fs.rmSync(fixture.dir, { recursive: true, force: true });
+  });
   return fixture;
 }
 
@@ -198,6 +203,32 @@ describe("the shared provider host", () => {
     try {
       await attach(after, engine.address);
       const outs = await create(after, "y");
+      expect(outs["pid"]).not.toBe(pid);
+    } finally {
+      after.close();
+      second.close();
+      engine.close();
+    }
+  });
+
+  it("exits when stopped, and the next run starts another that serves it", async () => {
+    const engine = await fakeEngine();
+    const first = await host.open(process.env);
+    const before = client(first.port);
+    await attach(before, engine.address);
+    const pid = (await create(before, "x"))["pid"];
+    before.close();
+    first.close();
+    expect(typeof pid).toBe("number");
+    if (typeof pid !== "number") return;
+    host.open.stop();
+    await waitFor(() => hasEnded(pid), "the stopped host to exit", 20_000);
+    const second = await host.open(process.env);
+    const after = client(second.port);
+    try {
+      await attach(after, engine.address);
+      const outs = await create(after, "y");
+      expect(typeof outs["pid"]).toBe("number");
       expect(outs["pid"]).not.toBe(pid);
     } finally {
       after.close();
