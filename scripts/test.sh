@@ -110,9 +110,10 @@ phase nice -n 10 npm run --silent build
 ready s3-server browser toolchain
 background workflow-checks workflow_checks
 
-# Three workers: the engine tests spend about a quarter of their time waiting on their child
-# processes.
-background engine tests "with the engine" 0 --maxWorkers 3 --project engine --project docs
+# Two workers, vitest.config.mts's (a project's pool takes its size from the config, not from
+# --maxWorkers): three engine files at once on two cores took longer than two (over 443 s
+# against 405 for the group alone), each file slowed by the others more than their waits gave.
+background engine tests "with the engine" 0 --project engine --project docs
 background no-engine tests "without the engine" 5 --project unit --project integration --project platform-answers
 
 failed=()
