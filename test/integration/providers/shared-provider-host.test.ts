@@ -23,6 +23,7 @@ import {
   attachDynamicProviders,
   sharedProviderHost,
   type InFlightCreate,
+  type ProviderPortFactory,
   type RunGuard,
   type SharedProviderHost,
 } from "../../../src/program";
@@ -103,6 +104,21 @@ function parentScript(programDir: string): string {
     const open = sharedProviderHost({ name: "test", programDir: ${JSON.stringify(programDir)} }, ${JSON.stringify(HOST_MAIN)});
     open(process.env).then((p) => { console.log("port " + p.port); setInterval(() => {}, 1000); });
   `;
+}
+
+/** Runs one create through a port of `open` for `engine`; resolves to the host's pid it reports. */
+async function hostPidOfRun(open: ProviderPortFactory, engine: FakeEngine, tag: string): Promise<number> {
+  const port = await open(process.env);
+  const c = client(port.port);
+  try {
+    await attach(c, engine.address);
+    const pid = (await create(c, tag))["pid"];
+    if (typeof pid !== "number") throw new Error(`the provider's create answered no pid: ${String(pid)}`);
+    return pid;
+  } finally {
+    c.close();
+    port.close();
+  }
 }
 
 interface HostFixture {
@@ -187,52 +203,25 @@ describe("the shared provider host", () => {
 
   it("is started again for the next run after it died, and that run is served", async () => {
     const engine = await fakeEngine();
-    const first = await host.open(process.env);
-    const before = client(first.port);
-    await attach(before, engine.address);
-    const pid = (await create(before, "x"))["pid"];
-    before.close();
-    first.close();
-    expect(typeof pid).toBe("number");
-    if (typeof pid !== "number") return;
-    // Asked at once, before the exit can have been seen: the run finds the host gone and starts
-    // a new one.
-    process.kill(pid, "SIGKILL");
-    const second = await host.open(process.env);
-    const after = client(second.port);
     try {
-      await attach(after, engine.address);
-      const outs = await create(after, "y");
-      expect(outs["pid"]).not.toBe(pid);
+      const pid = await hostPidOfRun(host.open, engine, "x");
+      // Asked at once, before the exit can have been seen: the run finds the host gone and
+      // starts a new one.
+      process.kill(pid, "SIGKILL");
+      expect(await hostPidOfRun(host.open, engine, "y")).not.toBe(pid);
     } finally {
-      after.close();
-      second.close();
       engine.close();
     }
   });
 
   it("exits when stopped, and the next run starts another that serves it", async () => {
     const engine = await fakeEngine();
-    const first = await host.open(process.env);
-    const before = client(first.port);
-    await attach(before, engine.address);
-    const pid = (await create(before, "x"))["pid"];
-    before.close();
-    first.close();
-    expect(typeof pid).toBe("number");
-    if (typeof pid !== "number") return;
-    host.open.stop();
-    await waitFor(() => hasEnded(pid), "the stopped host to exit", 20_000);
-    const second = await host.open(process.env);
-    const after = client(second.port);
     try {
-      await attach(after, engine.address);
-      const outs = await create(after, "y");
-      expect(typeof outs["pid"]).toBe("number");
-      expect(outs["pid"]).not.toBe(pid);
+      const pid = await hostPidOfRun(host.open, engine, "x");
+      host.open.stop();
+      await waitFor(() => hasEnded(pid), "the stopped host to exit", 20_000);
+      expect(await hostPidOfRun(host.open, engine, "y")).not.toBe(pid);
     } finally {
-      after.close();
-      second.close();
       engine.close();
     }
   });
