@@ -22,7 +22,13 @@ export async function motoRequest(what: string, url: string, init: RequestInit):
   try {
     res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   } catch (cause) {
-    throw new Error(`moto at ${url} did not answer ${what} within ${REQUEST_TIMEOUT_MS} ms`, { cause });
+    const timedOut = cause instanceof DOMException && cause.name === "TimeoutError";
+    throw new Error(
+      timedOut
+        ? `moto at ${url} did not answer ${what} within ${REQUEST_TIMEOUT_MS} ms`
+        : `moto at ${url} could not be asked ${what}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
   if (!res.ok) throw new Error(`moto at ${url} refused ${what}: ${res.status} ${await res.text()}`);
   return res;
