@@ -5,39 +5,39 @@
  * closure serializer and its code-path finder up front, and with them TypeScript (to parse
  * functions) and npm's @npmcli/arborist and pacote (to find a function's packages): 0.2 to 0.4
  * CPU-seconds in every `stackwright` process that runs the engine, for code it never calls (our
- * resources carry a provider text written by providers/program-process/provider.ts). Node's own
- * module hooks send those two requires of runtime/index.js, and no other, to modules of the
- * same functions that load the real ones on their first call (lazy-module.ts): a program that
- * serializes a function still gets the SDK's serializer. `bin/stackwright.js` registers this
- * before anything loads the SDK; test/unit/lazy-sdk/lazy-sdk.test.ts checks both halves. Like
- * sqlite-warning.ts it belongs to no layer.
+ * resources carry a provider text written by providers/program-process/provider.ts). Those two
+ * modules' entries in Node's module cache are filled, before anything loads the SDK, with
+ * modules of the same functions that load the real ones on their first call (lazy-module.ts), so
+ * a program that serializes a function still gets the SDK's serializer. A module cache entry
+ * costs nothing to the other modules a process loads, where a resolve hook of Node's runs for
+ * every one of them (about 0.1 CPU-seconds across the 770 modules of an `up`).
+ * `bin/stackwright.js` calls this first; test/unit/lazy-sdk/lazy-sdk.test.ts checks both halves.
+ * Like sqlite-warning.ts it belongs to no layer.
  */
-import * as nodeModule from "node:module";
+import { createRequire, Module } from "node:module";
 import * as path from "node:path";
-import { pathToFileURL } from "node:url";
+import { lazyModule } from "./lazy-module";
 
-/** What runtime/index.js requires, and the module that stands in for it. */
-const STAND_INS: ReadonlyMap<string, string> = new Map([
-  ["./closure/codePaths", standIn("code-paths")],
-  ["./closure/serializeClosure", standIn("serialize-closure")],
-]);
+const requireHere = createRequire(__filename);
 
-/** A module beside this one: compiled (`.js`) in dist, its source (`.ts`) when run from src. */
-function standIn(name: string): string {
-  return path.join(__dirname, `${name}${path.extname(__filename)}`);
-}
+/** What runtime/index.js requires up front, relative to the SDK's directory. */
+const DEFERRED = ["runtime/closure/codePaths.js", "runtime/closure/serializeClosure.js"] as const;
 
-const RUNTIME_INDEX = /[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]index\.js$/;
-
-/** Registers the hook; on a Node without `module.registerHooks` (before 22.15) nothing changes. */
 export function deferClosureSerializer(): void {
-  if (typeof nodeModule.registerHooks !== "function") return;
-  nodeModule.registerHooks({
-    resolve(specifier, context, nextResolve) {
-      const standIn = STAND_INS.get(specifier);
-      const parent = context.parentURL === undefined ? "" : decodeURIComponent(context.parentURL);
-      if (standIn === undefined || !RUNTIME_INDEX.test(parent)) return nextResolve(specifier, context);
-      return { url: pathToFileURL(standIn).href, format: "commonjs", shortCircuit: true };
-    },
-  });
+  let sdk: string;
+  try {
+    // The package has no `exports` map, so each of its files loads by path.
+    sdk = path.dirname(requireHere.resolve("@pulumi/pulumi/package.json"));
+  } catch {
+    return; // no SDK beside us: nothing to defer, and whatever needs it says so itself
+  }
+  for (const file of DEFERRED) {
+    const filename = path.join(sdk, file);
+    if (requireHere.cache[filename] !== undefined) continue;
+    const standIn = new Module(filename);
+    standIn.filename = filename;
+    standIn.exports = lazyModule(filename);
+    standIn.loaded = true;
+    requireHere.cache[filename] = standIn;
+  }
 }
