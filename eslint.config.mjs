@@ -128,6 +128,25 @@ export default tseslint.config(
   },
   { files: ["src/**/*.ts", "providers/**/*.ts"], rules: { "stackwright/layers": "error" } },
   {
+    // undici's index loads its whole library; src/undici.ts loads the parts we use (it says why).
+    files: ["src/**/*.ts", "providers/**/*.ts"],
+    ignores: ["src/undici.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "undici",
+              message: "import undici's classes and request from src/undici.ts (its types from undici)",
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Benches measure what users get, so they import the public entry points only.
     files: ["bench/**"],
     rules: {

@@ -15,7 +15,8 @@
  *   `within`).
  */
 import { createContext, runInContext } from "node:vm";
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { request } from "../../src/undici";
 import {
   type CheckAnswer,
   type FailedCheck,

@@ -15,7 +15,8 @@
  * per connection), so clients that share it share that bound. Clients of the same settings in
  * one process get one pool, counted by reference, closed when the last client closes.
  */
-import { Agent, EnvHttpProxyAgent, ProxyAgent, type Dispatcher } from "undici";
+import type { Agent as UndiciAgent, Dispatcher } from "undici";
+import { Agent, EnvHttpProxyAgent, ProxyAgent } from "../undici";
 import { InvalidOptionsError } from "./errors";
 
 /** Settings of {@link createTransport}. */
@@ -99,7 +100,7 @@ export interface Transport {
   release(): Promise<void>;
 }
 
-function agentOptions(settings: TransportSettings): Agent.Options {
+function agentOptions(settings: TransportSettings): UndiciAgent.Options {
   // `pipelining: 1` keeps one request per socket at a time, so a broken socket affects one
   // request only, and the pool's size is the number of requests in flight to an origin.
   return {

@@ -4,7 +4,8 @@
  * (honouring Retry-After), and all of it within one total bound. Delivery never throws: each
  * request ends delivered or failed with a reason that names no URL, secret or body.
  */
-import { Agent, request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { Agent, request } from "../undici";
 import type { NotifyEventName, SinkKind } from "../api";
 import { TIMESTAMP_HEADER, type SinkRequest } from "./formats";
 
