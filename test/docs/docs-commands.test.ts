@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { documents, packageShim, runnableScript, shellBlocks, type DocBlock } from "../helpers/doc-blocks";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
-import { packedPackage } from "../helpers/packed-package";
+import { installedTree, packedPackage } from "../helpers/packed-package";
 import { repoRoot } from "../helpers/scratch-project";
 
 const BLOCK_BOUND_MS = 300_000;
@@ -189,13 +189,6 @@ function packedTarball(): string {
   return tarball;
 }
 
-/**
- * Where the first package block's install keeps its installed tree for the later documents'
- * installs (see packageShim); removed when the file ends.
- */
-const installedTree = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-installed-"));
-afterAll(() => fs.rmSync(installedTree, { recursive: true, force: true }));
-
 function describeBlock(b: DocBlock): string {
   const first = b.text.split("\n")[0] ?? "";
   return `${b.file}:${b.line} (${first.length > 60 ? `${first.slice(0, 57)}...` : first})`;
@@ -236,7 +229,7 @@ for (const file of documents(repoRoot)) {
             ...userEnv(),
             ...(b.api && emulator !== undefined ? demoCredentials(emulator.url) : {}),
           };
-          const script = (b.package ? packageShim(packedTarball(), installedTree) : "") + runnableScript(b);
+          const script = (b.package ? packageShim(packedTarball(), installedTree()) : "") + runnableScript(b);
           if (b.package && opsHome === "")
             opsHome = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-docs-ops-"));
           const cwd = b.package ? opsHome : dir;

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { describe, expect } from "vitest";
 import { demoCredentials, type EmulatorHooks } from "../helpers/emulator";
 import { fixtures, type RunningEmulator } from "../helpers/fixtures";
-import { packedPackage } from "../helpers/packed-package";
+import { installedTree, packedPackage } from "../helpers/packed-package";
 import { repoRoot } from "../helpers/scratch-project";
 import { runStackwright, runToEnd, type Finished } from "../helpers/stackwright-process";
 
@@ -129,7 +129,13 @@ describe("stackwright installed from its package into an ops repository of its o
     figure("tarball", `${(fs.statSync(tarball).size / MB).toFixed(2)} MB`);
     execFileSync("git", ["init", "--quiet", "--initial-branch=main"], { cwd: ops });
     fs.writeFileSync(path.join(ops, "package.json"), '{ "name": "ops", "private": true }\n');
-    timed("npm install (first)", () =>
+    // From the run's one whole install of the tarball (hard links), as the docs test's installs start.
+    const tree = timed(
+      "the run's installed tree (its one whole npm install, or waiting for another file's)",
+      () => installedTree(),
+    );
+    execFileSync("cp", ["-al", path.join(tree, "node_modules"), path.join(ops, "node_modules")]);
+    timed("npm install (first, over the run's installed tree)", () =>
       execFileSync("npm", [...NPM_INSTALL, tarball], { cwd: ops, env, stdio: "pipe" }),
     );
     // The ops repository's own files, as a team makes them: init from the installed package.

@@ -139,9 +139,10 @@ function shellQuote(text: string): string {
  * `i`, `add`) installs `tarball` instead, offline where npm's cache allows; every other npm
  * command is npm's own. `npx` runs only what is installed (`--no`), so nothing is fetched.
  *
- * With `seed` (a directory of the test's), the first such install of the run is a whole one whose
- * `node_modules` is kept there as hard links, and a later one into a directory without
- * `node_modules` starts from a hard-linked copy of it: npm still resolves the package and its
+ * With `seed` (a directory whose `node_modules` holds an install of the package, such as the
+ * run's `installedTree`, or none yet: then the first such install is a whole one, kept there as
+ * hard links), an install into a directory without `node_modules` starts from a hard-linked copy
+ * of it: npm still resolves the package and its
  * dependencies, writes `package.json` and the lockfile, and adds or prunes whatever differs, but
  * does not unpack the same 300 packages again (about 8 CPU-seconds each time).
  */
