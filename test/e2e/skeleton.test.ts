@@ -33,6 +33,11 @@ describe("the Pulumi engine on a scratch copy of the project", () => {
     expect(up.outputs["providerNode"]?.value).toMatch(/^v24\./);
   }, 120_000);
 
+  test("starts the program's Node with the project's nodeargs, as Pulumi's language host does", async () => {
+    const outputs = await stack.outputs();
+    expect(outputs["programExecArgv"]?.value).toEqual(["--require", path.join(project.dir, "preload.cjs")]);
+  }, 120_000);
+
   test("stores the provider serialized by the SDK in the state file", () => {
     const state = fs.readFileSync(project.stateFile("e2e"), "utf8");
     const resource = JSON.parse(state).checkpoint.latest.resources.find(

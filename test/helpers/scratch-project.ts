@@ -85,8 +85,19 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
   fs.symlinkSync(path.join(repoRoot, ".tools"), path.join(dir, ".tools"));
   if (options.program !== undefined) {
     fs.copyFileSync(options.program, path.join(dir, "program.js"));
-    const project = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), project.replace(/^main: .*$/m, "main: program.js"));
+    // The language host runs a fixture program, in a Node process that loads the SDK: with the
+    // deferral of src/lazy-sdk preloaded (Pulumi.yaml's `nodeargs`), that costs 0.22 CPU-seconds
+    // instead of 0.69 (the serializer is loaded only by a program that serializes a function).
+    const preload = path.join(dir, "preload.cjs");
+    fs.writeFileSync(preload, 'require("./dist/src/lazy-sdk/register.js").deferClosureSerializer();\n');
+    const project = fs
+      .readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")
+      .replace(/^main: .*$/m, "main: program.js")
+      .replace(
+        /^runtime: nodejs$/m,
+        `runtime:\n  name: nodejs\n  options:\n    nodeargs: --require ${preload}`,
+      );
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), project);
   }
   if (options.stacksConfig !== undefined) {
     const config = path.join(dir, "stacks-config");

@@ -190,15 +190,18 @@ func (h *nodeHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumir
 		return &pulumirpc.RunResponse{Error: "node is not on PATH: " + err.Error()}, nil
 	}
 
-	args := []string{runScript,
-		"--monitor=" + req.GetMonitorAddress(),
-		"--engine=" + h.engineAddress,
-		"--project=" + req.GetProject(),
-		"--stack=" + req.GetStack(),
-		"--pwd=" + programDir,
-		"--root-directory=" + rootDir,
+	// Node's own flags from the project's `runtime.options.nodeargs` (Pulumi.yaml), before the run
+	// script, as Pulumi's host passes them: `--require` of a preload, `--max-old-space-size`.
+	args := strings.Fields(req.GetInfo().GetOptions().GetFields()["nodeargs"].GetStringValue())
+	args = append(args, runScript,
+		"--monitor="+req.GetMonitorAddress(),
+		"--engine="+h.engineAddress,
+		"--project="+req.GetProject(),
+		"--stack="+req.GetStack(),
+		"--pwd="+programDir,
+		"--root-directory="+rootDir,
 		fmt.Sprintf("--parallel=%d", req.GetParallel()),
-	}
+	)
 	if org := req.GetOrganization(); org != "" {
 		args = append(args, "--organization="+org)
 	}
