@@ -21,7 +21,7 @@ export interface PackedPackage {
   readonly seconds: number;
 }
 
-/** What `npm pack` runs with: this process's environment less a surrounding npm's or Pulumi's settings. */
+/** What npm runs with here (pack, the whole install): this process's environment less a surrounding npm's or Pulumi's settings. */
 function packEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
@@ -32,26 +32,36 @@ function packEnv(): Record<string, string> {
   return env;
 }
 
+/**
+ * Runs `script` (sh, its arguments `$1` = the directory, then `args`) under the lock of the run's
+ * directory `name`, which it makes: the first file of the run does the work, the others wait for
+ * it and find it done. What the script prints on stderr is shown; `what` names it in the error.
+ */
+function onceForTheRun(name: string, what: string, script: string, ...args: string[]): string {
+  const dir = path.join(inject(RUN_DIR_KEY), name);
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync("flock", [path.join(dir, "lock"), "sh", "-c", script, name, dir, ...args], {
+      env: packEnv(),
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+  } catch (cause) {
+    throw new Error(`${what} failed in ${dir} (its output is above)`, { cause });
+  }
+  return dir;
+}
+
 export function packedPackage(): PackedPackage {
   const started = performance.now();
-  const dir = path.join(inject(RUN_DIR_KEY), "packed-package");
-  fs.mkdirSync(dir, { recursive: true });
-  const listing = path.join(dir, "pack.json");
-  // Under the lock: pack unless a file before this one did. npm's output goes to a file of its
-  // own first, so a pack that failed half way leaves no listing for the next file to trust.
-  execFileSync(
-    "flock",
-    [
-      path.join(dir, "lock"),
-      "sh",
-      "-c",
-      '[ -f "$1/pack.json" ] || { cd "$2" && npm pack --json --pack-destination "$1" >"$1/pack.json.part" && mv "$1/pack.json.part" "$1/pack.json"; }',
-      "pack",
-      dir,
-      repoRoot,
-    ],
-    { env: packEnv(), stdio: ["ignore", "ignore", "inherit"] },
+  // Pack unless a file before this one did. npm's output goes to a file of its own first, so a
+  // pack that failed half way leaves no listing for the next file to trust.
+  const dir = onceForTheRun(
+    "packed-package",
+    `npm pack of ${repoRoot}`,
+    '[ -f "$1/pack.json" ] || { cd "$2" && npm pack --json --pack-destination "$1" >"$1/pack.json.part" && mv "$1/pack.json.part" "$1/pack.json"; }',
+    repoRoot,
   );
+  const listing = path.join(dir, "pack.json");
   const [info] = JSON.parse(fs.readFileSync(listing, "utf8")) as {
     filename: string;
     files: { path: string }[];
@@ -75,24 +85,15 @@ export function packedPackage(): PackedPackage {
  */
 export function installedTree(): string {
   const { tarball } = packedPackage();
-  const dir = path.join(inject(RUN_DIR_KEY), "installed-tree");
-  fs.mkdirSync(dir, { recursive: true });
   // Whole or not at all: the install goes to a directory of its own, renamed into place at its end.
-  execFileSync(
-    "flock",
-    [
-      path.join(dir, "lock"),
-      "sh",
-      "-c",
-      '[ -d "$1/tree" ] || { rm -rf "$1/part" && mkdir "$1/part" && cd "$1/part" && ' +
-        'printf \'%s\\n\' \'{ "name": "installed-tree", "private": true }\' >package.json && ' +
-        'npm install --prefer-offline --no-audit --no-fund "$2" >npm.log 2>&1 && cd .. && mv part tree; } || ' +
-        '{ cat "$1/part/npm.log" >&2; exit 1; }',
-      "install",
-      dir,
-      tarball,
-    ],
-    { env: packEnv(), stdio: ["ignore", "ignore", "inherit"] },
+  const dir = onceForTheRun(
+    "installed-tree",
+    `the run's whole npm install of ${tarball}`,
+    '[ -d "$1/tree" ] || { rm -rf "$1/part" && mkdir "$1/part" && cd "$1/part" && ' +
+      'echo \'{ "name": "installed-tree", "private": true }\' >package.json && ' +
+      'npm install --prefer-offline --no-audit --no-fund "$2" >npm.log 2>&1 && cd .. && mv part tree; } || ' +
+      '{ cat "$1/part/npm.log" >&2; exit 1; }',
+    tarball,
   );
   return path.join(dir, "tree");
 }
