@@ -201,25 +201,22 @@ describe("the shared provider host", () => {
     }
   });
 
-  it("is started again for the next run after it died, and that run is served", async () => {
+  // The host goes away between two runs; the second run starts another, which serves it.
+  it.for<[string, (pid: number) => Promise<void>]>([
+    // Asked at once, before the exit can have been seen: the run finds the host gone.
+    ["it died", (pid) => Promise.resolve(void process.kill(pid, "SIGKILL"))],
+    [
+      "it was stopped, and exited",
+      (pid) => {
+        host.open.stop();
+        return waitFor(() => hasEnded(pid), "the stopped host to exit", 20_000);
+      },
+    ],
+  ])("is started again for the next run after %s, and that run is served", async ([, end]) => {
     const engine = await fakeEngine();
     try {
       const pid = await hostPidOfRun(host.open, engine, "x");
-      // Asked at once, before the exit can have been seen: the run finds the host gone and
-      // starts a new one.
-      process.kill(pid, "SIGKILL");
-      expect(await hostPidOfRun(host.open, engine, "y")).not.toBe(pid);
-    } finally {
-      engine.close();
-    }
-  });
-
-  it("exits when stopped, and the next run starts another that serves it", async () => {
-    const engine = await fakeEngine();
-    try {
-      const pid = await hostPidOfRun(host.open, engine, "x");
-      host.open.stop();
-      await waitFor(() => hasEnded(pid), "the stopped host to exit", 20_000);
+      await end(pid);
       expect(await hostPidOfRun(host.open, engine, "y")).not.toBe(pid);
     } finally {
       engine.close();
