@@ -11,7 +11,8 @@
 #      pulumi-language-nodejs beside it;
 #   2. binaries built earlier, cached outside the repo under
 #      ${STACKWRIGHT_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/stackwright}, keyed by release and by the
-#      hash of scripts/pulumi-build (so a change to our language host rebuilds it);
+#      hash of scripts/pulumi-build and of the compiler flags (so a change to our language host or
+#      to how the CLI is compiled rebuilds it);
 #   3. a build from the Go module proxy with the go.mod/go.sum pinned in scripts/pulumi-build.
 # No prebuilt CLI is downloaded from anywhere: none can be, on our machines.
 set -euo pipefail
@@ -96,7 +97,25 @@ if [ -n "$existing_host" ]; then
 fi
 
 # 2. The cache.
-src_hash=$(cd "$build_dir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+# How the CLI is compiled, beside the flags every package gets (-trimpath, no VCS stamp, no DWARF).
+# The standard library as Go compiles it by default; every other package without inlining: a
+# function the inliner grows is slower to compile, and the CLI's time goes to the engine's waits
+# and its API calls, not to calls an inlined body would save. Measured on the 2-core machine, three
+# builds side by side with one core each and an empty build cache: 439 CPU-seconds with inlining,
+# 347 without it outside the standard library, 337 without it anywhere; the `pulumi` processes of
+# four engine test files took 0.33 and 0.34 CPU-seconds each with the first two builds (runs
+# interleaved), and 0.44 with the third (the runtime, maps and reflection are the hot paths).
+# The OpenAPI library behind the CLI's `pulumi cloud` commands is compiled without optimization as
+# well (-N): its generics made it about a fifth of the build's CPU time, most of it in the
+# optimizer, and Stackwright runs none of those commands (53 CPU-seconds instead of 85, measured
+# with -debug-trace).
+package_flags=("-gcflags=all=-l -dwarf=false" "-gcflags=std=-dwarf=false" "-gcflags=github.com/pb33f/...=-N -l -dwarf=false")
+src_hash=$(
+  {
+    (cd "$build_dir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    printf '%s\n' "${package_flags[@]}"
+  } | sha256sum | cut -c1-16
+)
 cache="$cache_root/pulumi-v$version-$src_hash"
 if [ -x "$cache/bin/pulumi" ] && [ -x "$cache/bin/pulumi-language-nodejs" ] && [ -f "$cache/complete" ]; then
   link "$cache/bin/pulumi" pulumi
@@ -141,11 +160,8 @@ if [ ! -f "$cache/complete" ]; then
     # (scripts/pulumi-build/lazy-dictionaries.sh says why and how).
     mkdir "$tmp/modules"
     lazy_dictionaries "$build_dir" "$tmp/modules"
-    # The OpenAPI library behind the CLI's `pulumi cloud` commands is about a fifth of the build's
-    # CPU time, most of it in the optimizer; Stackwright runs none of those commands, so it is
-    # compiled without optimization (its packages took 53 CPU-seconds instead of 85, measured with
-    # -debug-trace on the 2-core machine).
-    go build "${compile_flags[@]}" "-gcflags=github.com/pb33f/...=-N -l -dwarf=false" -ldflags "$ldflags" \
+    # The packages' own flags: see package_flags above.
+    go build "${compile_flags[@]}" "${package_flags[@]}" -ldflags "$ldflags" \
       -modfile "$tmp/modules/go.mod" -o "$tmp/bin/" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./language-host
     wait "$std_build" || true # a failure there shows again, with its cause, in the build above
     mv "$tmp/bin/language-host" "$tmp/bin/pulumi-language-nodejs"
