@@ -5,7 +5,7 @@
  * first one packs under a lock (flock) and the others wait for it and read what it made. It lives
  * in the run's scratch directory (test/global-setup.ts), which the run removes at its end.
  */
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { inject } from "vitest";
@@ -32,23 +32,38 @@ function packEnv(): Record<string, string> {
   return env;
 }
 
+/** How long a file waits for the lock, and how long the work under it may take (each). */
+const ONCE_BOUND_SECONDS = 900;
+/** flock's exit status when the lock was not had in time (-E). */
+const LOCK_NOT_HAD = 75;
+
 /**
  * Runs `script` (sh, its arguments `$1` = the directory, then `args`) under the lock of the run's
  * directory `name`, which it makes: the first file of the run does the work, the others wait for
  * it and find it done. What the script prints on stderr is shown; `what` names it in the error.
+ * The call is synchronous (vitest's hook timeout cannot stop it), so both the wait for the lock
+ * and the work are bounded here.
  */
 function onceForTheRun(name: string, what: string, script: string, ...args: string[]): string {
   const dir = path.join(inject(RUN_DIR_KEY), name);
   fs.mkdirSync(dir, { recursive: true });
-  try {
-    execFileSync("flock", [path.join(dir, "lock"), "sh", "-c", script, name, dir, ...args], {
+  const lock = path.join(dir, "lock");
+  const bounded = ["timeout", String(ONCE_BOUND_SECONDS), "sh", "-c", script, name, dir, ...args];
+  const run = spawnSync(
+    "flock",
+    ["-w", String(ONCE_BOUND_SECONDS), "-E", String(LOCK_NOT_HAD), lock, ...bounded],
+    {
       env: packEnv(),
       stdio: ["ignore", "ignore", "inherit"],
-    });
-  } catch (cause) {
-    throw new Error(`${what} failed in ${dir} (its output is above)`, { cause });
+    },
+  );
+  if (run.status === 0) return dir;
+  const minutes = ONCE_BOUND_SECONDS / 60;
+  if (run.status === LOCK_NOT_HAD) {
+    throw new Error(`${what}: another test file held ${lock} for more than ${minutes} minutes`);
   }
-  return dir;
+  if (run.status === 124) throw new Error(`${what} did not finish within ${minutes} minutes in ${dir}`);
+  throw new Error(`${what} failed in ${dir} (its output is above)`, { cause: run.error });
 }
 
 export function packedPackage(): PackedPackage {
