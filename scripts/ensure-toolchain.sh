@@ -104,7 +104,7 @@ fi
 # builds side by side with one core each and an empty build cache: 439 CPU-seconds with inlining,
 # 347 without it outside the standard library, 337 without it anywhere; the `pulumi` processes of
 # four engine test files took 0.33 and 0.34 CPU-seconds each with the first two builds (runs
-# interleaved), and 0.44 with the third (the runtime, maps and reflection are the hot paths).
+# interleaved), and 0.44 with the third: so the standard library keeps the compiler's default.
 # The OpenAPI library behind the CLI's `pulumi cloud` commands is compiled without optimization as
 # well (-N): its generics made it about a fifth of the build's CPU time, most of it in the
 # optimizer, and Stackwright runs none of those commands (53 CPU-seconds instead of 85, measured
