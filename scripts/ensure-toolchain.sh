@@ -23,6 +23,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build_dir="$root/scripts/pulumi-build"
 # shellcheck source=scripts/pulumi-build/lazy-dictionaries.sh
 source "$build_dir/lazy-dictionaries.sh"
+# shellcheck source=scripts/pulumi-build/trim-cli.sh
+source "$build_dir/trim-cli.sh"
 tools_bin="$root/.tools/bin"
 
 
@@ -105,11 +107,7 @@ fi
 # 347 without it outside the standard library, 337 without it anywhere; the `pulumi` processes of
 # four engine test files took 0.33 and 0.34 CPU-seconds each with the first two builds (runs
 # interleaved), and 0.44 with the third: so the standard library keeps the compiler's default.
-# The OpenAPI library behind the CLI's `pulumi cloud` commands is compiled without optimization as
-# well (-N): its generics made it about a fifth of the build's CPU time, most of it in the
-# optimizer, and Stackwright runs none of those commands (53 CPU-seconds instead of 85, measured
-# with -debug-trace).
-package_flags=("-gcflags=all=-l -dwarf=false" "-gcflags=std=-dwarf=false" "-gcflags=github.com/pb33f/...=-N -l -dwarf=false")
+package_flags=("-gcflags=all=-l -dwarf=false" "-gcflags=std=-dwarf=false")
 src_hash=$(
   {
     (cd "$build_dir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
@@ -133,7 +131,7 @@ mkdir -p "$cache_root"
 exec 9>"$cache_root/.lock"
 flock -w 1800 9 || die "another build holds $cache_root/.lock for more than 30 minutes"
 if [ ! -f "$cache/complete" ]; then
-  say "building pulumi v$version and the Node.js language host from the Go module proxy (first run only; about 4 to 10 minutes on 2 cores)"
+  say "building pulumi v$version and the Node.js language host from the Go module proxy (first run only; about 3 to 6 minutes on 2 cores)"
   started=$(date +%s)
   tmp=$(mktemp -d "$cache_root/.build-XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
@@ -160,6 +158,8 @@ if [ ! -f "$cache/complete" ]; then
     # (scripts/pulumi-build/lazy-dictionaries.sh says why and how).
     mkdir "$tmp/modules"
     lazy_dictionaries "$build_dir" "$tmp/modules"
+    # Without what Stackwright never runs (scripts/pulumi-build/trim-cli.sh says what and why).
+    trim_cli "$build_dir" "$tmp/modules"
     # The packages' own flags: see package_flags above.
     go build "${compile_flags[@]}" "${package_flags[@]}" -ldflags "$ldflags" \
       -modfile "$tmp/modules/go.mod" -o "$tmp/bin/" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./language-host

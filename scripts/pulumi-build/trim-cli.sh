@@ -1,0 +1,50 @@
+# shellcheck shell=bash
+# Sourced by scripts/ensure-toolchain.sh before the Pulumi CLI's build.
+#
+# The CLI built here leaves out what Stackwright never runs and what its state could not use:
+#   - `pulumi api` (the Pulumi Cloud REST client): its OpenAPI library (pb33f/libopenapi) was the
+#     largest single part of the build;
+#   - the azblob://, gs:// and postgres:// state backends: Stackwright keeps state in a directory
+#     or an S3 bucket (src/state-backend/store.ts reads no other), and Google Cloud Storage's
+#     client brought gRPC's xDS and Envoy's API with it;
+#   - `pulumi logs` for AWS and GCP resources (CloudWatch Logs, Cloud Logging).
+# What remains is the released CLI's code: the engine, file:// and s3:// state, and every secrets
+# provider (passphrase, awskms, azurekeyvault, gcpkms, hashivault). Measured with -debug-trace on
+# the 2-core machine (one build, empty build cache): the packages it no longer compiles took 149
+# of the build's 415 seconds of compile actions. A team that needs the rest installs the released
+# CLI (ensure-toolchain.sh prefers one on PATH).
+#
+# trim_cli BUILD_DIR OUT_DIR: copies github.com/pulumi/pulumi/pkg/v3 (as the module proxy serves
+# it, pinned in BUILD_DIR/go.sum; without its tests) into OUT_DIR, removes the files named below,
+# applies BUILD_DIR/trim-cli.patch, and points OUT_DIR/go.mod (written by lazy_dictionaries) at the
+# copy. Dies naming the file when the copy does not have the expected shape (a new release pinned
+# in go.mod: update the patch with it).
+trim_cli() {
+  local build=$1 out=$2 module=github.com/pulumi/pulumi/pkg/v3 dir copy file
+  dir=$(cd "$build" && go mod download "$module" && go list -m -f '{{.Dir}}' "$module") || dir=""
+  if [ -z "$dir" ] || [ ! -d "$dir" ]; then
+    die "could not fetch $module (pinned in scripts/pulumi-build/go.sum) from the Go module proxy"
+  fi
+  copy="$out/${module//\//_}"
+  mkdir "$copy"
+  tar -C "$dir" --exclude=testdata --exclude='*_test.go' -cf - . | tar -C "$copy" -xf -
+  chmod -R u+w "$copy"
+
+  # `pulumi api`: the package keeps only what other commands use (ResolveContext, and APIError,
+  # which the patch declares again); the AWS and GCP log readers go with their callers.
+  for file in "$copy"/cmd/pulumi/cloud/*.go "$copy"/operations/operations_aws.go "$copy"/operations/operations_gcp.go; do
+    [ -f "$file" ] || die "$module no longer has ${file#"$copy"/}, which scripts/pulumi-build/trim-cli.sh removes: update it for the release pinned in go.mod"
+    [ "$file" = "$copy/cmd/pulumi/cloud/resolve.go" ] || rm "$file"
+  done
+  [ -f "$copy/cmd/pulumi/cloud/resolve.go" ] ||
+    die "$module no longer has cmd/pulumi/cloud/resolve.go: update scripts/pulumi-build/trim-cli.sh for the release pinned in go.mod"
+
+  # git apply as a plain patch program: the ceiling keeps it from taking a repository above the
+  # copy (a cache directory inside a checkout) for the one to patch.
+  if ! GIT_CEILING_DIRECTORIES=$out git -C "$copy" apply --check "$build/trim-cli.patch" 2>"$out/patch.err"; then
+    die "scripts/pulumi-build/trim-cli.patch does not apply to $module ($(head -n 1 "$out/patch.err")): update it for the release pinned in go.mod"
+  fi
+  GIT_CEILING_DIRECTORIES=$out git -C "$copy" apply "$build/trim-cli.patch"
+
+  (cd "$build" && go mod edit -replace="$module=$copy" "$out/go.mod")
+}
