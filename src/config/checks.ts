@@ -3,7 +3,9 @@
  * assertion says where it is written (a document path, placed in the file by the caller), what
  * was expected and what the platform answered.
  */
-import semver from "semver";
+// One by one, as in check-schema.ts.
+import gte from "semver/functions/gte";
+import semverSatisfies from "semver/functions/satisfies";
 import {
   ENVIRONMENT_CHECK_KINDS,
   type CheckSeverity,
@@ -63,7 +65,7 @@ function quoted(values: readonly string[]): string {
 /** True when `version` (as the platform writes it) lies in `range`; prereleases count. */
 function satisfies(version: string, range: string): boolean {
   const parsed = versionOfLabel(version);
-  return parsed !== null && semver.satisfies(parsed, range, { includePrerelease: true });
+  return parsed !== null && semverSatisfies(parsed, range, { includePrerelease: true });
 }
 
 function versionAnswer(version: string): string {
@@ -166,7 +168,7 @@ export function evaluateStackChecks(
       throw new Error("the manifest_release fact was not read for a check that needs it");
     const have = newest === null ? null : versionOfLabel(newest.label);
     const want = versionOfLabel(wanted);
-    if (have !== null && want !== null && semver.gte(have, want)) return;
+    if (have !== null && want !== null && gte(have, want)) return;
     failures.push({
       severity: check.severity,
       path: [...base, index, "manifest_release", "at_least"],

@@ -50,7 +50,10 @@ export function cronOf(schedule: string, timezone: string): Cron {
 export function scheduleProblem(schedule: string): string | undefined {
   let cron: Cron;
   try {
-    cron = cronOf(schedule, "UTC");
+    // At a fixed offset rather than in the zone "UTC": whether a schedule parses and ever fires
+    // does not depend on the zone, and croner's zone arithmetic goes through Intl, whose first use
+    // in a process cost about 18 ms of every `validate` (CPU profile) for this check alone.
+    cron = new Cron(schedule, { utcOffset: 0, paused: true, mode: "5-part" });
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error))
       .replace(/^CronPattern: /, "")
@@ -64,8 +67,16 @@ export function scheduleProblem(schedule: string): string | undefined {
   return undefined;
 }
 
+let canonicalZones: ReadonlySet<string> | undefined;
+
 /** True when `zone` names a time zone of the IANA database (as Intl knows it). */
 export function isTimeZone(zone: string): boolean {
+  // The zones Intl lists are known without a formatter: making the first one in a process loads
+  // the locale's date data, about 14 ms of every command that reads stack files (a fresh process:
+  // 15.7 ms against 1.7 for the list). The list leaves out aliases ("UTC", "Asia/Kolkata"),
+  // which the formatter still accepts.
+  canonicalZones ??= new Set(Intl.supportedValuesOf("timeZone"));
+  if (canonicalZones.has(zone)) return true;
   try {
     new Intl.DateTimeFormat("en", { timeZone: zone });
     return zone.trim() !== "";

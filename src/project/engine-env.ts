@@ -8,7 +8,9 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { PulumiCommand } from "@pulumi/pulumi/automation";
-import { parse as parseSemVer, type SemVer } from "semver";
+// One function, not semver's index (src/config/check-schema.ts says why).
+import parseSemVer from "semver/functions/parse";
+import type { SemVer } from "semver";
 import { z } from "zod";
 import { CliError } from "./errors";
 import { commandLine } from "./invocation";
