@@ -20,10 +20,7 @@ import * as langproto from "@pulumi/pulumi/proto/language_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import { withLocalStorage } from "@pulumi/pulumi/runtime/state";
 import { AsyncLocalStorage } from "node:async_hooks";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { inspect } from "node:util";
-import { parse } from "yaml";
 import { withProgramRun, writeReadsReport } from "../../providers";
 import { BUG_LINE, ProviderError } from "../../providers/shared/errors";
 import { stackProgram } from "./stack-program";
@@ -142,38 +139,6 @@ function runProgram(req: langproto.RunRequest, options: ProgramHostOptions): Pro
     if (failures.size > 0 || pulumi.log.hasErrors()) resp.setBail(true);
     return resp;
   });
-}
-
-/** The file of this program that Pulumi.yaml's `main` names (main.ts, compiled). */
-const OWN_MAIN = path.join(__dirname, "main.js");
-
-/** The project whose program is this very program: its name and the program's directory. */
-export interface HostedProject {
-  /** Pulumi.yaml's `name`. */
-  readonly name: string;
-  /** The directory of Pulumi.yaml's `main`: the engine's working directory for the program. */
-  readonly programDir: string;
-}
-
-/**
- * The project, when its program (Pulumi.yaml's `main`) is this very program, so that hosting it
- * here runs what the language host would run. A project that names another program (a fixture,
- * a fork) keeps it: its engine runs start it in the language host, as plain `pulumi` does.
- */
-export function hostedProject(projectDir: string): HostedProject | undefined {
-  try {
-    const settings: unknown = parse(fs.readFileSync(path.join(projectDir, "Pulumi.yaml"), "utf8"));
-    if (typeof settings !== "object" || settings === null) return undefined;
-    const main = "main" in settings ? settings.main : undefined;
-    const name = "name" in settings ? settings.name : undefined;
-    if (typeof main !== "string" || typeof name !== "string") return undefined;
-    const file = path.resolve(projectDir, main);
-    if (fs.realpathSync(file) !== fs.realpathSync(OWN_MAIN)) return undefined;
-    return { name, programDir: path.dirname(file) };
-  } catch {
-    // No Pulumi.yaml, no such file, or not YAML: the language host will say what is wrong.
-    return undefined;
-  }
 }
 
 /** Starts a language runtime serving the program on a free port of 127.0.0.1. */

@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import { z } from "zod";
 import { CREDENTIAL_SOURCES, resolveCredentials, type CredentialSource } from "../client";
 import { targetProblem } from "../config";
-import { defaultProjectDir, engineEnv, pulumiCommand } from "./engine-env";
+import { defaultProjectDir, engineEnv, pulumiBinary } from "./engine-env";
 import { DEMO_TARGET, encryptedWithBuiltInPassphrase, secretsEnv } from "./passphrase";
 import type { Env } from "./engine-env";
 import { CliError, UsageError } from "./errors";
@@ -102,7 +102,7 @@ export async function readTargetSettings(request: TargetSettingsRequest): Promis
     processEnv["PULUMI_BACKEND_URL"] = backend;
     let stdout: string;
     try {
-      const pulumi = (await pulumiCommand(projectDir)).command;
+      const pulumi = await pulumiBinary(projectDir);
       ({ stdout } = await execFileAsync(pulumi, args, {
         cwd: projectDir,
         env: processEnv,

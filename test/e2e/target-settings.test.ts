@@ -76,6 +76,40 @@ describe("a production target", { timeout: 180_000 }, () => {
     expect(status).toBe(0);
   });
 
+  test("is read by status with the Pulumi CLI alone, without loading the engine's SDK", async () => {
+    // The history run above made the CLI's version known; from then on the settings are read
+    // by running the binary, and the SDK (its Automation API, gRPC) stays unloaded.
+    const probe = path.join(project.dir, "probe.cjs");
+    const report = path.join(project.dir, "loaded.json");
+    fs.writeFileSync(
+      probe,
+      [
+        "process.on('exit', () => {",
+        "  const names = new Set();",
+        // A package by name, the SDK by its folder: bin/stackwright.js puts two stand-ins of
+        // runtime/closure in the module cache (src/lazy-sdk), which load nothing.
+        "  for (const key of Object.keys(require.cache)) {",
+        "    const m = /node_modules\\/(@pulumi\\/pulumi\\/[^/]+|(?:@[^/]+\\/)?[^/]+)/.exec(key);",
+        "    if (m) names.add(m[1]);",
+        "  }",
+        `  require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify([...names]));`,
+        "});",
+      ].join("\n"),
+    );
+    const { status, out } = await run(["status", "--target", "production"], {
+      PULUMI_CONFIG_PASSPHRASE: passphrase,
+      NODE_OPTIONS: `--require ${probe}`,
+    });
+    expect(status, out).toBe(0);
+    const loaded = JSON.parse(fs.readFileSync(report, "utf8")) as string[];
+    expect(loaded).toContain("zod"); // the probe sees what was loaded
+    expect(loaded).toContain("@pulumi/pulumi/runtime"); // the stand-ins: the probe sees the SDK's files
+    expect(
+      loaded.filter((name) => name.startsWith("@pulumi/pulumi/") && name !== "@pulumi/pulumi/runtime"),
+    ).toEqual([]);
+    expect(loaded).not.toContain("@grpc/grpc-js");
+  });
+
   test("is refused without a passphrase, in one line and before any file or state is written", async () => {
     const before = fs.readFileSync(settingsFile(), "utf8");
     const stacksBefore = stacksIn(project.stateDir);

@@ -50,7 +50,7 @@ describe("the program of a package linked into an ops repository", () => {
   });
 
   it("hosts the ops repository's program: Pulumi.yaml's main is this very program", () => {
-    expect(compiled("src/program/host.js", `m.hostedProject(${JSON.stringify(ops)})`)).toEqual({
+    expect(compiled("src/program/hosted-project.js", `m.hostedProject(${JSON.stringify(ops)})`)).toEqual({
       name: "stackwright",
       programDir: path.join(ops, "node_modules", "stackwright", "dist", "src", "program"),
     });
