@@ -55,6 +55,9 @@ require("../dist/src/lazy-sdk/register.js").deferClosureSerializer();
 // Before anything loads node:sqlite: its "experimental" warning alone is dropped.
 require("../dist/src/sqlite-warning.js");
 
+// Before anything loads zod: its locales load when one is asked for (dist/src/zod-locales.js).
+require("../dist/src/zod-locales.js");
+
 require("../dist/src/cli/main.js")
   .main(process.argv.slice(2))
   .then(

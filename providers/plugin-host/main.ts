@@ -5,6 +5,8 @@
  * argument; like the SDK's plugin, this one needs nothing from it. Started with `--shared` by a
  * `stackwright` process instead, it serves the engine runs of that process (shared-host.ts).
  */
+// First: zod (loaded by the providers this host serves) then skips its locales (src/zod-locales.ts).
+import "../../src/zod-locales";
 import * as grpc from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { version } from "@pulumi/pulumi/version";

@@ -4,6 +4,7 @@
  * `stackwright` command runs the same program in its own process instead (host.ts).
  */
 import "../sqlite-warning";
+import "../zod-locales";
 import * as pulumi from "@pulumi/pulumi";
 import { reportReadsAtExit } from "../../providers";
 import { stackProgram } from "./stack-program";
