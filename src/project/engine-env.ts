@@ -128,6 +128,15 @@ export function loopbackGrpcBypass(base: Readonly<Record<string, string | undefi
 }
 
 /**
+ * The SDK's Automation API, loaded by the first call, not at the top of a module: with it come
+ * gRPC and most of the SDK, about 0.2 CPU-seconds, which the commands and the runs that never
+ * start an engine do not pay.
+ */
+export function automation(): typeof import("@pulumi/pulumi/automation") {
+  return createRequire(__filename)("@pulumi/pulumi/automation") as typeof import("@pulumi/pulumi/automation");
+}
+
+/**
  * The CLI in the tool root's `.tools/bin`, put there by `npm run toolchain` in this repository.
  * Installed as a package, a missing CLI is provided once by the package's own
  * scripts/ensure-toolchain.sh (a usable `pulumi` on PATH, the cached build, or a build); in a
@@ -138,10 +147,7 @@ export function loopbackGrpcBypass(base: Readonly<Record<string, string | undefi
  */
 export async function pulumiCommand(projectDir: string, tools: string = toolRoot()): Promise<PulumiCommand> {
   const root = path.join(tools, ".tools");
-  // Loaded here, not at the top: the commands that never start the engine do not load the SDK.
-  const { PulumiCommand } = createRequire(__filename)(
-    "@pulumi/pulumi/automation",
-  ) as typeof import("@pulumi/pulumi/automation");
+  const { PulumiCommand } = automation();
   const known = rememberedVersion(projectDir, tools);
   if (known !== undefined) return commandOf(PulumiCommand, root, known);
   const installed = isInstalledPackage(tools);

@@ -94,12 +94,7 @@ describe("an up confirmed without the engine", () => {
 
   test("runs the engine when any field of the file changes, for every key of the config schema", async () => {
     const target = await openTarget(project.dir, "dev", { ...env, ...makeReadsDir().env }, process.env);
-    const shortcut = openShortcut(
-      { ...target, pulumiVersion: target.workspace.pulumiVersion },
-      true,
-      "",
-      async () => () => undefined,
-    );
+    const shortcut = openShortcut(target, true, "", async () => () => undefined);
     const where = lockTargetOf(project.dir, STACK, target.env);
     const verdict = () => confirmWithoutEngine(where, shortcut.inputs(STACK, stackFile()), shortcut);
     try {

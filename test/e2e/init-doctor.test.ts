@@ -155,7 +155,8 @@ describe("stackwright init", () => {
       configFile: path.join(ops, "Pulumi.production.yaml"),
       env,
       given: userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
-      workspace,
+      workspace: () => Promise.resolve(workspace),
+      pulumiVersion: workspace.pulumiVersion,
       stacks: { has: () => Promise.resolve(false), resourceCount: () => Promise.resolve(0) },
       hosts: undefined,
     };

@@ -49,7 +49,7 @@ export interface Moved {
 
 /** Moves the fleet's resources out of the target's stack; returns what went where. */
 export async function migrateTarget(target: Target, log: (line: string) => void): Promise<Moved[]> {
-  const exported = await target.workspace.exportStack(target.name);
+  const exported = await (await target.workspace()).exportStack(target.name);
   const parsed = DeploymentSchema.safeParse(exported.deployment);
   if (!parsed.success)
     throw new CliError("failed", `stack '${target.name}': its state is not in a form migrate knows`);
@@ -118,7 +118,9 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
     pending_operations: [],
     resources: root === undefined ? [] : [{ ...root, outputs: {} }],
   };
-  await target.workspace.importStack(target.name, { version: exported.version, deployment: emptied });
+  await (
+    await target.workspace()
+  ).importStack(target.name, { version: exported.version, deployment: emptied });
   log(
     `migrate: stack '${target.name}' now holds only the settings in ${path.basename(target.configFile ?? "")}`,
   );

@@ -6,9 +6,15 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
+import type { LocalWorkspace, StackSummary } from "@pulumi/pulumi/automation";
 import { perFileStackName } from "../../config";
-import { engineEnv, ensureStateDir, pulumiCommand } from "../../project/engine-env";
+import {
+  automation,
+  engineEnv,
+  ensureStateDir,
+  pulumiCommand,
+  pulumiVersionOf,
+} from "../../project/engine-env";
 import { stackSecretsEnv } from "../../project/passphrase";
 import { hostedProject, sharedProviderHost, startProgramHost } from "../../program";
 import { EngineStack, type EngineHosts } from "../engine/run";
@@ -44,7 +50,14 @@ export interface Target {
    * built from it as a value, and the proxies, credentials and backend settings are read from it.
    */
   readonly given: Env;
-  readonly workspace: LocalWorkspace;
+  /**
+   * The engine's workspace, made by the first call (it loads the SDK's Automation API, which a
+   * run whose stacks all take the no-change shortcut never needs) with {@link env} as it is then;
+   * every call brings it what was added to {@link env} since (the windows' override).
+   */
+  readonly workspace: () => Promise<LocalWorkspace>;
+  /** The Pulumi CLI's version, as the workspace hands it to an engine run. */
+  readonly pulumiVersion: string;
   /** The stacks of the backend, asked one by one (never all listed unless the backend needs it). */
   readonly stacks: BackendStacks;
   /**
@@ -72,19 +85,21 @@ function backendStacks(
   dir: string,
   env: Record<string, string>,
   given: Env,
-  workspace: LocalWorkspace,
+  workspace: () => Promise<LocalWorkspace>,
 ): BackendStacks {
   const backend = env["PULUMI_BACKEND_URL"] ?? "";
   let listing: Promise<ReadonlyMap<string, StackSummary>> | undefined;
   const listed = () =>
-    (listing ??= workspace.listStacks().then(
-      (all) => new Map(all.map((s) => [s.name, s])),
-      (cause: unknown) => {
-        throw new CliError("environment", `cannot list the stacks of the state backend ${backend}`, {
-          cause,
-        });
-      },
-    ));
+    (listing ??= workspace()
+      .then((ws) => ws.listStacks())
+      .then(
+        (all) => new Map(all.map((s) => [s.name, s])),
+        (cause: unknown) => {
+          throw new CliError("environment", `cannot list the stacks of the state backend ${backend}`, {
+            cause,
+          });
+        },
+      ));
   let store: StateStore | undefined;
   try {
     // `env` holds only what the engine's environment adds; the proxies are the given ones.
@@ -191,16 +206,20 @@ export async function openWorkspace(
   projectProblem(dir);
   const env = { ...engineEnv({ projectDir: dir, baseEnv: { ...given } }), ...extraEnv };
   ensureStateDir(env);
-  const workspace = await LocalWorkspace.create({
-    workDir: dir,
-    envVars: env,
-    pulumiCommand: await pulumiCommand(dir),
-  });
+  let made: Promise<LocalWorkspace> | undefined;
+  const workspace = async (): Promise<LocalWorkspace> => {
+    const ws = await (made ??= pulumiCommand(dir).then((command) =>
+      automation().LocalWorkspace.create({ workDir: dir, envVars: env, pulumiCommand: command }),
+    ));
+    Object.assign(ws.envVars, env);
+    return ws;
+  };
   return {
     projectDir: dir,
     env,
     given,
     workspace,
+    pulumiVersion: await pulumiVersionOf(dir),
     stacks: backendStacks(dir, env, given, workspace),
     hosts: engineHosts(dir),
   };
@@ -233,7 +252,7 @@ export async function withPerFileStack<T>(
       // Another runner sharing the backend may have made it since the listing: then it is kept.
       await createStackIfAbsent(lockTargetOf(target.projectDir, stackName, engineRunEnv(target)));
     }
-    return await use(new EngineStack(target.workspace, stackName, target.hosts, target.given));
+    return await use(new EngineStack(await target.workspace(), stackName, target.hosts, target.given));
   } finally {
     if (stray) fs.rmSync(ownFile, { force: true });
   }
@@ -252,7 +271,7 @@ export async function targetApiConfig(target: Target): Promise<(key: string) => 
     return targetApiSettings({ projectDir: target.projectDir, target: target.name, env });
   }
   if (credentialsUnsetBy(env).length === 0 || !(await target.stacks.has(target.name))) return () => undefined;
-  const settings = valuesOf(await target.workspace.getAllConfig(target.name));
+  const settings = valuesOf(await (await target.workspace()).getAllConfig(target.name));
   return (key) => settings[key];
 }
 

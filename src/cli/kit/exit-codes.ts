@@ -57,7 +57,7 @@ function loadedAutomation(): Automation | undefined {
 }
 
 /** True when `e` is an instance of the engine SDK's error class `name` (false while the SDK is not loaded). */
-function isSdkError<K extends "CommandError" | "ConcurrentUpdateError" | "StackNotFoundError">(
+export function isSdkError<K extends "CommandError" | "ConcurrentUpdateError" | "StackNotFoundError">(
   e: unknown,
   name: K,
 ): e is InstanceType<Automation[K]> {

@@ -108,20 +108,9 @@ export async function runFleetCommand(
         )
       : undefined;
   // The program records the reason in the summary of each deployment it makes where windows are closed.
-  if (override !== undefined) target.workspace.envVars[WINDOW_OVERRIDE_VARIABLE] = override;
+  if (override !== undefined) target.env[WINDOW_OVERRIDE_VARIABLE] = override;
   const shortcut =
-    reads === undefined
-      ? undefined
-      : openShortcut(
-          {
-            ...target,
-            env: { ...target.env, ...target.workspace.envVars },
-            pulumiVersion: target.workspace.pulumiVersion,
-          },
-          flags.full !== true,
-          reads.dir,
-          settings,
-        );
+    reads === undefined ? undefined : openShortcut(target, flags.full !== true, reads.dir, settings);
   // With --json -, stdout is the document alone: everything else goes to stderr.
   const out: Stream = flags.json?.to === "stdout" ? io.stderr : io.stdout;
   const print = (text: string) => out.write(`${text}\n`);

@@ -4,7 +4,6 @@
  * a lock held by a live owner is waited for up to `--lock-wait` (default: not at all), then
  * reported as "stack X is being updated by HOST pid N since T" instead of Pulumi's text.
  */
-import { ConcurrentUpdateError } from "@pulumi/pulumi/automation";
 import {
   formatAge,
   describeHolder,
@@ -15,7 +14,7 @@ import {
   removeStaleLocks,
   type LockJudge,
 } from "./locks";
-import { CliError } from "../kit/exit-codes";
+import { CliError, isSdkError } from "../kit/exit-codes";
 import { commandLine } from "../../project/invocation";
 import type { LockPolicy } from "../kit/lock-flags";
 import type { LockTarget } from "../../project/lock-target";
@@ -94,7 +93,8 @@ export async function withStackLock<T>(
     try {
       return await operation();
     } catch (err) {
-      if (!(err instanceof ConcurrentUpdateError)) throw err;
+      // Asked without loading the SDK: a run that ends before its engine never loads it.
+      if (!isSdkError(err, "ConcurrentUpdateError")) throw err;
     }
     if ((await recoverStaleLocks(target, policy, hooks)) > 0) continue;
     // Wait (bounded by the deadline) until the live owner lets go, then try again.
