@@ -3,7 +3,9 @@
  * password-strength word lists read on first use (scripts/pulumi-build/lazy-dictionaries.sh), it
  * must judge a plain value as the released CLI does. `pulumi config set` refuses a value that
  * looks like a secret: a random string is refused, and a phrase of English words is accepted only
- * because the dictionaries are there (without them its 25 letters count as random).
+ * because the dictionaries are there (without them its 25 letters count as random). Built without
+ * the state backends Stackwright never uses (scripts/pulumi-build/trim-cli.sh), it says so when
+ * one is named, where a released CLI asks for the backend's credentials.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -43,4 +45,33 @@ describe("the Pulumi CLI of the toolchain", () => {
     expect(random.status).not.toBe(0);
     expect(random.stderr).toContain("looks like a secret; rerun with --secret");
   }, 120_000);
+
+  // Only the CLI this project builds is trimmed (scripts/pulumi-build/trim-cli.sh); a released
+  // one found on PATH keeps every backend. CI has none on PATH, so there it always runs.
+  const built = fs.realpathSync(PULUMI).includes(`${path.sep}pulumi-v`);
+  test.runIf(built)(
+    "names a state backend its build leaves out, instead of asking for a Pulumi Cloud token",
+    ({ scratchDir }) => {
+      fs.writeFileSync(path.join(scratchDir, "Pulumi.yaml"), "name: trimmed\nruntime: nodejs\n");
+      for (const url of ["gs://bucket", "azblob://container", "postgres://db.example/state"]) {
+        const login = spawnSync(PULUMI, ["login", url, "--non-interactive"], {
+          cwd: scratchDir,
+          env: {
+            PATH: process.env["PATH"] ?? "",
+            HOME: scratchDir,
+            PULUMI_HOME: path.join(scratchDir, ".pulumi-home"),
+            PULUMI_SKIP_UPDATE_CHECK: "true",
+          },
+          encoding: "utf8",
+          timeout: 60_000,
+        });
+        expect(login.status, url).not.toBe(0);
+        expect(login.stderr, url).toContain(
+          `built by Stackwright without the ${url.split(":")[0]}:// state backend`,
+        );
+        expect(login.stderr, url).not.toContain("PULUMI_ACCESS_TOKEN");
+      }
+    },
+    120_000,
+  );
 });

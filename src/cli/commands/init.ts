@@ -17,7 +17,7 @@ import { z } from "zod";
 import { baseUrlProblem, clientDefaults } from "../../client";
 import { stackFileJsonSchemaText } from "../../config";
 import { unifiedDiff } from "../../edit";
-import { pulumiCommand, toolRoot } from "../../project/engine-env";
+import { pulumiBinary as engineCli, toolRoot } from "../../project/engine-env";
 import { secretsEnv } from "../../project/passphrase";
 import { preflight } from "../../project/preflight";
 import { defineCommand } from "../kit/command";
@@ -176,7 +176,7 @@ export const initCommand = defineCommand({
  * engine's runs get (provided on first use where the package can).
  */
 async function pulumiBinary(root: string, env: Env): Promise<string> {
-  return pulumiCli(root, env)?.binary ?? (await pulumiCommand(root)).command;
+  return pulumiCli(root, env)?.binary ?? (await engineCli(root));
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
