@@ -11,49 +11,40 @@
  * Every entry point whose process loads zod imports this file first: `bin/stackwright.js`, the
  * provider host (providers/plugin-host/main.ts) and the Pulumi program (src/program/main.ts).
  * test/unit/zod-locales.test.ts checks both halves. Like sqlite-warning.ts it belongs to no
- * layer and imports only Node's own modules.
+ * layer; it imports Node's own modules and the stand-in it shares with src/lazy-sdk/
+ * (src/module-stand-in.ts).
  */
-import { createRequire, Module } from "node:module";
+import { createRequire } from "node:module";
 import * as path from "node:path";
-
-const requireHere = createRequire(__filename);
+import { standInModule } from "./module-stand-in";
 
 function deferLocales(): void {
   let index: string;
   try {
     // zod's `exports` map names no locales index; its files load by path from the package's folder.
-    index = path.join(path.dirname(requireHere.resolve("zod/package.json")), "v4", "locales", "index.cjs");
+    const zod = path.dirname(createRequire(__filename).resolve("zod/package.json"));
+    index = path.join(zod, "v4", "locales", "index.cjs");
   } catch {
     return; // no zod beside us: nothing to defer
   }
-  if (requireHere.cache[index] !== undefined) return;
-  let real: Readonly<Record<string | symbol, unknown>> | undefined;
-  const load = (): Readonly<Record<string | symbol, unknown>> => {
-    if (real === undefined) {
-      if (requireHere.cache[index]?.exports === standIn) delete requireHere.cache[index];
-      real = requireHere(index) as Readonly<Record<string | symbol, unknown>>;
-    }
-    return real;
-  };
   // `__esModule`: zod's compiled imports take such a module as it is, without copying its
   // properties (which would load every locale at once).
-  const standIn: object = new Proxy(
-    {},
-    {
-      get: (_target, key) => (key === "__esModule" ? true : load()[key]),
-      has: (_target, key) => key in load(),
-      ownKeys: () => Reflect.ownKeys(load()),
-      getOwnPropertyDescriptor: (_target, key) => {
-        const found = Reflect.getOwnPropertyDescriptor(load(), key);
-        return found === undefined ? undefined : { ...found, configurable: true };
-      },
-    },
+  standInModule(
+    index,
+    (load) =>
+      new Proxy(
+        {},
+        {
+          get: (_target, key) => (key === "__esModule" ? true : load()[key]),
+          has: (_target, key) => key in load(),
+          ownKeys: () => Reflect.ownKeys(load()),
+          getOwnPropertyDescriptor: (_target, key) => {
+            const found = Reflect.getOwnPropertyDescriptor(load(), key);
+            return found === undefined ? undefined : { ...found, configurable: true };
+          },
+        },
+      ),
   );
-  const entry = new Module(index);
-  entry.filename = index;
-  entry.exports = standIn;
-  entry.loaded = true;
-  requireHere.cache[index] = entry;
 }
 
 deferLocales();

@@ -1,24 +1,12 @@
 /**
- * A module of @pulumi/pulumi that is loaded only when one of its functions is first called: an
- * object whose every property is a function that loads the real module and calls the function
- * of that name with the same arguments. It stands in the module cache under the real module's
- * file name (register.ts), so loading the real one takes that entry out first; the real module
- * then holds it for every later require.
+ * The exports of a module of @pulumi/pulumi that is loaded only when one of its functions is
+ * first called: an object whose every property is a function that loads the real module (`load`,
+ * src/module-stand-in.ts) and calls the function of that name with the same arguments.
  */
-import { createRequire } from "node:module";
+import type { RealExports } from "../module-stand-in";
 
-const requireHere = createRequire(__filename);
-
-export function lazyModule(filename: string): Readonly<Record<string, unknown>> {
-  let real: Readonly<Record<string, unknown>> | undefined;
-  const load = (): Readonly<Record<string, unknown>> => {
-    if (real === undefined) {
-      if (requireHere.cache[filename]?.exports === standIn) delete requireHere.cache[filename];
-      real = requireHere(filename) as Readonly<Record<string, unknown>>;
-    }
-    return real;
-  };
-  const standIn: Readonly<Record<string, unknown>> = new Proxy(
+export function lazyFunctions(filename: string, load: () => RealExports): Readonly<Record<string, unknown>> {
+  return new Proxy(
     {},
     {
       get(_target, key) {
@@ -32,5 +20,4 @@ export function lazyModule(filename: string): Readonly<Record<string, unknown>> 
       },
     },
   );
-  return standIn;
 }

@@ -7,16 +7,18 @@
  * CPU-seconds in every `stackwright` process that runs the engine, for code it never calls (our
  * resources carry a provider text written by providers/program-process/provider.ts). Those two
  * modules' entries in Node's module cache are filled, before anything loads the SDK, with
- * modules of the same functions that load the real ones on their first call (lazy-module.ts), so
- * a program that serializes a function still gets the SDK's serializer. A module cache entry
- * costs nothing to the other modules a process loads, where a resolve hook of Node's runs for
- * every one of them (about 0.1 CPU-seconds across the 770 modules of an `up`).
+ * modules of the same functions that load the real ones on their first call (lazy-module.ts,
+ * src/module-stand-in.ts), so a program that serializes a function still gets the SDK's
+ * serializer. A module cache entry costs nothing to the other modules a process loads, where a
+ * resolve hook of Node's runs for every one of them (about 0.1 CPU-seconds across the 770 modules
+ * of an `up`).
  * `bin/stackwright.js` calls this first; test/unit/lazy-sdk/lazy-sdk.test.ts checks both halves.
  * Like sqlite-warning.ts it belongs to no layer.
  */
-import { createRequire, Module } from "node:module";
+import { createRequire } from "node:module";
 import * as path from "node:path";
-import { lazyModule } from "./lazy-module";
+import { standInModule } from "../module-stand-in";
+import { lazyFunctions } from "./lazy-module";
 
 const requireHere = createRequire(__filename);
 
@@ -33,11 +35,6 @@ export function deferClosureSerializer(): void {
   }
   for (const file of DEFERRED) {
     const filename = path.join(sdk, file);
-    if (requireHere.cache[filename] !== undefined) continue;
-    const standIn = new Module(filename);
-    standIn.filename = filename;
-    standIn.exports = lazyModule(filename);
-    standIn.loaded = true;
-    requireHere.cache[filename] = standIn;
+    standInModule(filename, (load) => lazyFunctions(filename, load));
   }
 }
