@@ -138,7 +138,7 @@ export default tseslint.config(
           paths: [
             {
               name: "undici",
-              message: "import undici's classes and request from src/undici.ts (its types from undici)",
+              message: "make undici's agents and requests with src/undici.ts (its types from undici)",
               allowTypeImports: true,
             },
           ],

@@ -16,7 +16,7 @@
  * one process get one pool, counted by reference, closed when the last client closes.
  */
 import type { Agent as UndiciAgent, Dispatcher } from "undici";
-import { Agent, EnvHttpProxyAgent, ProxyAgent } from "../undici";
+import { newAgent, newEnvHttpProxyAgent, newProxyAgent } from "../undici";
 import { InvalidOptionsError } from "./errors";
 
 /** Settings of {@link createTransport}. */
@@ -113,8 +113,8 @@ function agentOptions(settings: TransportSettings): UndiciAgent.Options {
 
 function envAgent(settings: TransportSettings, proxy: ProxySettings): Dispatcher {
   if (proxy.httpProxy === undefined && proxy.httpsProxy === undefined)
-    return new Agent(agentOptions(settings));
-  return new EnvHttpProxyAgent({
+    return newAgent(agentOptions(settings));
+  return newEnvHttpProxyAgent({
     ...agentOptions(settings),
     ...(proxy.httpProxy === undefined ? {} : { httpProxy: proxy.httpProxy }),
     ...(proxy.httpsProxy === undefined ? {} : { httpsProxy: proxy.httpsProxy }),
@@ -123,8 +123,8 @@ function envAgent(settings: TransportSettings, proxy: ProxySettings): Dispatcher
 }
 
 function apiAgent(settings: TransportSettings, apiProxy: string): Dispatcher {
-  if (apiProxy === "direct") return new Agent(agentOptions(settings));
-  return new ProxyAgent({ ...agentOptions(settings), uri: apiProxy });
+  if (apiProxy === "direct") return newAgent(agentOptions(settings));
+  return newProxyAgent({ ...agentOptions(settings), uri: apiProxy });
 }
 
 /**

@@ -5,7 +5,7 @@
  * request ends delivered or failed with a reason that names no URL, secret or body.
  */
 import type { Dispatcher } from "undici";
-import { Agent, request } from "../undici";
+import { newAgent, request } from "../undici";
 import type { NotifyEventName, SinkKind } from "../api";
 import { TIMESTAMP_HEADER, type SinkRequest } from "./formats";
 
@@ -34,7 +34,7 @@ export const NOTIFY_CONNECTION: NotifyConnection = Object.freeze({
  */
 export function notifyDispatcher(make?: DispatcherFactory): Dispatcher {
   if (make !== undefined) return make(NOTIFY_CONNECTION);
-  return new Agent({
+  return newAgent({
     connect: { timeout: NOTIFY_CONNECTION.connectTimeoutMs },
     keepAliveTimeout: NOTIFY_CONNECTION.keepAliveTimeoutMs,
     pipelining: 1,
