@@ -16,10 +16,10 @@ export type RealExports = Readonly<Record<string | symbol, unknown>>;
 
 /**
  * Puts a stand-in with the exports `exportsFor(load)` in the cache under `filename`; does nothing
- * (and returns false) when the real module is loaded already.
+ * when the real module is loaded already.
  */
-export function standInModule(filename: string, exportsFor: (load: () => RealExports) => object): boolean {
-  if (requireHere.cache[filename] !== undefined) return false;
+export function standInModule(filename: string, exportsFor: (load: () => RealExports) => object): void {
+  if (requireHere.cache[filename] !== undefined) return;
   let real: RealExports | undefined;
   const load = (): RealExports => {
     if (real === undefined) {
@@ -33,5 +33,4 @@ export function standInModule(filename: string, exportsFor: (load: () => RealExp
   entry.exports = exportsFor(load);
   entry.loaded = true;
   requireHere.cache[filename] = entry;
-  return true;
 }

@@ -15,24 +15,6 @@ const root = path.resolve(__dirname, "..", "..");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-undici-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** What a fresh Node process prints after running `lines` (TypeScript, with src/undici.ts as `sw`). */
-function inFreshProcess(name: string, lines: readonly string[]): unknown {
-  const entry = path.join(dir, `${name}.ts`);
-  fs.writeFileSync(
-    entry,
-    [
-      `const sw = require(${JSON.stringify(path.join(root, "src", "undici.ts"))});`,
-      'const undiciFiles = () => Object.keys(require.cache).filter((k) => k.includes("/node_modules/undici/"));',
-      ...lines,
-    ].join("\n"),
-  );
-  const seen = execFileSync(process.execPath, [path.join(root, "test", "helpers", "run-ts.cjs"), entry], {
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return JSON.parse(seen);
-}
-
 describe("undici's parts that src/undici.ts loads", () => {
   it("make the agents undici's index exports", async () => {
     const made = [
@@ -48,13 +30,29 @@ describe("undici's parts that src/undici.ts loads", () => {
 
   it("load nothing of undici until the first agent is made, and then not its index", () => {
     // A fresh process: this one has loaded the index (above).
-    const seen = inFreshProcess("lazy", [
-      "const before = undiciFiles().length;",
-      "const agent = sw.newAgent();",
-      "const index = undiciFiles().some((k) => k.endsWith('/node_modules/undici/index.js'));",
-      "process.stdout.write(JSON.stringify({ before, after: undiciFiles().length > 0, index, request: typeof agent.request, stream: typeof agent.stream }));",
-    ]);
-    expect(seen).toEqual({ before: 0, after: true, index: false, request: "function", stream: "function" });
+    const entry = path.join(dir, "entry.ts");
+    fs.writeFileSync(
+      entry,
+      [
+        `const { newAgent } = require(${JSON.stringify(path.join(root, "src", "undici.ts"))});`,
+        'const undiciFiles = () => Object.keys(require.cache).filter((k) => k.includes("/node_modules/undici/"));',
+        "const before = undiciFiles().length;",
+        "const agent = newAgent();",
+        "const index = undiciFiles().some((k) => k.endsWith('/node_modules/undici/index.js'));",
+        "process.stdout.write(JSON.stringify({ before, after: undiciFiles().length > 0, index, request: typeof agent.request, stream: typeof agent.stream }));",
+      ].join("\n"),
+    );
+    const seen = execFileSync(process.execPath, [path.join(root, "test", "helpers", "run-ts.cjs"), entry], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(JSON.parse(seen)).toEqual({
+      before: 0,
+      after: true,
+      index: false,
+      request: "function",
+      stream: "function",
+    });
   });
 
   it("send a request to the URL's origin with its path and query, as undici's request does", async () => {
