@@ -248,6 +248,17 @@ export interface EmulatorProcess {
 }
 
 /**
+ * How long a child emulator may take to print its listening line. From the sources with an empty
+ * transpile cache it needs about 3 CPU-seconds; under a loaded two-core CI run, with other tests
+ * starting their own at the same moment, a start took longer than 20 s. The bound is for a child
+ * that will never listen, not a measure of speed.
+ */
+export const EMULATOR_START_BOUND_MS = 60_000;
+
+/** A test that starts child emulators one after the other: room for two bounded starts and its work. */
+export const TWO_EMULATOR_STARTS_MS = 2 * EMULATOR_START_BOUND_MS + 30_000;
+
+/**
  * Spawns `stackwright emulator ARGS` from the TypeScript sources (no build needed; about 3 s to
  * start) or, with `fromDist`, from the compiled `dist/` (`npm run build` first; under 1 s), and
  * waits (bounded) for its first stdout line, `listening on http://127.0.0.1:PORT`. It runs with
@@ -255,7 +266,7 @@ export interface EmulatorProcess {
  */
 export async function spawnEmulator(
   args: string[],
-  timeoutMs = 20_000,
+  timeoutMs = EMULATOR_START_BOUND_MS,
   opts: { fromDist?: boolean; strict?: boolean; answers?: Answers } = {},
 ): Promise<EmulatorProcess> {
   const { spawn } = await import("node:child_process");
@@ -280,7 +291,12 @@ export async function spawnEmulator(
     let out = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      fail(new Error(`emulator did not print its listening line within ${timeoutMs} ms; stderr: ${stderr}`));
+      fail(
+        new Error(
+          `emulator did not print its listening line within ${timeoutMs} ms ` +
+            `(stdout so far: ${JSON.stringify(out)}; stderr: ${JSON.stringify(stderr)})`,
+        ),
+      );
     }, timeoutMs);
     child.stdout?.on("data", (chunk: Buffer) => {
       out += chunk.toString();

@@ -147,7 +147,7 @@ export async function startEmulatorProcess(options: FixtureOptions = {}): Promis
     ...(seed === undefined ? [] : ["--seed", seed]),
     ...(options.emulatorArgs ?? []),
   ];
-  const child = await spawnEmulator(args, 60_000, {
+  const child = await spawnEmulator(args, undefined, {
     fromDist: true,
     answers: options.answers ?? defaultTestAnswers(),
     ...(options.strict === undefined ? {} : { strict: options.strict }),

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DocumentedMetaDocument } from "../../../src/api";
-import { TEST_SEED_PATH, spawnEmulator } from "../../helpers/emulator";
+import { TEST_SEED_PATH, TWO_EMULATOR_STARTS_MS, spawnEmulator } from "../../helpers/emulator";
 import { apiCaller } from "../../helpers/emulator-http";
 
 const RUN = [
@@ -25,7 +25,7 @@ function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string
   });
 }
 
-describe("stackwright emulator", () => {
+describe("stackwright emulator", { timeout: TWO_EMULATOR_STARTS_MS }, () => {
   it("prints the listening line first, serves the seed and stops cleanly on SIGTERM", async () => {
     const p = await spawnEmulator(["--port", "0", "--seed", TEST_SEED_PATH, "--speed", "instant"]);
     const meta = await apiCaller(p.url)("GET", "/svc/meta");

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DeploymentDocument, TransferDocument } from "../../../src/api";
-import { type EmulatorProcess, TEST_SEED_PATH, spawnEmulator } from "../../helpers/emulator";
+import {
+  type EmulatorProcess,
+  TEST_SEED_PATH,
+  TWO_EMULATOR_STARTS_MS,
+  spawnEmulator,
+} from "../../helpers/emulator";
 import { apiCaller, eventually } from "../../helpers/emulator-http";
 
 const dir = mkdtempSync(join(tmpdir(), "stackwright-emulator-"));
@@ -48,7 +53,7 @@ const STABLE_GETS = [
   "/api/v1/Page/12",
 ];
 
-describe("state file", () => {
+describe("state file", { timeout: TWO_EMULATOR_STARTS_MS }, () => {
   it("answers exactly as before after kill -9 and a restart", async () => {
     const stateFile = join(dir, "quiet.db");
     const first = await start(stateFile, "instant");

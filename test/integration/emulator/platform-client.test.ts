@@ -1,7 +1,13 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmulatorProcess, TEST_SEED_PATH, TEST_USERS, basicAuth } from "../../helpers/emulator";
-import { spawnEmulator } from "../../helpers/emulator";
+import {
+  EMULATOR_START_BOUND_MS,
+  type EmulatorProcess,
+  TEST_SEED_PATH,
+  TEST_USERS,
+  basicAuth,
+  spawnEmulator,
+} from "../../helpers/emulator";
 
 // A client written for the real platform, not ours: plain fetch, its own idea of the documents
 // (read loosely, as such a client does), extra body members the API does not define, polling
@@ -10,8 +16,10 @@ import { spawnEmulator } from "../../helpers/emulator";
 
 let emulator: EmulatorProcess;
 beforeAll(async () => {
-  emulator = await spawnEmulator(["--seed", TEST_SEED_PATH, "--speed", "instant"], 30_000, { strict: false });
-}, 40_000);
+  emulator = await spawnEmulator(["--seed", TEST_SEED_PATH, "--speed", "instant"], undefined, {
+    strict: false,
+  });
+}, EMULATOR_START_BOUND_MS + 10_000);
 afterAll(async () => {
   emulator.child.kill("SIGTERM");
   await emulator.exited;

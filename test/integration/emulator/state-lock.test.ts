@@ -4,7 +4,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, StateFileInUseError, stateFileHolder, stateLockPath } from "../../../src/emulator";
-import { TEST_SEED_PATH, spawnEmulator, type EmulatorProcess } from "../../helpers/emulator";
+import {
+  TEST_SEED_PATH,
+  TWO_EMULATOR_STARTS_MS,
+  spawnEmulator,
+  type EmulatorProcess,
+} from "../../helpers/emulator";
 import { apiCaller } from "../../helpers/emulator-http";
 
 const RUN = [
@@ -45,7 +50,7 @@ function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string
   });
 }
 
-describe("one emulator per state file", () => {
+describe("one emulator per state file", { timeout: TWO_EMULATOR_STARTS_MS }, () => {
   it("refuses a second emulator on the same state file in one line naming the first, which keeps serving", async () => {
     const stateFile = path.join(dir, "shared.db");
     const first = await serve(stateFile);
