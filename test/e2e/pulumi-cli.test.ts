@@ -95,4 +95,32 @@ describe("the Pulumi CLI of the toolchain", () => {
     expect(allocsOf("github.com/pulumi/pulumi/pkg/v3/codegen/schema")).toBeLessThan(5_000);
     expect(allocsOf("github.com/pulumi/pulumi/pkg/v3/resource/stack")).toBeLessThan(1_000);
   });
+
+  // `pulumi env`, `config env`, `neo`, `package` and `do` alone imported the Markdown renderer,
+  // the syntax highlighter and the HTML sanitizer, whose inits took about 40 ms of every process.
+  test.runIf(built)(
+    "runs no renderer's init in any command, having left out the commands that needed them",
+    () => {
+      const run = spawnSync(PULUMI, ["version"], {
+        env: { PATH: process.env["PATH"] ?? "", GODEBUG: "inittrace=1", PULUMI_SKIP_UPDATE_CHECK: "true" },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(run.status, run.stderr).toBe(0);
+      const inits = run.stderr.split("\n").filter((l) => l.startsWith("init "));
+      expect(inits.length).toBeGreaterThan(100);
+      const renderers =
+        /^init (github\.com\/(alecthomas\/chroma|charmbracelet\/glamour|microcosm-cc\/bluemonday|yuin\/goldmark)|github\.com\/pulumi\/pulumi\/pkg\/v3\/cmd\/esc\/cli )/;
+      expect(inits.filter((l) => renderers.test(l))).toEqual([]);
+      for (const args of [["env", "ls"], ["config", "env", "ls"], ["neo"]]) {
+        const left = spawnSync(PULUMI, args, {
+          env: { PATH: process.env["PATH"] ?? "", PULUMI_SKIP_UPDATE_CHECK: "true" },
+          encoding: "utf8",
+          timeout: 60_000,
+        });
+        expect(left.status, args.join(" ")).not.toBe(0);
+        expect(left.stderr, args.join(" ")).toMatch(/unknown command/);
+      }
+    },
+  );
 });
