@@ -64,6 +64,32 @@ export interface ScratchOptions {
   readonly kms?: TestKms;
 }
 
+/**
+ * `to` as a tree of directories of its own whose files are hard links to `from`'s: the project's
+ * paths are its own (the state records the program's and the providers' under it) without copying
+ * the data. A copy of dist/ and its removal took 0.15 to 0.27 CPU-seconds of system time on this
+ * disk, the links 0.02, and a run makes a scratch project for every engine file. A test may add
+ * files to the tree; none writes into one it did not make (that would write into the build).
+ * Where the temporary directory is on another file system (no hard links), a copy.
+ */
+function linkTree(from: string, to: string): void {
+  const link = (a: string, b: string): void => {
+    fs.mkdirSync(b);
+    for (const entry of fs.readdirSync(a, { withFileTypes: true })) {
+      const [source, target] = [path.join(a, entry.name), path.join(b, entry.name)];
+      if (entry.isDirectory()) link(source, target);
+      else fs.linkSync(source, target);
+    }
+  };
+  try {
+    link(from, to);
+  } catch (err) {
+    if (!(err instanceof Error && "code" in err && (err.code === "EXDEV" || err.code === "EPERM"))) throw err;
+    fs.rmSync(to, { recursive: true, force: true });
+    fs.cpSync(from, to, { recursive: true });
+  }
+}
+
 export function createScratchProject(options: ScratchOptions = {}): ScratchProject {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-e2e-"));
   const entries = [
@@ -78,9 +104,8 @@ export function createScratchProject(options: ScratchOptions = {}): ScratchProje
     const from = path.join(repoRoot, entry);
     if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, entry), { recursive: true });
   }
-  if (fs.existsSync(path.join(repoRoot, "dist"))) {
-    fs.cpSync(path.join(repoRoot, "dist"), path.join(dir, "dist"), { recursive: true });
-  }
+  if (fs.existsSync(path.join(repoRoot, "dist")))
+    linkTree(path.join(repoRoot, "dist"), path.join(dir, "dist"));
   fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
   fs.symlinkSync(path.join(repoRoot, ".tools"), path.join(dir, ".tools"));
   if (options.program !== undefined) {
