@@ -1,7 +1,9 @@
 /**
- * Two things for the whole `vitest run`: a scratch directory that the files of all its projects
+ * Three things for the whole `vitest run`: a scratch directory that the files of all its projects
  * share ({@link RUN_DIR_KEY}: what is made once per run, such as the packed package of
- * test/helpers/packed-package.ts), removed at the end; and the suite-wide token check.
+ * test/helpers/packed-package.ts), removed at the end; the suite-wide token check; and a check
+ * that the run left the build in dist/ as it found it (scratch projects hard-link its files, so a
+ * test that wrote into one of theirs would write into the build every other test runs).
  *
  * Suite-wide token check. Setup makes one directory for this run and hands its path to every
  * test file (`inject(RECORDS_KEY)`); `test/helpers/client.ts` writes there every error and log
@@ -12,9 +14,10 @@
  * One check at the end, rather than one per file, covers files that forget to add it, and
  * clients a test builds with its own logger.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
 import { DEFAULT_SEED_PATH, loadSeed } from "../src/emulator";
 import { TEST_SEED_PATH } from "./helpers/emulator";
@@ -103,7 +106,31 @@ function readRecords(dir: string): ClientRecord[] {
     );
 }
 
+const DIST = resolve(__dirname, "..", "dist");
+
+/** Each file of dist/ (its path from there) and the digest of its content. */
+export function treeDigests(root: string): Map<string, string> {
+  const digests = new Map<string, string>();
+  if (!existsSync(root)) return digests;
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = join(entry.parentPath, entry.name);
+    digests.set(relative(root, file), createHash("sha256").update(readFileSync(file)).digest("hex"));
+  }
+  return digests;
+}
+
+/** The files of `after` that differ from `before`: changed, added or gone. */
+export function changedFiles(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): string[] {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names].filter((name) => before.get(name) !== after.get(name)).sort();
+}
+
 export default function setup(project: TestProject): () => void {
+  const distBefore = treeDigests(DIST);
   const dir = mkdtempSync(join(tmpdir(), "stackwright-client-records-"));
   project.provide(RECORDS_KEY, dir);
   // Vitest calls this once per project, in its own process: the name (that process and its start)
@@ -113,6 +140,17 @@ export default function setup(project: TestProject): () => void {
   project.provide(RUN_DIR_KEY, runDir);
   return () => {
     rmSync(runDir, { recursive: true, force: true });
+    const distChanged = changedFiles(distBefore, treeDigests(DIST));
+    // A build during the run (the package's prepack, after sources changed) rewrites its
+    // .tsbuildinfo too; a write through a scratch project's link does not.
+    if (distChanged.length > 0 && !distChanged.includes(".tsbuildinfo")) {
+      process.exitCode = 1;
+      throw new Error(
+        `The run changed ${distChanged.length} file(s) of ${DIST}: ${distChanged.slice(0, 10).join(", ")}. ` +
+          "A scratch project's dist/ is hard-linked to it (test/helpers/scratch-project.ts): a test " +
+          "may add files there but must write a file it changes anew (remove it first). Rebuild it: `rm -rf dist && npm run build` (the incremental build alone keeps a changed output).",
+      );
+    }
     const records = readRecords(dir);
     const leaks = findLeaks(records, seedUsers());
     if (leaks.length === 0) {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { documents, packageShim, runnableScript, shellBlocks, type DocBlock } from "../helpers/doc-blocks";
 import { demoCredentials, startTestEmulator, type TestEmulator } from "../helpers/emulator";
 import { installedTree, packedPackage } from "../helpers/packed-package";
-import { repoRoot } from "../helpers/scratch-project";
+import { hardLinkTree, repoRoot } from "../helpers/scratch-project";
 
 const BLOCK_BOUND_MS = 300_000;
 
@@ -30,12 +30,7 @@ const BLOCK_BOUND_MS = 300_000;
 function linkNodeModules(dir: string): void {
   const from = path.join(repoRoot, "node_modules");
   const to = path.join(dir, "node_modules");
-  try {
-    execFileSync("cp", ["-al", from, to], { stdio: "ignore" });
-  } catch {
-    fs.rmSync(to, { recursive: true, force: true });
-    fs.symlinkSync(from, to);
-  }
+  if (!hardLinkTree(from, to)) fs.symlinkSync(from, to);
 }
 
 /** A copy of what git tracks (plus the build), node_modules and .tools linked, as its own repo. */

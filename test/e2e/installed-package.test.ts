@@ -15,7 +15,7 @@ import { describe, expect } from "vitest";
 import { demoCredentials, type EmulatorHooks } from "../helpers/emulator";
 import { fixtures, type RunningEmulator } from "../helpers/fixtures";
 import { installedTree, packedPackage } from "../helpers/packed-package";
-import { repoRoot } from "../helpers/scratch-project";
+import { hardLinkTree, repoRoot } from "../helpers/scratch-project";
 import { runStackwright, runToEnd, type Finished } from "../helpers/stackwright-process";
 
 const SEED = path.join(repoRoot, "test", "fixtures", "import", "seed.yaml");
@@ -134,7 +134,11 @@ describe("stackwright installed from its package into an ops repository of its o
       "the run's installed tree (its one whole npm install, or waiting for another file's)",
       () => installedTree(),
     );
-    execFileSync("cp", ["-al", path.join(tree, "node_modules"), path.join(ops, "node_modules")]);
+    if (!hardLinkTree(path.join(tree, "node_modules"), path.join(ops, "node_modules"))) {
+      throw new Error(
+        `cannot hard-link ${tree}/node_modules into ${ops}: the installed tree needs the same file system`,
+      );
+    }
     timed("npm install (first, over the run's installed tree)", () =>
       execFileSync("npm", [...NPM_INSTALL, tarball], { cwd: ops, env, stdio: "pipe" }),
     );
