@@ -62,6 +62,8 @@ trim_cli() {
       die "$module no longer has cmd/pulumi/config/$file, which scripts/pulumi-build/trim-cli.sh removes: update it for the release pinned in go.mod"
     rm "$copy/cmd/pulumi/config/$file"
   done
+  [ ! -e "$copy/cmd/esc/prepare" ] ||
+    die "$module now has cmd/esc/prepare, where scripts/pulumi-build/trim-cli.sh puts PrepareEnvironment: update it for the release pinned in go.mod"
   mkdir "$copy/cmd/esc/prepare"
   for file in prepare.go fs.go; do
     grep -q '^package cli$' "$copy/cmd/esc/cli/$file" 2>/dev/null ||

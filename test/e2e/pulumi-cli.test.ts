@@ -5,8 +5,9 @@
  * looks like a secret: a random string is refused, and a phrase of English words is accepted only
  * because the dictionaries are there (without them its 25 letters count as random). Built without
  * the state backends Stackwright never uses (scripts/pulumi-build/trim-cli.sh), it says so when
- * one is named, where a released CLI asks for the backend's credentials; and it compiles its JSON
- * schemas on first use, not at every start.
+ * one is named, where a released CLI asks for the backend's credentials; it compiles its JSON
+ * schemas on first use, not at every start; and without the commands that alone needed a
+ * Markdown renderer and a syntax highlighter, no process runs their inits.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -18,25 +19,27 @@ import { repoRoot } from "../helpers/scratch-project";
 const test = fixtures();
 const PULUMI = path.join(repoRoot, ".tools", "bin", "pulumi");
 
+/** `pulumi ARGS` to its end (bounded), with this PATH, no update check and `env`. */
+function runPulumi(args: readonly string[], env: Readonly<Record<string, string>> = {}, cwd?: string) {
+  return spawnSync(PULUMI, args, {
+    ...(cwd === undefined ? {} : { cwd }),
+    env: { PATH: process.env["PATH"] ?? "", PULUMI_SKIP_UPDATE_CHECK: "true", ...env },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+}
+
 describe("the Pulumi CLI of the toolchain", () => {
   test("judges plain config values with its dictionaries, as the released CLI does", ({ scratchDir }) => {
     fs.writeFileSync(path.join(scratchDir, "Pulumi.yaml"), "name: lists\nruntime: nodejs\n");
     fs.mkdirSync(path.join(scratchDir, "state"));
     const env = {
-      PATH: process.env["PATH"] ?? "",
       HOME: scratchDir,
       PULUMI_HOME: path.join(scratchDir, ".pulumi-home"),
       PULUMI_BACKEND_URL: `file://${path.join(scratchDir, "state")}`,
       PULUMI_CONFIG_PASSPHRASE: "lists",
-      PULUMI_SKIP_UPDATE_CHECK: "true",
     };
-    const pulumi = (...args: string[]) =>
-      spawnSync(PULUMI, [...args, "--non-interactive"], {
-        cwd: scratchDir,
-        env,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+    const pulumi = (...args: string[]) => runPulumi([...args, "--non-interactive"], env, scratchDir);
 
     expect(pulumi("stack", "init", "dev").status).toBe(0);
     const words = pulumi("config", "set", "apiToken", "correcthorsebatterystaple");
@@ -55,17 +58,11 @@ describe("the Pulumi CLI of the toolchain", () => {
     ({ scratchDir }) => {
       fs.writeFileSync(path.join(scratchDir, "Pulumi.yaml"), "name: trimmed\nruntime: nodejs\n");
       for (const url of ["gs://bucket", "azblob://container", "postgres://db.example/state"]) {
-        const login = spawnSync(PULUMI, ["login", url, "--non-interactive"], {
-          cwd: scratchDir,
-          env: {
-            PATH: process.env["PATH"] ?? "",
-            HOME: scratchDir,
-            PULUMI_HOME: path.join(scratchDir, ".pulumi-home"),
-            PULUMI_SKIP_UPDATE_CHECK: "true",
-          },
-          encoding: "utf8",
-          timeout: 60_000,
-        });
+        const login = runPulumi(
+          ["login", url, "--non-interactive"],
+          { HOME: scratchDir, PULUMI_HOME: path.join(scratchDir, ".pulumi-home") },
+          scratchDir,
+        );
         expect(login.status, url).not.toBe(0);
         expect(login.stderr, url).toContain(
           `built by Stackwright without the ${url.split(":")[0]}:// state backend`,
@@ -80,11 +77,7 @@ describe("the Pulumi CLI of the toolchain", () => {
   // either schema made tens of thousands of allocations (43,333 and 29,842 in v3.259.0) in every
   // command the CLI ran, `pulumi version` included.
   test.runIf(built)("compiles its JSON schemas when one is used, not when any command starts", () => {
-    const run = spawnSync(PULUMI, ["version"], {
-      env: { PATH: process.env["PATH"] ?? "", GODEBUG: "inittrace=1", PULUMI_SKIP_UPDATE_CHECK: "true" },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const run = runPulumi(["version"], { GODEBUG: "inittrace=1" });
     expect(run.status, run.stderr).toBe(0);
     const allocsOf = (pkg: string): number => {
       const line = run.stderr.split("\n").find((l) => l.startsWith(`init ${pkg} @`));
@@ -101,11 +94,7 @@ describe("the Pulumi CLI of the toolchain", () => {
   test.runIf(built)(
     "runs no renderer's init in any command, having left out the commands that needed them",
     () => {
-      const run = spawnSync(PULUMI, ["version"], {
-        env: { PATH: process.env["PATH"] ?? "", GODEBUG: "inittrace=1", PULUMI_SKIP_UPDATE_CHECK: "true" },
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+      const run = runPulumi(["version"], { GODEBUG: "inittrace=1" });
       expect(run.status, run.stderr).toBe(0);
       const inits = run.stderr.split("\n").filter((l) => l.startsWith("init "));
       expect(inits.length).toBeGreaterThan(100);
@@ -113,11 +102,7 @@ describe("the Pulumi CLI of the toolchain", () => {
         /^init (github\.com\/(alecthomas\/chroma|charmbracelet\/glamour|microcosm-cc\/bluemonday|yuin\/goldmark)|github\.com\/pulumi\/pulumi\/pkg\/v3\/cmd\/esc\/cli )/;
       expect(inits.filter((l) => renderers.test(l))).toEqual([]);
       for (const args of [["env", "ls"], ["config", "env", "ls"], ["neo"]]) {
-        const left = spawnSync(PULUMI, args, {
-          env: { PATH: process.env["PATH"] ?? "", PULUMI_SKIP_UPDATE_CHECK: "true" },
-          encoding: "utf8",
-          timeout: 60_000,
-        });
+        const left = runPulumi(args);
         expect(left.status, args.join(" ")).not.toBe(0);
         expect(left.stderr, args.join(" ")).toMatch(/unknown command/);
       }

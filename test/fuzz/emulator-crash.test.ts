@@ -70,7 +70,7 @@ async function start(stateFile: string, speed: string, port = 0): Promise<Emulat
     "--speed",
     speed,
   ];
-  const p = await spawnEmulator(args, undefined, { fromDist: true });
+  const p = await spawnEmulator(args, { fromDist: true });
   running.push(p);
   return p;
 }

@@ -261,12 +261,11 @@ export const TWO_EMULATOR_STARTS_MS = 2 * EMULATOR_START_BOUND_MS + 30_000;
 /**
  * Spawns `stackwright emulator ARGS` from the TypeScript sources (no build needed; about 3 s to
  * start) or, with `fromDist`, from the compiled `dist/` (`npm run build` first; under 1 s), and
- * waits (bounded) for its first stdout line, `listening on http://127.0.0.1:PORT`. It runs with
- * `--strict` unless `strict: false`.
+ * waits up to {@link EMULATOR_START_BOUND_MS} for its first stdout line, `listening on
+ * http://127.0.0.1:PORT`. It runs with `--strict` unless `strict: false`.
  */
 export async function spawnEmulator(
   args: string[],
-  timeoutMs = EMULATOR_START_BOUND_MS,
   opts: { fromDist?: boolean; strict?: boolean; answers?: Answers } = {},
 ): Promise<EmulatorProcess> {
   const { spawn } = await import("node:child_process");
@@ -293,11 +292,11 @@ export async function spawnEmulator(
       child.kill("SIGKILL");
       fail(
         new Error(
-          `emulator did not print its listening line within ${timeoutMs} ms ` +
+          `emulator did not print its listening line within ${EMULATOR_START_BOUND_MS} ms ` +
             `(stdout so far: ${JSON.stringify(out)}; stderr: ${JSON.stringify(stderr)})`,
         ),
       );
-    }, timeoutMs);
+    }, EMULATOR_START_BOUND_MS);
     child.stdout?.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const nl = out.indexOf("\n");

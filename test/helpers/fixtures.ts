@@ -147,7 +147,7 @@ export async function startEmulatorProcess(options: FixtureOptions = {}): Promis
     ...(seed === undefined ? [] : ["--seed", seed]),
     ...(options.emulatorArgs ?? []),
   ];
-  const child = await spawnEmulator(args, undefined, {
+  const child = await spawnEmulator(args, {
     fromDist: true,
     answers: options.answers ?? defaultTestAnswers(),
     ...(options.strict === undefined ? {} : { strict: options.strict }),

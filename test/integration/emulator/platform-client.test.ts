@@ -16,7 +16,7 @@ import {
 
 let emulator: EmulatorProcess;
 beforeAll(async () => {
-  emulator = await spawnEmulator(["--seed", TEST_SEED_PATH, "--speed", "instant"], undefined, {
+  emulator = await spawnEmulator(["--seed", TEST_SEED_PATH, "--speed", "instant"], {
     strict: false,
   });
 }, EMULATOR_START_BOUND_MS + 10_000);
