@@ -21,12 +21,18 @@ function build(name: string): string {
   return root;
 }
 
+/** A build named `name`, its digests now, and a hard-linked copy of it. */
+function linkedCopy(name: string): { from: string; before: Map<string, string>; to: string } {
+  const from = build(name);
+  const before = treeDigests(from);
+  const to = path.join(dir, `${name}-copy`);
+  expect(hardLinkTree(from, to)).toBe(true);
+  return { from, before, to };
+}
+
 describe("a hard-linked copy of the build", () => {
   it("leaves the build's digests alone when a test adds a file or writes one anew", () => {
-    const from = build("added");
-    const before = treeDigests(from);
-    const to = path.join(dir, "added-copy");
-    expect(hardLinkTree(from, to)).toBe(true);
+    const { from, before, to } = linkedCopy("added");
     fs.writeFileSync(path.join(to, "src", "program", "legacy.js"), "module.exports = 2;\n");
     fs.rmSync(path.join(to, "src", "program", "index.js"));
     fs.writeFileSync(path.join(to, "src", "program", "index.js"), "module.exports = 3;\n");
@@ -34,10 +40,7 @@ describe("a hard-linked copy of the build", () => {
   });
 
   it("shows in the build's digests when a test writes into a linked file", () => {
-    const from = build("written");
-    const before = treeDigests(from);
-    const to = path.join(dir, "written-copy");
-    expect(hardLinkTree(from, to)).toBe(true);
+    const { from, before, to } = linkedCopy("written");
     fs.appendFileSync(path.join(to, "src", "program", "index.js"), "// changed\n");
     expect(changedFiles(before, treeDigests(from))).toEqual([path.join("src", "program", "index.js")]);
   });
