@@ -76,8 +76,7 @@ function track(fail: Failer, add: boolean): void {
       process.on("unhandledRejection", unhandled);
     }
     running.add(fail);
-  } else {
-    running.delete(fail);
+  } else if (running.delete(fail)) {
     if (running.size === 0) {
       process.off("uncaughtException", unhandled);
       process.off("unhandledRejection", unhandled);
@@ -85,8 +84,15 @@ function track(fail: Failer, add: boolean): void {
   }
 }
 
-/** One `Run` of the engine: the program for the requested stack, in a store of its own. */
-function runProgram(req: langproto.RunRequest, options: ProgramHostOptions): Promise<langproto.RunResponse> {
+/**
+ * One `Run` of the engine: the program for the requested stack, in a store of its own. `ofHost`
+ * holds the runs of its host while they are in progress, for the host's close.
+ */
+function runProgram(
+  req: langproto.RunRequest,
+  options: ProgramHostOptions,
+  ofHost: Set<Failer>,
+): Promise<langproto.RunResponse> {
   return withLocalStorage(async () => {
     const resp = new langproto.RunResponse();
     const failures = new Set<unknown>();
@@ -102,6 +108,7 @@ function runProgram(req: langproto.RunRequest, options: ProgramHostOptions): Pro
     };
     // An error nobody handles, during this run, fails it (as it would end a program process).
     track(fail, true);
+    ofHost.add(fail);
     try {
       await current.run(fail, async () => {
         const engineAddress = req.getArgsList()[0] ?? "";
@@ -134,6 +141,7 @@ function runProgram(req: langproto.RunRequest, options: ProgramHostOptions): Pro
       fail(err);
       await Promise.allSettled(logged);
     } finally {
+      ofHost.delete(fail);
       track(fail, false);
     }
     if (failures.size > 0 || pulumi.log.hasErrors()) resp.setBail(true);
@@ -150,6 +158,7 @@ export async function startProgramHost(options: ProgramHostOptions): Promise<Pro
   if (bypass !== undefined) process.env["no_grpc_proxy"] = bypass;
   // The SDK's own limit for a message from the engine (runtime/settings.ts).
   const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  const runs = new Set<Failer>();
   const service: grpc.UntypedServiceImplementation = {
     getRequiredPlugins: (
       _call: grpc.ServerUnaryCall<langproto.GetRequiredPluginsRequest, langproto.GetRequiredPluginsResponse>,
@@ -163,7 +172,7 @@ export async function startProgramHost(options: ProgramHostOptions): Promise<Pro
       call: grpc.ServerUnaryCall<langproto.RunRequest, langproto.RunResponse>,
       callback: grpc.sendUnaryData<langproto.RunResponse>,
     ) => {
-      runProgram(call.request, options).then(
+      runProgram(call.request, options, runs).then(
         (resp) => callback(null, resp),
         (err: unknown) => callback({ code: grpc.status.INTERNAL, details: String(err) }, null),
       );
@@ -175,5 +184,14 @@ export async function startProgramHost(options: ProgramHostOptions): Promise<Pro
       err === null ? resolve(bound) : reject(err),
     ),
   );
-  return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
+  return {
+    address: `127.0.0.1:${port}`,
+    close() {
+      // A run whose engine is gone never ends: it stops counting as in progress, so that a
+      // process that goes on (one that runs several commands) sends it no later error.
+      for (const fail of runs) track(fail, false);
+      runs.clear();
+      server.forceShutdown();
+    },
+  };
 }
