@@ -206,12 +206,24 @@ export async function openWorkspace(
   projectProblem(dir);
   const env = { ...engineEnv({ projectDir: dir, baseEnv: { ...given } }), ...extraEnv };
   ensureStateDir(env);
+  // The Automation API runs `pulumi` with this process's environment under `envVars`: the
+  // command's own environment goes in whole, so that a command run with a context of its own
+  // (in-process, test/helpers/in-process.ts) gives `pulumi stack import` and the like what the
+  // process of a user who set those variables would (a KMS key's credentials, say). `env` is
+  // read at each use: a run adds to it (fleet-run.ts: a change-window override).
+  const givenVars = Object.fromEntries(
+    Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   let made: Promise<LocalWorkspace> | undefined;
   const workspace = async (): Promise<LocalWorkspace> => {
     const ws = await (made ??= pulumiCommand(dir).then((command) =>
-      automation().LocalWorkspace.create({ workDir: dir, envVars: env, pulumiCommand: command }),
+      automation().LocalWorkspace.create({
+        workDir: dir,
+        envVars: { ...givenVars, ...env },
+        pulumiCommand: command,
+      }),
     ));
-    Object.assign(ws.envVars, env);
+    Object.assign(ws.envVars, givenVars, env);
     return ws;
   };
   return {
