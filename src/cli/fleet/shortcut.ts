@@ -53,11 +53,20 @@ export interface Shortcut {
 }
 
 /** A directory for the program's reports, and the variable that tells the program about it. */
-export function makeReadsDir(): { dir: string; env: Record<string, string> } {
+export function makeReadsDir(): { dir: string; env: Record<string, string>; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "stackwright-reads-"));
+  const removeDir = () => fs.rmSync(dir, { recursive: true, force: true });
   // Also when the run stops before its shortcut is opened (a usage error, say).
-  process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
-  return { dir, env: { [DATA_READS_DIR_ENV]: dir } };
+  process.once("exit", removeDir);
+  return {
+    dir,
+    env: { [DATA_READS_DIR_ENV]: dir },
+    // At the run's end: a process that runs several commands keeps no hook per run.
+    remove() {
+      process.off("exit", removeDir);
+      removeDir();
+    },
+  };
 }
 
 export type { ShortcutTarget } from "../../project/fingerprint";

@@ -219,6 +219,7 @@ export async function runFleetCommand(
   } finally {
     interrupts.dispose();
     await shortcut?.close();
+    reads?.remove();
   }
 }
 
