@@ -1,7 +1,8 @@
 /**
  * `stackwright logs` and `stackwright snapshot download` as an operator runs them: the built
- * command in its own process, against an emulator on 127.0.0.1. Output is not a terminal here,
- * so the download reports plain progress lines.
+ * command (run in this process, as its bin/stackwright.js runs it: test/helpers/in-process.ts),
+ * against an emulator on 127.0.0.1. Output is not a terminal here, so the download reports plain
+ * progress lines.
  */
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import type { StackwrightClient } from "../../src/client";
 import { TEST_USERS } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
-import { startStackwright } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
 
 const STACK = "acme-web";
 const { stackManager } = TEST_USERS;
@@ -33,9 +34,7 @@ async function stackwright(args: string[], token: string = stackManager.token) {
     STACKWRIGHT_EMAIL: stackManager.email,
     STACKWRIGHT_API_TOKEN: token,
   };
-  const run = startStackwright(repoRoot, args, env);
-  const status = await run.exited;
-  const out = run.output();
+  const { status, out } = await runInProject(repoRoot, args, env);
   expect(out).not.toContain(token);
   return { status, out };
 }

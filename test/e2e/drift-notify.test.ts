@@ -11,7 +11,7 @@ import { NotifyEvent } from "../../src/api";
 import type { Receiver } from "../helpers/receivers";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
-import { startStackwright, waitFor } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
 
 /** Of the test seed: the branch uat deploys, and a sha a person deploys by hand. */
 const RELEASE_BRANCH_SHA = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
@@ -40,18 +40,9 @@ describe("drift notifications from stackwright drift", () => {
   let failing: Receiver;
   let env: Record<string, string>;
 
-  const run = async (args: string[], extra: Record<string, string> = {}) => {
-    // Asynchronous: the receivers answer from this process while the command runs.
-    const child = startStackwright(project.dir, [...args, "--project", project.dir], {
-      ...project.env,
-      ...env,
-      ...extra,
-    });
-    let status: number | NodeJS.Signals | undefined;
-    void child.exited.then((code) => (status = code));
-    await waitFor(() => status !== undefined, `stackwright ${args.join(" ")} to finish`, 200_000);
-    return { status, out: child.output() };
-  };
+  // In this process, beside the receivers it notifies.
+  const run = (args: string[], extra: Record<string, string> = {}) =>
+    runInProject(project.dir, [...args, "--project", project.dir], { ...project.env, ...env, ...extra });
   const received = () => hook.received.map((r) => NotifyEvent.parse(JSON.parse(r.body)));
   const apiRequests = async () =>
     (await emulator.hooks.requests()).filter((r) => !r.path.startsWith("/_emulator"));

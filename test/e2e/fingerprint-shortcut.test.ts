@@ -40,9 +40,9 @@ describe("an up confirmed without the engine", () => {
   const record = () => path.join(project.stateDir, ...confirmationKey("stackwright", STACK).split("/"));
   const checkpoint = () => fs.readFileSync(project.stateFile(STACK));
 
-  const run = (args: string[], bin = "stackwright") =>
+  const run = async (args: string[], bin = "stackwright") =>
     bin === "stackwright"
-      ? stackwright(args)
+      ? await stackwright(args)
       : runToEnd(project.dir, path.join(project.dir, ".tools", "bin", "pulumi"), args, {
           ...project.pulumiEnv(),
           ...env,
@@ -66,10 +66,10 @@ describe("an up confirmed without the engine", () => {
   }, 120_000);
 
   test("confirms the up after a no-change run without the engine, reading only, and writing nothing", async () => {
-    const first = run(["up"]);
+    const first = await run(["up"]);
     expect(first.status, first.out).toBe(0);
     expect(fs.existsSync(record()), "a run that changed something proves nothing").toBe(false);
-    const second = run(["up"]);
+    const second = await run(["up"]);
     expect(second.status, second.out).toBe(0);
     expect(row(second.out)).toBe("ok | none");
     expect(fs.existsSync(record())).toBe(true);
@@ -78,7 +78,7 @@ describe("an up confirmed without the engine", () => {
 
     await clearRequests();
     const before = checkpoint();
-    const third = run(["up", "--summary", path.join(project.dir, "up.md")]);
+    const third = await run(["up", "--summary", path.join(project.dir, "up.md")]);
     expect(third.status, third.out).toBe(0);
     expect(row(third.out), third.out).toBe("ok | no change (confirmed)");
     expect(fs.readFileSync(path.join(project.dir, "up.md"), "utf8")).toContain(
@@ -127,21 +127,21 @@ describe("an up confirmed without the engine", () => {
       method: "DELETE",
       headers: { authorization: `Basic ${Buffer.from("ops@example.com:demo-token").toString("base64")}` },
     });
-    const shortcut = run(["up"]);
+    const shortcut = await run(["up"]);
     expect(row(shortcut.out), shortcut.out).toBe("ok | no change (confirmed)");
     // --full runs the engine; it has no way to read a lock either (there is no endpoint).
-    const full = run(["up", "--full"]);
+    const full = await run(["up", "--full"]);
     expect(full.status, full.out).toBe(0);
     expect(row(full.out)).toBe("ok | none");
   }, 480_000);
 
-  test("runs the engine after a plain pulumi up of the stack, which changed the checkpoint", () => {
-    const plain = run(
+  test("runs the engine after a plain pulumi up of the stack, which changed the checkpoint", async () => {
+    const plain = await run(
       ["up", "--yes", "--skip-preview", "-s", STACK, "--config-file", "Pulumi.dev.yaml"],
       "pulumi",
     );
     expect(plain.status, plain.out).toBe(0);
-    const next = run(["up"]);
+    const next = await run(["up"]);
     expect(next.status, next.out).toBe(0);
     expect(next.out).toContain("engine needed: the state changed since (another engine run)");
     expect(row(next.out)).toBe("ok | none");
@@ -149,7 +149,7 @@ describe("an up confirmed without the engine", () => {
 
   test("runs the engine after a deployment made by hand, and warns about the drift as a full run does", async () => {
     await hooks.handDeploy("acme-web", "uat", "2b7e151628aed2a6abf7158809cf4f3c762e7160");
-    const next = run(["up"]);
+    const next = await run(["up"]);
     expect(next.status, next.out).toBe(0);
     expect(next.out).toContain("engine needed: live read: environment of acme-web/uat changed");
     expect(next.out).toContain("Drift on acme-web/uat");

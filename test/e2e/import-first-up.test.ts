@@ -34,8 +34,8 @@ describe("the first runs after stackwright import", () => {
   let hooks: EmulatorHooks;
   let stackwright: Stackwright;
 
-  const run = (args: string[]) => {
-    const result = stackwright(args);
+  const run = async (args: string[]) => {
+    const result = await stackwright(args);
     expect(result.out).not.toContain("demo-token");
     return result;
   };
@@ -47,8 +47,8 @@ describe("the first runs after stackwright import", () => {
   const shopFile = () => fs.readFileSync(path.join(project.dir, "stacks-config", "shop.yaml"), "utf8");
   const promoteShop = () => run(["promote", "shop", "--from", "uat", "--to", "prod"]);
   /** `history shop uat --json`: per deployment, its id, marker and whether an up adopted it. */
-  const shopUatHistory = () => {
-    const history = run(["history", "shop", "uat", "--json"]);
+  const shopUatHistory = async () => {
+    const history = await run(["history", "shop", "uat", "--json"]);
     expect(history.status, history.out).toBe(0);
     return HistoryDocument.parse(JSON.parse(history.out)).deployments.map((d) => [
       d.id,
@@ -57,8 +57,8 @@ describe("the first runs after stackwright import", () => {
     ]);
   };
   /** `status shop --json -`: shop/uat's sync state and the kind of its drift. */
-  const shopUatStatus = () => {
-    const status = run(["status", "shop", "--json", "-"]);
+  const shopUatStatus = async () => {
+    const status = await run(["status", "shop", "--json", "-"]);
     expect(status.status, status.out).toBe(0);
     const uat = FleetStatus.parse(JSON.parse(status.out))
       .stacks.find((s) => s.stack === "shop")
@@ -103,20 +103,20 @@ describe("the first runs after stackwright import", () => {
     }
   }, 120_000);
 
-  test("imports every visible stack into files that validate", () => {
+  test("imports every visible stack into files that validate", async () => {
     // shop/uat runs main's head: it deploys the branch from now on; the rest stay pinned.
-    const imported = run(["import", "--all", "--track", "main"]);
+    const imported = await run(["import", "--all", "--track", "main"]);
     expect(imported.status, imported.out).toBe(0);
     expect(imported.out).toContain("wrote stacks-config/shop.yaml: uat tracks the branch at deployment 101");
     const dir = path.join(project.dir, "stacks-config");
     expect(fs.readdirSync(dir).sort()).toEqual(["blog.yaml", "schema.json", "shop.yaml"]);
-    const validated = run(["validate"]);
+    const validated = await run(["validate"]);
     expect(validated.status, validated.out).toBe(0);
   }, 120_000);
 
-  test("refuses to promote an imported live build before an up adopted it, saying to run up first", () => {
+  test("refuses to promote an imported live build before an up adopted it, saying to run up first", async () => {
     const before = shopFile();
-    const refused = promoteShop();
+    const refused = await promoteShop();
     expect(refused.status, refused.out).toBe(1);
     expect(refused.out).toContain(
       'shop/uat\'s live build a1b2c3d (deployment 101 "UAT from main") was deployed by hand, not by Stackwright ' +
@@ -126,7 +126,7 @@ describe("the first runs after stackwright import", () => {
     );
     expect(shopFile()).toBe(before);
     // history agrees: neither deployment carries a marker, and no up recorded either yet.
-    expect(shopUatHistory()).toEqual([
+    expect(await shopUatHistory()).toEqual([
       ["101", null, false],
       ["100", null, false],
     ]);
@@ -135,7 +135,7 @@ describe("the first runs after stackwright import", () => {
   test("previews no change on the platform for any site: adoptions only, no write request", async () => {
     await hooks.clearRequests();
     const summary = path.join(project.dir, "preview.md");
-    const preview = run(["preview", "--summary", summary]);
+    const preview = await run(["preview", "--summary", summary]);
     expect(preview.status, preview.out).toBe(0);
     expect(await writes()).toEqual([]);
     const text = fs.readFileSync(summary, "utf8");
@@ -148,7 +148,7 @@ describe("the first runs after stackwright import", () => {
 
   test("makes zero write requests on the first up and records every resource in the per-file stacks", async () => {
     await hooks.clearRequests();
-    const up = run(["up"]);
+    const up = await run(["up"]);
     expect(up.status, up.out).toBe(0);
     expect(await writes()).toEqual([]);
     for (const stack of STACKS) {
@@ -161,7 +161,7 @@ describe("the first runs after stackwright import", () => {
   test("confirms the second up without the engine, writing nothing", async () => {
     await hooks.clearRequests();
     const before = STACKS.map((stack) => fs.readFileSync(project.stateFile(stack)));
-    const up = run(["up"]);
+    const up = await run(["up"]);
     expect(up.status, up.out).toBe(0);
     expect(rows(up.out)).toEqual(Object.fromEntries(STACKS.map((s) => [s, "ok | no change (confirmed)"])));
     expect(await writes()).toEqual([]);
@@ -172,7 +172,7 @@ describe("the first runs after stackwright import", () => {
 
   test("promotes the live build the first up adopted with no override, reading the platform only", async () => {
     await hooks.clearRequests();
-    const promoted = promoteShop();
+    const promoted = await promoteShop();
     expect(promoted.status, promoted.out).toBe(0);
     expect(promoted.out).toContain(
       `shop/prod: pinned to ${SHOP_UAT}, the live build of uat: a1b2c3d "UAT from main" (deployment 101)`,
@@ -181,30 +181,30 @@ describe("the first runs after stackwright import", () => {
     expect(shopFile()).not.toContain("override");
     expect(await writes()).toEqual([]);
     // status, history and promote agree: what the up adopted is Stackwright's and in sync.
-    expect(shopUatHistory()).toEqual([
+    expect(await shopUatHistory()).toEqual([
       ["101", null, true],
       ["100", null, false],
     ]);
-    expect(shopUatStatus()).toEqual(["in sync", null]);
+    expect(await shopUatStatus()).toEqual(["in sync", null]);
   }, 60_000);
 
   test("still refuses a build deployed by hand after the adopting up, naming --allow-drift", async () => {
     const hand = ((await hooks.handDeploy("shop", "uat", HOTFIX)) as { data: { id: string } }).data.id;
     const before = shopFile();
-    const refused = promoteShop();
+    const refused = await promoteShop();
     expect(refused.status, refused.out).toBe(1);
     expect(refused.out).toContain(
       `shop/uat's live build b2c3d4e (deployment ${hand} "Deployed by hand in the dashboard") was deployed by hand, ` +
         "not by Stackwright; promote what was tested once it is settled, or pass --allow-drift",
     );
     expect(shopFile()).toBe(before);
-    expect(shopUatHistory()).toEqual([
+    expect(await shopUatHistory()).toEqual([
       [hand, null, false],
       ["101", null, true],
       ["100", null, false],
     ]);
-    expect(shopUatStatus()).toEqual(["drifted", "hand deployment"]);
-    const table = run(["history", "shop", "uat"]);
+    expect(await shopUatStatus()).toEqual(["drifted", "hand deployment"]);
+    const table = await run(["history", "shop", "uat"]);
     expect(table.out).toMatch(new RegExp(`^\\* ${hand} .* by hand$`, "m"));
     expect(table.out).toMatch(/^ {2}101 .*UAT from main .* adopted$/m);
   }, 60_000);

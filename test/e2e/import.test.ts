@@ -1,11 +1,12 @@
 /**
- * `stackwright import` as an operator runs it: the built command in its own process, against an
- * emulator seeded with what a team with live sites has (test/fixtures/import/seed.yaml): a stack
- * with sha and branch deployments, a locked production, a failed deployment, an environment never
- * deployed and snapshots; a stack running a package; a stack of another team the user cannot see;
- * and a deployment in progress. The files it writes must validate and match the reviewed
- * expectation in test/fixtures/import/expected/ (set UPDATE_IMPORT_EXPECTED=1 to rewrite them,
- * then review the diff).
+ * `stackwright import` as an operator runs it: the built command (run in this process, as its
+ * bin/stackwright.js runs it: test/helpers/in-process.ts), against an emulator seeded with what a
+ * team with live sites has (test/fixtures/import/seed.yaml): a stack with sha and branch
+ * deployments, a locked production, a failed deployment, an environment never deployed and
+ * snapshots; a stack running a package; a stack of another team the user cannot see; and a
+ * deployment in progress. The files it writes must validate and match the reviewed expectation in
+ * test/fixtures/import/expected/ (set UPDATE_IMPORT_EXPECTED=1 to rewrite them, then review the
+ * diff).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -14,7 +15,7 @@ import { parse } from "yaml";
 import { loadDesiredState, stackFileJsonSchemaText } from "../../src/config";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
-import { startStackwright } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
 
 const FIXTURES = path.join(repoRoot, "test", "fixtures", "import");
 const EXPECTED = path.join(FIXTURES, "expected");
@@ -51,9 +52,7 @@ async function stackwright(args: string[]) {
     STACKWRIGHT_EMAIL: OPS.email,
     STACKWRIGHT_API_TOKEN: OPS.token,
   };
-  const run = startStackwright(repoRoot, args, env);
-  const status = await run.exited;
-  const out = run.output();
+  const { status, out } = await runInProject(repoRoot, args, env);
   expect(out).not.toContain(OPS.token);
   return { status, out };
 }

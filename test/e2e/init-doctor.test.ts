@@ -1,8 +1,8 @@
 /**
- * `stackwright init` and `stackwright doctor` as a user runs them: `node bin/stackwright.js` of a
- * copy of the built package (with workflow templates) in its own process, in temporary
- * directories, with the real Pulumi CLI sealing the token and the test emulator answering the
- * API check.
+ * `stackwright init` and `stackwright doctor` as a user runs them: the build of a copy of the
+ * package (with workflow templates), run in this process as its bin/stackwright.js runs it
+ * (test/helpers/in-process.ts), in temporary directories, with the real Pulumi CLI sealing the
+ * token and the test emulator answering the API check.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -13,7 +13,8 @@ import { targetApiConfig, type Target } from "../../src/cli/fleet/open-target";
 import { TEST_USERS } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
-import { runToEnd, runToEndAsync, type Finished } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
+import type { Finished } from "../helpers/stackwright-process";
 
 /** The package's own templates once the checkout has them; the stand-ins of test/fixtures before. */
 const TEMPLATES = fs.existsSync(path.join(repoRoot, "templates", "workflows"))
@@ -51,26 +52,9 @@ function userEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...env, PATH: tool.env["PATH"] ?? "", ...extra };
 }
 
-/** `node <package>/bin/stackwright.js ARGS`, run in `cwd` (while the emulator goes on answering). */
-function stackwrightAsync(cwd: string, args: readonly string[], env = userEnv()): Promise<Finished> {
-  return runToEndAsync(
-    cwd,
-    process.execPath,
-    [path.join(tool.dir, "bin", "stackwright.js"), ...args],
-    env,
-    120_000,
-  );
-}
-
-/** `node <package>/bin/stackwright.js ARGS`, run in `cwd` (for runs that make no request). */
-function stackwright(cwd: string, args: readonly string[], env = userEnv()): Finished {
-  return runToEnd(
-    cwd,
-    process.execPath,
-    [path.join(tool.dir, "bin", "stackwright.js"), ...args],
-    env,
-    120_000,
-  );
+/** `node <package>/bin/stackwright.js ARGS` run in `cwd`, in this process (test/helpers/in-process.ts). */
+function stackwright(cwd: string, args: readonly string[], env = userEnv()): Promise<Finished> {
+  return runInProject(cwd, args, env, tool.dir);
 }
 
 /** Every file under `dir` (relative path → text). */
@@ -103,7 +87,7 @@ describe("stackwright init", () => {
 
   test.beforeAll(async ({ fileScratchDir }) => {
     ops = path.join(fileScratchDir, "ops");
-    first = await stackwrightAsync(
+    first = await stackwright(
       path.dirname(ops),
       ["init", "ops", ...settings()],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, STACKWRIGHT_API_TOKEN: TOKEN }),
@@ -170,7 +154,7 @@ describe("stackwright init", () => {
 
   test("changes nothing when run a second time, and lists every file as kept", async () => {
     const before = snapshot(ops);
-    const again = await stackwrightAsync(
+    const again = await stackwright(
       ops,
       ["init", ...settings()],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, STACKWRIGHT_API_TOKEN: TOKEN }),
@@ -182,13 +166,13 @@ describe("stackwright init", () => {
     expect(again.out).not.toMatch(/wrote|added/);
   });
 
-  test("on a fresh ops repository, doctor finds nothing behind", () => {
-    const doctor = stackwright(ops, ["doctor", "--project", ops]);
+  test("on a fresh ops repository, doctor finds nothing behind", async () => {
+    const doctor = await stackwright(ops, ["doctor", "--project", ops]);
     expect(doctor.out).toContain(`up to date with stackwright ${version}`);
     expect(doctor.status, doctor.out).toBe(0);
   });
 
-  test("doctor names a workflow whose version was edited, and --write puts the installed version back", () => {
+  test("doctor names a workflow whose version was edited, and --write puts the installed version back", async () => {
     // A workflow that names the version where the template has its placeholder.
     const workflow = workflows.find((w) =>
       fs.readFileSync(path.join(ops, w), "utf8").includes(`@v${version}`),
@@ -197,20 +181,20 @@ describe("stackwright init", () => {
     const file = path.join(ops, workflow);
     const written = fs.readFileSync(file, "utf8");
     fs.writeFileSync(file, written.replaceAll(`@v${version}`, "@v0.0.1"));
-    const behind = stackwright(ops, ["doctor", "--project", ops]);
+    const behind = await stackwright(ops, ["doctor", "--project", ops]);
     expect(behind.status, behind.out).toBe(1);
     expect(behind.out).toContain(
       `behind: ${workflow}: differs from stackwright ${version}'s template only by the version`,
     );
-    const fixed = stackwright(ops, ["doctor", "--project", ops, "--write"]);
+    const fixed = await stackwright(ops, ["doctor", "--project", ops, "--write"]);
     expect(fixed.status, fixed.out).toBe(0);
     expect(fixed.out).toContain(`updated ${workflow}`);
     expect(fixed.out).toMatch(/^-.*@v0\.0\.1/m);
     expect(fs.readFileSync(file, "utf8")).toBe(written);
-    expect(stackwright(ops, ["doctor", "--project", ops]).status).toBe(0);
+    expect((await stackwright(ops, ["doctor", "--project", ops])).status).toBe(0);
   });
 
-  test("doctor names a target whose secrets the public demo passphrase opens and notes one without secrets, but not the demo's dev target", () => {
+  test("doctor names a target whose secrets the public demo passphrase opens and notes one without secrets, but not the demo's dev target", async () => {
     const demo = fs.readFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), "utf8");
     const staging = path.join(ops, "Pulumi.staging.yaml");
     const dev = path.join(ops, "Pulumi.dev.yaml");
@@ -219,7 +203,7 @@ describe("stackwright init", () => {
     fs.writeFileSync(dev, demo);
     fs.writeFileSync(plain, "config:\n  stackwright:email: ci@example.com\n");
     try {
-      const doctor = stackwright(ops, ["doctor", "--project", ops]);
+      const doctor = await stackwright(ops, ["doctor", "--project", ops]);
       expect(doctor.status, doctor.out).toBe(1);
       expect(doctor.out).toContain(
         "behind: Pulumi.staging.yaml: its secrets are sealed with Stackwright's public demo passphrase",
@@ -244,7 +228,7 @@ describe("stackwright init", () => {
       `config:\n  stackwright:email: ${EMAIL}\n${salt}\n`,
     );
     const before = snapshot(other);
-    const result = await stackwrightAsync(
+    const result = await stackwright(
       other,
       ["init"],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: "not-the-passphrase", STACKWRIGHT_API_TOKEN: TOKEN }),
@@ -256,14 +240,14 @@ describe("stackwright init", () => {
     expect(snapshot(other)).toEqual(before);
   });
 
-  test("doctor --write keeps a workflow the team changed and shows how it differs from the template", () => {
+  test("doctor --write keeps a workflow the team changed and shows how it differs from the template", async () => {
     const workflow = workflows[0] ?? "";
     const file = path.join(ops, workflow);
     const written = fs.readFileSync(file, "utf8");
     const changed = `${written}      - run: echo our own step\n`;
     fs.writeFileSync(file, changed);
     try {
-      const doctor = stackwright(ops, ["doctor", "--project", ops, "--write"]);
+      const doctor = await stackwright(ops, ["doctor", "--project", ops, "--write"]);
       expect(doctor.out).toContain(`note: ${workflow}: changed by hand`);
       expect(doctor.out).toContain("-      - run: echo our own step");
       expect(fs.readFileSync(file, "utf8")).toBe(changed);
@@ -275,13 +259,13 @@ describe("stackwright init", () => {
 });
 
 describe("stackwright init with files already there", () => {
-  test("keeps an existing package.json that depends on stackwright and adds only the script", ({
+  test("keeps an existing package.json that depends on stackwright and adds only the script", async ({
     scratchDir: ops,
   }) => {
     const existing =
       '{\n    "name": "our-ops",\n    "devDependencies": {\n        "stackwright": "^0.1.0"\n    }\n}\n';
     fs.writeFileSync(path.join(ops, "package.json"), existing);
-    const result = stackwright(
+    const result = await stackwright(
       ops,
       ["init", "--ci", "none", ...settings()],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
@@ -294,7 +278,7 @@ describe("stackwright init with files already there", () => {
     );
   });
 
-  test("never overwrites a file that exists, and says it left it as it was", ({ scratchDir: ops }) => {
+  test("never overwrites a file that exists, and says it left it as it was", async ({ scratchDir: ops }) => {
     const ours: Record<string, string> = {
       "README.md": "# ours\n",
       ".gitignore": "secrets/\n",
@@ -305,7 +289,7 @@ describe("stackwright init with files already there", () => {
       fs.mkdirSync(path.dirname(path.join(ops, file)), { recursive: true });
       fs.writeFileSync(path.join(ops, file), text);
     }
-    const result = stackwright(
+    const result = await stackwright(
       ops,
       ["init", ...settings()],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
@@ -318,13 +302,13 @@ describe("stackwright init with files already there", () => {
     expect(fs.existsSync(path.join(ops, "Pulumi.yaml"))).toBe(true);
   });
 
-  test("adds the token to a target file that has none, and changes nothing else in it", ({
+  test("adds the token to a target file that has none, and changes nothing else in it", async ({
     scratchDir: ops,
   }) => {
     const file = path.join(ops, "Pulumi.production.yaml");
     const ours = `# ours\nconfig:\n  stackwright:apiUrl: ${emulator.url} # the test's\n  stackwright:email: ${EMAIL}\n`;
     fs.writeFileSync(file, ours);
-    const result = stackwright(
+    const result = await stackwright(
       ops,
       ["init", "--ci", "none"],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, STACKWRIGHT_API_TOKEN: TOKEN }),
@@ -338,8 +322,10 @@ describe("stackwright init with files already there", () => {
     );
   });
 
-  test("says an API URL it cannot reach is written unchecked, and does not fail", ({ scratchDir: ops }) => {
-    const result = stackwright(
+  test("says an API URL it cannot reach is written unchecked, and does not fail", async ({
+    scratchDir: ops,
+  }) => {
+    const result = await stackwright(
       ops,
       ["init", "--ci", "none", "--api-url", "http://127.0.0.1:9", "--email", EMAIL],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, STACKWRIGHT_API_TOKEN: TOKEN }),
@@ -351,8 +337,10 @@ describe("stackwright init with files already there", () => {
 });
 
 describe("stackwright init refuses", () => {
-  test("a target that is not a Pulumi stack name, with the rule, writing nothing", ({ scratchDir: ops }) => {
-    const result = stackwright(
+  test("a target that is not a Pulumi stack name, with the rule, writing nothing", async ({
+    scratchDir: ops,
+  }) => {
+    const result = await stackwright(
       ops,
       ["init", "--target", "prod.eu", ...settings()],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
@@ -364,10 +352,10 @@ describe("stackwright init refuses", () => {
     expect(snapshot(ops).size).toBe(0);
   });
 
-  test("a target other than the demo's without a passphrase of its own, in one line, writing nothing", ({
+  test("a target other than the demo's without a passphrase of its own, in one line, writing nothing", async ({
     scratchDir: ops,
   }) => {
-    const result = stackwright(ops, ["init", ...settings()], userEnv({ STACKWRIGHT_API_TOKEN: TOKEN }));
+    const result = await stackwright(ops, ["init", ...settings()], userEnv({ STACKWRIGHT_API_TOKEN: TOKEN }));
     expect(result.status).toBe(2);
     expect(result.out.trim().split("\n")).toHaveLength(1);
     expect(result.out).toContain(
@@ -376,9 +364,9 @@ describe("stackwright init refuses", () => {
     expect(snapshot(ops).size).toBe(0);
   });
 
-  test("a package.json that is not JSON, in one line, writing nothing", ({ scratchDir: ops }) => {
+  test("a package.json that is not JSON, in one line, writing nothing", async ({ scratchDir: ops }) => {
     fs.writeFileSync(path.join(ops, "package.json"), '{ "name": "ops", }\n');
-    const result = stackwright(
+    const result = await stackwright(
       ops,
       ["init", "--ci", "none", ...settings()],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
@@ -393,7 +381,7 @@ describe("stackwright init refuses", () => {
 
   test("nothing with --dry-run, which shows what it would write", async ({ scratchDir }) => {
     const ops = path.join(scratchDir, "ops");
-    const result = await stackwrightAsync(
+    const result = await stackwright(
       path.dirname(ops),
       ["init", "ops", "--dry-run", ...settings()],
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, STACKWRIGHT_API_TOKEN: TOKEN }),
@@ -407,16 +395,20 @@ describe("stackwright init refuses", () => {
 });
 
 describe("an upgrade by version", () => {
-  test("doctor says what is behind the newly installed version, --write replaces the untouched workflows, and bumping the dependency is the user's", ({
+  test("doctor says what is behind the newly installed version, --write replaces the untouched workflows, and bumping the dependency is the user's", async ({
     scratchDir: ops,
   }) => {
-    const made = stackwright(ops, ["init", ...settings()], userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }));
+    const made = await stackwright(
+      ops,
+      ["init", ...settings()],
+      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
+    );
     expect(made.status, made.out).toBe(0);
     const manifest = path.join(tool.dir, "package.json");
     const installed = fs.readFileSync(manifest, "utf8");
     fs.writeFileSync(manifest, installed.replace(`"version": "${version}"`, '"version": "9.9.9"'));
     try {
-      const behind = stackwright(ops, ["doctor", "--project", ops]);
+      const behind = await stackwright(ops, ["doctor", "--project", ops]);
       expect(behind.status, behind.out).toBe(1);
       for (const workflow of workflows) {
         expect(behind.out).toContain(
@@ -426,7 +418,7 @@ describe("an upgrade by version", () => {
       expect(behind.out).toContain(
         `behind: package.json: asks for stackwright ${version}, but 9.9.9 is installed`,
       );
-      const written = stackwright(ops, ["doctor", "--project", ops, "--write"]);
+      const written = await stackwright(ops, ["doctor", "--project", ops, "--write"]);
       expect(written.status, written.out).toBe(1);
       for (const workflow of workflows) {
         expect(fs.readFileSync(path.join(ops, workflow), "utf8")).toContain(
@@ -438,7 +430,7 @@ describe("an upgrade by version", () => {
         pkg,
         fs.readFileSync(pkg, "utf8").replace(`"stackwright": "${version}"`, '"stackwright": "9.9.9"'),
       );
-      const clean = stackwright(ops, ["doctor", "--project", ops]);
+      const clean = await stackwright(ops, ["doctor", "--project", ops]);
       expect(clean.status, clean.out).toBe(0);
     } finally {
       fs.writeFileSync(manifest, installed);
@@ -447,8 +439,8 @@ describe("an upgrade by version", () => {
 });
 
 describe("stackwright doctor", () => {
-  test("outside an ops repository says so in one line (exit 2)", ({ scratchDir: dir }) => {
-    const result = stackwright(dir, ["doctor", "--project", dir]);
+  test("outside an ops repository says so in one line (exit 2)", async ({ scratchDir: dir }) => {
+    const result = await stackwright(dir, ["doctor", "--project", dir]);
     expect(result.status).toBe(2);
     expect(result.out.trim()).toBe(
       `${dir} is not a Stackwright ops repository (no Pulumi.yaml whose main is the stackwright package's program)`,

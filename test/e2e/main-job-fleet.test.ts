@@ -81,15 +81,15 @@ describe("one Pulumi stack per API stack file", () => {
     expect(before.some((r) => r.includes(":Deployment "))).toBe(true);
     fs.writeFileSync(pulumiYaml, realMain);
 
-    const refused = run(["up"]);
+    const refused = await run(["up"]);
     expect(refused.out).toContain("Run 'npm run stackwright -- migrate --target dev' once");
     expect(refused.status).toBe(2);
 
     await clearRequests();
-    const migrate = run(["migrate"]);
+    const migrate = await run(["migrate"]);
     expect(migrate.out, migrate.out).toContain("moved into stack dev.acme-web");
     expect(migrate.status).toBe(0);
-    const up = run(["up", "--concurrency", "2"]);
+    const up = await run(["up", "--concurrency", "2"]);
     expect(up.status, up.out).toBe(0);
     expect(up.out).toContain("2 at once");
     expect(await writes()).toEqual([]);
@@ -102,27 +102,27 @@ describe("one Pulumi stack per API stack file", () => {
     git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "fleet");
   }, 480_000);
 
-  test("previews only the API stacks named", () => {
-    const { status, out } = run(["preview", "acme-intranet"]);
+  test("previews only the API stacks named", async () => {
+    const { status, out } = await run(["preview", "acme-intranet"]);
     expect(status, out).toBe(0);
     expect(out).toContain("1 named API stack(s)");
     expect(out).not.toContain("dev.acme-web");
   }, 240_000);
 
-  test("runs only this runner's shard: the stacks whose name hashes to it", () => {
+  test("runs only this runner's shard: the stacks whose name hashes to it", async () => {
     // The partition itself (disjoint, covering, stable) is proved by the unit properties.
     const expected = ["acme-intranet", "acme-web"].filter((s) => shardOf(s, 2) === 1).map((s) => `dev.${s}`);
-    const { status, out } = run(["preview", "--shard", "1/2"]);
+    const { status, out } = await run(["preview", "--shard", "1/2"]);
     expect(status, out).toBe(0);
     expect(tableStacks(out)).toEqual(expected);
   }, 480_000);
 
-  test("previews only what changed since a git ref", () => {
+  test("previews only what changed since a git ref", async () => {
     fs.writeFileSync(
       file("intranet.yaml"),
       fs.readFileSync(file("intranet.yaml"), "utf8").replace("Freeze one", "Freeze two"),
     );
-    const changed = run([
+    const changed = await run([
       "preview",
       "--changed-since",
       "HEAD",
@@ -143,7 +143,7 @@ describe("one Pulumi stack per API stack file", () => {
     );
     await clearRequests();
     const summary = path.join(project.dir, "up.md");
-    const { status, out } = run([
+    const { status, out } = await run([
       "up",
       "--changed-since",
       "HEAD",
@@ -170,11 +170,11 @@ describe("one Pulumi stack per API stack file", () => {
     git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "intranet freeze two");
     // Nothing but the deletion differs from HEAD now: no engine runs for a kept stack.
     fs.rmSync(file("intranet.yaml"));
-    const kept = run(["up", "--changed-since", "HEAD"]);
+    const kept = await run(["up", "--changed-since", "HEAD"]);
     expect(kept.status, kept.out).toBe(0);
     expect(kept.out).toContain("dev.acme-intranet: its file was deleted; its resources stay");
     await clearRequests();
-    const destroyed = run(["up", "--changed-since", "HEAD", "--destroy-deleted"]);
+    const destroyed = await run(["up", "--changed-since", "HEAD", "--destroy-deleted"]);
     expect(destroyed.status, destroyed.out).toBe(0);
     expect(destroyed.out).toMatch(/^dev\.acme-intranet\s+destroyed/m);
     expect(await writes()).toEqual(["DELETE /svc/project/acme-intranet/environment/test/lock"]);

@@ -9,7 +9,8 @@ import { seedWithOpsManagingEveryStack, TEST_SEED_PATH } from "../helpers/emulat
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { slackProblem, teamsProblem, type Receiver } from "../helpers/receivers";
 import type { ScratchProject } from "../helpers/scratch-project";
-import { startStackwright, waitFor } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
+import { startStackwright } from "../helpers/stackwright-process";
 
 // Notifications from real runs of `stackwright up` on the emulator, to real receivers on
 // 127.0.0.1: a signed webhook declared for the whole target (Pulumi.dev.yaml), and a Slack- and
@@ -87,16 +88,13 @@ describe("notifications from stackwright up", () => {
   const outputs: string[] = [];
 
   const run = async (args: string[], extra: Record<string, string> = {}) => {
-    const child = startStackwright(project.dir, [...args, "--project", project.dir], {
+    const ran = await runInProject(project.dir, [...args, "--project", project.dir], {
       ...project.env,
       ...baseEnv,
       ...extra,
     });
-    let status: number | NodeJS.Signals | undefined;
-    void child.exited.then((code) => (status = code));
-    await waitFor(() => status !== undefined, `stackwright ${args.join(" ")} to finish`, 200_000);
-    outputs.push(child.output());
-    return { status, out: child.output() };
+    outputs.push(ran.out);
+    return ran;
   };
   const writeFile = (name: string, text: string) =>
     fs.writeFileSync(path.join(project.dir, "stacks-config", name), text);

@@ -17,7 +17,8 @@ import { demoCredentials } from "../helpers/emulator";
 import { fixtures } from "../helpers/fixtures";
 import { startRewritingProxy, type RewritingProxy } from "../helpers/rewriting-proxy";
 import type { ScratchProject } from "../helpers/scratch-project";
-import { startStackwright, waitFor } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
+import { waitFor, type Finished } from "../helpers/stackwright-process";
 
 const STACK = "acme-web";
 const HAND_SHA = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
@@ -80,11 +81,9 @@ describe("the platform's words in every output", () => {
   let project: ScratchProject;
   const file = (name: string) => path.join(project.dir, name);
 
-  /** Runs the built command against the proxy (this process serves it, so the run is awaited). */
-  async function run(args: string[]): Promise<{ status: number | string; out: string }> {
-    const child = startStackwright(project.dir, args, { ...project.env, ...demoCredentials(proxy.url) });
-    const status = await child.exited;
-    return { status, out: child.output() };
+  /** Runs the command against the proxy, in this process (which serves the proxy too). */
+  function run(args: string[]): Promise<Finished> {
+    return runInProject(project.dir, args, { ...project.env, ...demoCredentials(proxy.url) });
   }
 
   test.beforeAll(async ({ emulatorInProcess: emulator, proxy: rewriting, project: scratch, client }) => {

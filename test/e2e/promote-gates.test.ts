@@ -1,9 +1,10 @@
 /**
  * `stackwright promote` gated by verification and soak time, and `history` showing what the checks
- * found, as an operator runs them: the built
- * command in its own process, against an emulator on 127.0.0.1, on stack files in a scratch git
- * repository whose state backend holds what the last `up` recorded (the Deployment resources'
- * outputs, verification included, written as the engine writes its checkpoint).
+ * found, as an operator runs them: the built command (run in this process, as its
+ * bin/stackwright.js runs it: test/helpers/in-process.ts), against an emulator on 127.0.0.1, on
+ * stack files in a scratch git repository whose state backend holds what the last `up` recorded
+ * (the Deployment resources' outputs, verification included, written as the engine writes its
+ * checkpoint).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,7 +19,7 @@ import {
   type InProcessEmulator,
 } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
-import { startStackwright } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
 import {
   deploymentResource,
   failedVerification,
@@ -107,9 +108,7 @@ async function stackwright(args: string[], now: string) {
     GIT_COMMITTER_NAME: "t",
     GIT_COMMITTER_EMAIL: "t@example.com",
   };
-  const run = startStackwright(repoRoot, [...args, "--project", dir], env);
-  const status = await run.exited;
-  const out = run.output();
+  const { status, out } = await runInProject(repoRoot, [...args, "--project", dir], env);
   expect(out).not.toContain("demo-token");
   return { status, out };
 }

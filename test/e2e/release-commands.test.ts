@@ -1,9 +1,9 @@
 /**
- * `stackwright history`, `promote` and `rollback` as an operator runs them: the built command in
- * its own process, against an emulator on 127.0.0.1 seeded with completed, failed and hand-made
- * deployments, on stack files in a scratch directory (a git repository for `--branch`). None of
- * them writes to the platform; the engine-backed end of the story (preview, up, `rollback --up`)
- * is in release-flow.test.ts.
+ * `stackwright history`, `promote` and `rollback` as an operator runs them: the built command (run
+ * in this process, as its bin/stackwright.js runs it: test/helpers/in-process.ts), against an
+ * emulator on 127.0.0.1 seeded with completed, failed and hand-made deployments, on stack files in
+ * a scratch directory (a git repository for `--branch`). None of them writes to the platform; the
+ * engine-backed end of the story (preview, up, `rollback --up`) is in release-flow.test.ts.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
@@ -16,7 +16,7 @@ import { HistoryDocument } from "../../src/cli/commands/history";
 import { defaultTestAnswers } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot } from "../helpers/scratch-project";
-import { startStackwright } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
 
 const sha = (c: string) => c.repeat(40);
 const HAND = sha("1");
@@ -137,9 +137,7 @@ async function stackwright(args: string[], extra: Record<string, string> = {}) {
     ...extra,
   };
   const project = ["history"].includes(args[0] ?? "") ? [] : ["--project", dir];
-  const run = startStackwright(repoRoot, [...args, ...project], env);
-  const status = await run.exited;
-  const out = run.output();
+  const { status, out } = await runInProject(repoRoot, [...args, ...project], env);
   expect(out).not.toContain("demo-token");
   return { status, out };
 }

@@ -12,7 +12,7 @@ import type { StackwrightClient } from "../../src/client";
 import type { FleetStatus } from "../../src/observe";
 import { fixtures } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
-import { startStackwright, waitFor } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
 
 /** Of the test seed: the branch uat deploys, and prod's release tag. */
 const RELEASE_BRANCH_SHA = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
@@ -39,14 +39,10 @@ describe("promote and roll back through the engine", () => {
   const file = () => path.join(project.dir, "stacks-config", "acme-web.yaml");
 
   const run = async (args: string[]) => {
-    const child = startStackwright(project.dir, [...args, "--project", project.dir], {
+    const { status, out } = await runInProject(project.dir, [...args, "--project", project.dir], {
       ...project.env,
       ...env,
     });
-    let status: number | NodeJS.Signals | undefined;
-    void child.exited.then((code) => (status = code));
-    await waitFor(() => status !== undefined, `stackwright ${args.join(" ")} to finish`, 200_000);
-    const out = child.output();
     expect(out).not.toContain("demo-token");
     return { status, out };
   };

@@ -53,16 +53,16 @@ describe("a restore of a declared snapshot", () => {
     transfers,
     stackwright: run,
   }) => {
-    const first = run(["up"]);
+    const first = await run(["up"]);
     expect(first.status, first.out).toBe(0);
     expect(await transfers("restore")).toHaveLength(1);
     expect(await transfers("create")).toHaveLength(1);
 
     write(project.dir, file({ notes: "before the release", mode: "db" }, "t0"));
     const summary = path.join(project.dir, "preview.md");
-    const preview = run(["preview", "--summary", summary]);
+    const preview = await run(["preview", "--summary", summary]);
     expect(preview.status, preview.out).toBe(0);
-    const up = run(["up"]);
+    const up = await run(["up"]);
     expect(up.status, up.out).toBe(0);
     // What matters first: the platform saw no second restore and no second snapshot.
     expect(await transfers("restore")).toHaveLength(1);
@@ -82,13 +82,13 @@ describe("a restore of a declared snapshot", () => {
   }) => {
     write(project.dir, file({ notes: "before the release", mode: "all" }, "t0"));
     const summary = path.join(project.dir, "preview.md");
-    const preview = run(["preview", "--summary", summary]);
+    const preview = await run(["preview", "--summary", summary]);
     expect(preview.status, preview.out).toBe(0);
     expect(fs.readFileSync(summary, "utf8")).toMatch(
       /`from-nightly` records `nightly-db` taken anew; nothing is restored/,
     );
 
-    const up = run(["up"]);
+    const up = await run(["up"]);
     expect(up.status, up.out).toBe(0);
     expect(up.out).toMatch(/does not run again: snapshot nightly-db is taken anew/);
     expect(await transfers("create")).toHaveLength(2);
@@ -102,7 +102,7 @@ describe("a restore of a declared snapshot", () => {
 
   test("runs again when its own trigger changes", async ({ project, transfers, stackwright: run }) => {
     write(project.dir, file({ notes: "before the release", mode: "all" }, "t1"));
-    const up = run(["up"]);
+    const up = await run(["up"]);
     expect(up.status, up.out).toBe(0);
     expect(await transfers("restore")).toHaveLength(2);
   }, 480_000);

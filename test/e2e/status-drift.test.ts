@@ -111,10 +111,10 @@ describe("status and drift of a fleet in every sync state", () => {
       } else fs.symlinkSync(real, wrapper);
     }
 
-    const up = run(["up", ...DEPLOYED]);
+    const up = await run(["up", ...DEPLOYED]);
     expect(up.status, up.out).toBe(0);
     // The second up changes nothing and leaves each stack's proof (its confirmation record).
-    const proving = run(["up", ...DEPLOYED]);
+    const proving = await run(["up", ...DEPLOYED]);
     expect(proving.status, proving.out).toBe(0);
     for (const site of DEPLOYED) {
       const key = confirmationKey("stackwright", `dev.${site}`);
@@ -153,7 +153,7 @@ describe("status and drift of a fleet in every sync state", () => {
   test("reports each site's sync state as JSON that validates against its schema, reading only and starting no engine", async () => {
     fs.writeFileSync(pulumiLog, "");
     await clearRequests();
-    const result = run(["status", "--json", "-"]);
+    const result = await run(["status", "--json", "-"]);
     expect(result.status, result.out).toBe(0);
     const status = JSON.parse(result.out) as FleetStatus;
     const valid = schema(STATUS_SCHEMA_FILE);
@@ -186,8 +186,8 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(paths.some((p) => p.includes("/hidden/"))).toBe(false);
   }, 240_000);
 
-  test("prints a table with the counts first, without colour when not on a terminal, and writes the page", () => {
-    const result = run(["status", "--html", out("fleet.html")]);
+  test("prints a table with the counts first, without colour when not on a terminal, and writes the page", async () => {
+    const result = await run(["status", "--html", out("fleet.html")]);
     expect(result.status, result.out).toBe(0);
     const lines = result.out.split("\n");
     expect(lines[0]).toBe(
@@ -212,11 +212,11 @@ describe("status and drift of a fleet in every sync state", () => {
   test("proves a clean fleet without the engine, with no more reads than status makes", async () => {
     fs.writeFileSync(pulumiLog, "");
     await clearRequests();
-    const statusRun = run(["status", "in-sync", "steady"]);
+    const statusRun = await run(["status", "in-sync", "steady"]);
     expect(statusRun.status, statusRun.out).toBe(0);
     const statusReads = (await requests()).map((r) => `${r.method} ${r.path}`).sort();
     await clearRequests();
-    const drift = run(["drift", "in-sync", "steady", "--json", out("proved.json")]);
+    const drift = await run(["drift", "in-sync", "steady", "--json", out("proved.json")]);
     expect(drift.status, drift.out).toBe(0);
     expect(drift.out).toContain("2 of 2 stack(s) proved without the engine");
     const report = JSON.parse(fs.readFileSync(out("proved.json"), "utf8")) as DriftReport;
@@ -232,7 +232,7 @@ describe("status and drift of a fleet in every sync state", () => {
   test("takes the proof of the release user's up for a read-only user's check, whose own reads answer the same", async () => {
     fs.writeFileSync(pulumiLog, "");
     await clearRequests();
-    const reader = stackwright(["drift", "in-sync", "steady"], {
+    const reader = await stackwright(["drift", "in-sync", "steady"], {
       STACKWRIGHT_EMAIL: "reader@example.com",
       STACKWRIGHT_API_TOKEN: "reader-token",
     });
@@ -242,12 +242,12 @@ describe("status and drift of a fleet in every sync state", () => {
     expect((await requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 240_000);
 
-  test("exits 0 on a clean stack, 5 on drift and 1 when a check cannot be made, combining error > drift > clean", () => {
-    expect(run(["drift", "in-sync"]).status).toBe(0);
-    expect(run(["drift", "in-sync", "by-hand"]).status).toBe(5);
-    expect(run(["drift", "in-sync", "by-hand", "hidden"]).status).toBe(1);
-    expect(run(["drift", "hidden"]).status).toBe(1);
-    const all = run(["drift"]);
+  test("exits 0 on a clean stack, 5 on drift and 1 when a check cannot be made, combining error > drift > clean", async () => {
+    expect((await run(["drift", "in-sync"])).status).toBe(0);
+    expect((await run(["drift", "in-sync", "by-hand"])).status).toBe(5);
+    expect((await run(["drift", "in-sync", "by-hand", "hidden"])).status).toBe(1);
+    expect((await run(["drift", "hidden"])).status).toBe(1);
+    const all = await run(["drift"]);
     expect(all.status, all.out).toBe(1);
     // The platform's list items name no deployer: the line then says who made it no more.
     const who = defaultTestAnswers() === "platform" ? "" : " (by ops@example.com";
@@ -257,9 +257,9 @@ describe("status and drift of a fleet in every sync state", () => {
   test("says new, still and resolved across three runs, remembered in the state backend", async () => {
     const key = driftMemoryKey("stackwright", "dev.by-hand");
     fs.rmSync(path.join(project.stateDir, ...key.split("/")), { force: true });
-    const report = (n: number) => {
+    const report = async (n: number) => {
       const file = out(`drift-${n}.json`);
-      const result = run(["drift", "by-hand", "--json", file, "--summary", out(`drift-${n}.md`)]);
+      const result = await run(["drift", "by-hand", "--json", file, "--summary", out(`drift-${n}.md`)]);
       const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as DriftReport;
       const valid = schema(DRIFT_SCHEMA_FILE);
       expect(valid(parsed), JSON.stringify(valid.errors)).toBe(true);
@@ -267,17 +267,17 @@ describe("status and drift of a fleet in every sync state", () => {
     };
     fs.writeFileSync(pulumiLog, "");
     await clearRequests();
-    const first = report(1);
+    const first = await report(1);
     expect(first.status).toBe(5);
     expect(first.report.drift).toMatchObject([{ status: "new", kind: "hand deployment", live_sha: SHA_B }]);
     expect(fs.existsSync(path.join(project.stateDir, ...key.split("/")))).toBe(true);
-    const second = report(2);
+    const second = await report(2);
     expect(second.status).toBe(5);
     expect(second.report.drift).toMatchObject([
       { status: "still", first_reported: first.report.generated_at },
     ]);
     await again(() => hooks.handDeploy("by-hand", "uat", SHA_A));
-    const third = report(3);
+    const third = await report(3);
     expect(third.status).toBe(0);
     expect(third.report.drift).toMatchObject([{ status: "resolved", stack: "by-hand", environment: "uat" }]);
     expect(fs.readFileSync(out("drift-3.md"), "utf8")).toContain(
@@ -297,7 +297,7 @@ describe("status and drift of a fleet in every sync state", () => {
     try {
       fs.writeFileSync(pulumiLog, "");
       await clearRequests();
-      const drift = run(["drift", "in-sync", "steady", "--json", out("planned.json")]);
+      const drift = await run(["drift", "in-sync", "steady", "--json", out("planned.json")]);
       expect(drift.status, drift.out).toBe(5);
       expect(drift.out).toContain(
         "1 of 2 stack(s) proved without the engine; the engine's preview ran for 1",
@@ -320,7 +320,7 @@ describe("status and drift of a fleet in every sync state", () => {
     }
     // The file as it was: the proof holds again, but only the engine can resolve what it planned.
     fs.writeFileSync(pulumiLog, "");
-    const after = run(["drift", "in-sync", "steady", "--json", out("planned-2.json")]);
+    const after = await run(["drift", "in-sync", "steady", "--json", out("planned-2.json")]);
     expect(after.status, after.out).toBe(0);
     const resolved = JSON.parse(fs.readFileSync(out("planned-2.json"), "utf8")) as DriftReport;
     expect(resolved.drift).toMatchObject([{ stack: "in-sync", kind: "planned change", status: "resolved" }]);
@@ -328,7 +328,7 @@ describe("status and drift of a fleet in every sync state", () => {
     expect(previewed()).toEqual(["dev.in-sync"]);
     // Nothing left to resolve: the proof alone answers again.
     fs.writeFileSync(pulumiLog, "");
-    expect(run(["drift", "in-sync", "steady"]).status).toBe(0);
+    expect((await run(["drift", "in-sync", "steady"])).status).toBe(0);
     expect(fs.readFileSync(pulumiLog, "utf8")).toBe("");
   }, 300_000);
 
@@ -339,7 +339,7 @@ describe("status and drift of a fleet in every sync state", () => {
     try {
       fs.writeFileSync(pulumiLog, "");
       await clearRequests();
-      const full = run(["drift", "in-sync", "steady", "--full", "--json", out("full.json")]);
+      const full = await run(["drift", "in-sync", "steady", "--full", "--json", out("full.json")]);
       expect(full.status, full.out).toBe(5);
       const report = JSON.parse(fs.readFileSync(out("full.json"), "utf8")) as DriftReport;
       expect(report.drift).toMatchObject([

@@ -14,7 +14,8 @@ import { encryptedWithBuiltInPassphrase } from "../../src/project/passphrase";
 import { TEST_USERS } from "../helpers/emulator";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
-import { runToEnd, startStackwright } from "../helpers/stackwright-process";
+import { runInProject } from "../helpers/in-process";
+import { runToEnd, runToEndAsync } from "../helpers/stackwright-process";
 
 const OPS = TEST_USERS.stackManager;
 const test = fixtures();
@@ -25,15 +26,9 @@ describe("a production target", { timeout: 180_000 }, () => {
   /** The operator's own passphrase (never the built-in one). */
   const passphrase = crypto.randomBytes(18).toString("base64url");
   const settingsFile = () => path.join(project.dir, "Pulumi.production.yaml");
-  /** Runs the built command in its own process; this one keeps serving the emulator meanwhile. */
-  const run = async (args: readonly string[], extra: Record<string, string> = {}) => {
-    const child = startStackwright(project.dir, [...args, "--project", project.dir], {
-      ...project.env,
-      ...extra,
-    });
-    const status = await child.exited;
-    return { status, out: child.output() };
-  };
+  /** Runs the built command (in this process, which serves the emulator too). */
+  const run = (args: readonly string[], extra: Record<string, string> = {}) =>
+    runInProject(project.dir, [...args, "--project", project.dir], { ...project.env, ...extra });
   /** The state backend's stacks, by name. */
   const stacksIn = (stateDir: string) => {
     const dir = path.join(stateDir, ".pulumi", "stacks", "stackwright");
@@ -96,10 +91,13 @@ describe("a production target", { timeout: 180_000 }, () => {
         "});",
       ].join("\n"),
     );
-    const { status, out } = await run(["status", "--target", "production"], {
-      PULUMI_CONFIG_PASSPHRASE: passphrase,
-      NODE_OPTIONS: `--require ${probe}`,
-    });
+    // In a process of its own: what that process loaded is the question.
+    const { status, out } = await runToEndAsync(
+      project.dir,
+      process.execPath,
+      [path.join(project.dir, "bin", "stackwright.js"), "status", "--target", "production"],
+      { ...project.env, PULUMI_CONFIG_PASSPHRASE: passphrase, NODE_OPTIONS: `--require ${probe}` },
+    );
     expect(status, out).toBe(0);
     const loaded = JSON.parse(fs.readFileSync(report, "utf8")) as string[];
     expect(loaded).toContain("zod"); // the probe sees what was loaded

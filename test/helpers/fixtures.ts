@@ -4,16 +4,17 @@
  *
  * ```ts
  * const test = fixtures({ seed: SEED, project: { stacksConfig: { "acme-web.yaml": FILE } } });
- * test.beforeAll(async ({ stackwright }) => expect(stackwright(["up"]).status).toBe(0));
- * test("says nothing changed", ({ stackwright }) => { ... });
+ * test.beforeAll(async ({ stackwright }) => expect((await stackwright(["up"])).status).toBe(0));
+ * test("says nothing changed", async ({ stackwright }) => { ... });
  * ```
  *
  * - `emulator`: an emulator in a process of its own, built from dist/ (`npm run build` first), on a
  *   free port of 127.0.0.1, strict, `instant`, with its hooks and the seeded operator's settings
- *   (`env`). Its own process, because the CLI runs to its end synchronously (`stackwright`) and
- *   an emulator in the test's process could not answer meanwhile. Killed at the end of the file.
+ *   (`env`). Its own process, so that a command run to its end synchronously in a process of
+ *   its own (`runStackwright`) is answered meanwhile. Killed at the end of the file.
  * - `emulatorInProcess`: the same emulator in the test's own process (no process to start), for a
- *   file that runs the CLI without blocking (`startStackwright`, `runToEndAsync`). Closed at the
+ *   file that runs the CLI without blocking (`stackwright`, `runInProject`, `startStackwright`,
+ *   `runToEndAsync`). Closed at the
  *   end of the file.
  * - `client`: a client of `emulatorInProcess` as its seeded operator (the stack manager), closed at
  *   the end of the file.
@@ -22,7 +23,8 @@
  *   removed at the end of the file.
  * - `freshProject`: a scratch copy of the project (with the file's program and stacks-config/)
  *   for one test, removed after it: for a case that must start from a state of its own.
- * - `stackwright`: runs `node bin/stackwright.js ARGS` in `project` against `emulator`, to its end.
+ * - `stackwright`: runs `stackwright ARGS` in `project` against `emulator`, to its end, in the
+ *   test's process (`runInProject` of test/helpers/in-process.ts: the engine under it is real).
  * - `providersWorld`: the providers' world of test/helpers/providers-e2e.ts (an emulator, a
  *   scratch project of the providers' fixture program, one stack with the API settings), as
  *   `providersWorld` of the options names it, for the file.
@@ -66,7 +68,8 @@ import { startReceiver, type Receiver } from "./receivers";
 import { startS3Server, type TestS3Server } from "./s3-server";
 import { scratchProject, type ProjectOptions } from "./run-kms";
 import type { ScratchProject } from "./scratch-project";
-import { runStackwright, type Finished } from "./stackwright-process";
+import { runInProject } from "./in-process";
+import type { Finished } from "./stackwright-process";
 
 /** What a file's fixtures start from; everything has the default of the helpers it wraps. */
 export interface FixtureOptions {
@@ -104,7 +107,7 @@ export interface RunningEmulator extends EmulatorProcess {
 export type InProcessEmulator = TestEmulator & { readonly env: Record<string, string> };
 
 /** Runs the CLI in the file's project against its emulator; `env` adds to (or overrides) both. */
-export type Stackwright = (args: readonly string[], env?: Record<string, string>) => Finished;
+export type Stackwright = (args: readonly string[], env?: Record<string, string>) => Promise<Finished>;
 
 /** A scratch git repository on `main`. */
 export interface GitRepository {
@@ -245,7 +248,7 @@ export function fixtures(options: FixtureOptions = {}) {
       { scope: "file" },
       ({ project, emulator }): Stackwright =>
         (args, env = {}) =>
-          runStackwright(project.dir, args, { ...project.env, ...emulator.env, ...env }),
+          runInProject(project.dir, args, { ...project.env, ...emulator.env, ...env }),
     )
     .extend(
       "providersWorld",
