@@ -61,27 +61,37 @@ type Failer = (err: unknown) => void;
 // nobody handles belongs to the run it was raised in (Node calls the handlers in the async
 // context of the rejected promise or of the throwing callback), or, when that cannot be told, to
 // every run in progress (failing a run that was fine is safe; passing one that was not is not).
+// A run whose host was closed (its engine gone) is cut off: it may still be waiting on that
+// engine, and what it raises then is only the echo of the engine going away, so it is dropped;
+// nor is another run's error sent to it. The handlers stay while any run is in either set.
 const running = new Set<Failer>();
+const cutOff = new Set<Failer>();
 const current = new AsyncLocalStorage<Failer>();
 function unhandled(err: unknown): void {
   const owner = current.getStore();
   if (owner !== undefined && running.has(owner)) owner(err);
+  else if (owner !== undefined && cutOff.has(owner)) return;
   else for (const fail of running) fail(err);
 }
 
 function track(fail: Failer, add: boolean): void {
   if (add) {
-    if (running.size === 0) {
+    if (running.size + cutOff.size === 0) {
       process.on("uncaughtException", unhandled);
       process.on("unhandledRejection", unhandled);
     }
     running.add(fail);
-  } else if (running.delete(fail)) {
-    if (running.size === 0) {
+  } else if (running.delete(fail) || cutOff.delete(fail)) {
+    if (running.size + cutOff.size === 0) {
       process.off("uncaughtException", unhandled);
       process.off("unhandledRejection", unhandled);
     }
   }
+}
+
+/** Marks `fail`'s run as cut off: its host was closed while it was in progress. */
+function cutOffRun(fail: Failer): void {
+  if (running.delete(fail)) cutOff.add(fail);
 }
 
 /**
@@ -187,9 +197,8 @@ export async function startProgramHost(options: ProgramHostOptions): Promise<Pro
   return {
     address: `127.0.0.1:${port}`,
     close() {
-      // A run whose engine is gone never ends: it stops counting as in progress, so that a
-      // process that goes on (one that runs several commands) sends it no later error.
-      for (const fail of runs) track(fail, false);
+      // A run still in progress has lost its engine: no later error of another run is its.
+      for (const fail of runs) cutOffRun(fail);
       runs.clear();
       server.forceShutdown();
     },

@@ -1,8 +1,9 @@
 import * as grpc from "@grpc/grpc-js";
+import * as pulumi from "@pulumi/pulumi";
 import * as langrpc from "@pulumi/pulumi/proto/language_grpc_pb";
 import * as langproto from "@pulumi/pulumi/proto/language_pb";
 import * as net from "node:net";
-import { describe, expect } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { startProgramHost } from "../../../src/program/host";
 import { fixtures } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/stackwright-process";
@@ -25,14 +26,15 @@ async function silentMonitor(): Promise<{ address: string; close(): void }> {
 }
 
 describe("the program host of a stackwright process", () => {
-  test("stops counting a run whose engine went quiet as in progress once it is closed, so a later error is not sent to it", async ({
+  test("sends no later error to a run cut off by its host's close, drops what that run raises, and lets go of the process once it ends", async ({
     fileScratchDir,
   }) => {
     const monitor = await silentMonitor();
     const host = await startProgramHost({ rootDirectory: fileScratchDir, env: {} });
     const client = new langrpc.LanguageRuntimeClient(host.address, grpc.credentials.createInsecure());
-    const listeners = () => process.listenerCount("unhandledRejection");
-    const before = listeners();
+    const listeners = () => process.listeners("unhandledRejection");
+    const before = listeners().length;
+    const logged = vi.spyOn(pulumi.log, "error");
     try {
       const request = new langproto.RunRequest()
         .setProject("stackwright")
@@ -42,10 +44,19 @@ describe("the program host of a stackwright process", () => {
         .setDryrun(true);
       client.run(request, () => undefined);
       // The run waits on its monitor: it holds this process's handler of unhandled errors.
-      await waitFor(() => listeners() === before + 1, "the run to start", 20_000);
+      await waitFor(() => listeners().length === before + 1, "the run to start", 20_000);
+      const handler = listeners().at(-1);
       host.close();
-      expect(listeners()).toBe(before);
+      // An error that belongs to no run in progress is not the cut-off run's to report.
+      handler?.(new Error("another run's error"), Promise.resolve());
+      expect(logged).not.toHaveBeenCalled();
+      // Its engine gone for good, the run ends with its calls refused, reported nowhere, and the
+      // process's handlers go with it.
+      monitor.close();
+      await waitFor(() => listeners().length === before, "the cut-off run to end", 20_000);
+      expect(logged).not.toHaveBeenCalled();
     } finally {
+      logged.mockRestore();
       client.close();
       monitor.close();
     }
