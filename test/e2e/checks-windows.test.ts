@@ -6,7 +6,7 @@ import { basicAuth, seedWithOpsManagingEveryStack, TEST_SEED_PATH } from "../hel
 import { markdownText } from "../../src/safe-text";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
-import { runInProject } from "../helpers/in-process";
+import { startStackwright, waitFor } from "../helpers/stackwright-process";
 
 // Facts, checks and change windows through the `stackwright` command and the real engine, in
 // three commands: every check kind, window edge and daylight-saving case is covered by the unit
@@ -73,13 +73,22 @@ describe("facts, checks and change windows through the stackwright command", () 
   let emulator: InProcessEmulator;
   let env: Record<string, string>;
 
-  /** Runs the command as an operator would, at `now` (in this process: the emulator's too). */
-  const run = (args: string[], now: string, extra: string[] = []) =>
-    runInProject(project.dir, [...args, "--project", project.dir, ...extra], {
+  /**
+   * Runs the command as an operator would, in a process of its own (the emulator shares this
+   * one): the file counts how often one stack's failure is reported while another runs beside
+   * it, which a process that ran other files' commands before must not be able to change.
+   */
+  const run = async (args: string[], now: string, extra: string[] = []) => {
+    const child = startStackwright(project.dir, [...args, "--project", project.dir, ...extra], {
       ...project.env,
       ...env,
       STACKWRIGHT_NOW: now,
     });
+    let status: number | NodeJS.Signals | undefined;
+    void child.exited.then((code) => (status = code));
+    await waitFor(() => status !== undefined, `stackwright ${args.join(" ")} to finish`, 200_000);
+    return { status, out: child.output() };
+  };
   const writeFile = (name: string, text: string) =>
     fs.writeFileSync(path.join(project.dir, "stacks-config", name), text);
   const summaryFile = (name: string) => path.join(project.dir, name);
