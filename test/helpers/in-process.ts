@@ -7,8 +7,9 @@
  * still runs under them, in processes of its own, and what a separate `stackwright` process
  * adds (bin/stackwright.js, exit statuses, signals, a terminal, the installed package) has files
  * of its own that spawn it (exit-codes, interrupt, the kills, display, proxy-tls,
- * installed-package, the docs). A spawned command spent 0.4 to 1 CPU-second loading Node and
- * its modules; the same command here, once the worker has loaded them, 0.01 to 0.05.
+ * installed-package, the docs; CONTRIBUTING.md, "Fixtures", lists when). A spawned command spent
+ * 0.4 to 1 CPU-second loading Node and its modules; the same command here, once the worker has
+ * loaded them, 0.01 to 0.07 when it runs no engine.
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
