@@ -15,7 +15,13 @@ import { settingsBehindProxy, startBehindProxy, type BehindProxy } from "../help
 import { scratchProject } from "../helpers/run-kms";
 import type { ScratchProject } from "../helpers/scratch-project";
 import { runInProject } from "../helpers/in-process";
-import { killProcessesIn, killTree, startStackwright, waitFor } from "../helpers/stackwright-process";
+import {
+  killProcessesIn,
+  killTree,
+  runToEndAsync,
+  startStackwright,
+  waitFor,
+} from "../helpers/stackwright-process";
 
 const MAIN = "8f3c2a1d9e7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a";
 const RELEASE = "2b7e151628aed2a6abf7158809cf4f3c762e7160";
@@ -55,24 +61,22 @@ function verificationOf(project: ScratchProject): Verification | null | undefine
   return d?.outputs?.["verification"] as Verification | null | undefined;
 }
 
-/** `stackwright up` in the project, run in this process (test/helpers/in-process.ts). */
-async function runUp(project: ScratchProject, env: Record<string, string>) {
-  const { status, out } = await runInProject(project.dir, ["up", "--project", project.dir], {
-    ...project.env,
-    ...env,
-  });
-  expect(out).not.toContain(env["STACKWRIGHT_API_TOKEN"] ?? "never");
-  return { status, out };
-}
-
 /**
- * The same in a process of its own: where the run trusts a private CA through
- * NODE_EXTRA_CA_CERTS, which Node reads only when a process starts.
+ * `stackwright up` in the project: in this process (test/helpers/in-process.ts), or in one of
+ * its own where the run trusts a private CA through NODE_EXTRA_CA_CERTS, which Node reads only
+ * when a process starts.
  */
-async function runUpInItsOwnProcess(project: ScratchProject, env: Record<string, string>) {
-  const child = startStackwright(project.dir, ["up", "--project", project.dir], { ...project.env, ...env });
-  const status = await child.exited;
-  const out = child.output();
+async function runUp(project: ScratchProject, env: Record<string, string>, ownProcess = false) {
+  const args = ["up", "--project", project.dir];
+  const runEnv = { ...project.env, ...env };
+  const { status, out } = ownProcess
+    ? await runToEndAsync(
+        project.dir,
+        process.execPath,
+        [path.join(project.dir, "bin", "stackwright.js"), ...args],
+        runEnv,
+      )
+    : await runInProject(project.dir, args, runEnv);
   expect(out).not.toContain(env["STACKWRIGHT_API_TOKEN"] ?? "never");
   return { status, out };
 }
@@ -243,7 +247,7 @@ describe("a failing check behind a forward proxy and a private CA", () => {
 
   it("reaches the site through the proxy, trusting the private CA, and fails the run with its answer", async () => {
     await emulatorHooks(emulator.url).site("acme-web", "uat", { sha: RELEASE, status: 503 });
-    const { status, out } = await runUpInItsOwnProcess(project, env);
+    const { status, out } = await runUp(project, env, true);
     expect(status, out).toBe(1);
     expect(out).toMatch(
       /acme-web\/uat: verify failed: GET https:\/\/files\.stackwright\.test\/_sites\/acme-web\/uat\/health answered 503 \(expected status 200, body \/runs build\/\)/,
