@@ -63,7 +63,10 @@ type Failer = (err: unknown) => void;
 // every run in progress (failing a run that was fine is safe; passing one that was not is not).
 // A run whose host was closed (its engine gone) is cut off: it may still be waiting on that
 // engine, and what it raises then is only the echo of the engine going away, so it is dropped;
-// nor is another run's error sent to it. The handlers stay while any run is in either set.
+// nor is another run's error sent to it. The handlers stay while any run is in either set. An
+// error no run owns, raised while only cut-off runs remain, is nobody's to drop: it goes to the
+// process's other listeners, or, with none, back to Node, which ends the process with it as it
+// would have without ours.
 const running = new Set<Failer>();
 const cutOff = new Set<Failer>();
 const current = new AsyncLocalStorage<Failer>();
@@ -71,7 +74,22 @@ function unhandled(err: unknown): void {
   const owner = current.getStore();
   if (owner !== undefined && running.has(owner)) owner(err);
   else if (owner !== undefined && cutOff.has(owner)) return;
-  else for (const fail of running) fail(err);
+  else if (running.size > 0) for (const fail of running) fail(err);
+  else if (!heardElsewhere()) giveBackToNode(err);
+}
+
+/** Whether a listener besides ours takes the process's unhandled errors (a test runner's, say). */
+function heardElsewhere(): boolean {
+  return process.listenerCount("uncaughtException") + process.listenerCount("unhandledRejection") > 2;
+}
+
+/** Raises `err` again with our handlers gone, so that Node reports it and ends the process. */
+function giveBackToNode(err: unknown): void {
+  process.off("uncaughtException", unhandled);
+  process.off("unhandledRejection", unhandled);
+  setImmediate(() => {
+    throw err;
+  });
 }
 
 function track(fail: Failer, add: boolean): void {

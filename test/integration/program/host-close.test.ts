@@ -2,10 +2,13 @@ import * as grpc from "@grpc/grpc-js";
 import * as pulumi from "@pulumi/pulumi";
 import * as langrpc from "@pulumi/pulumi/proto/language_grpc_pb";
 import * as langproto from "@pulumi/pulumi/proto/language_pb";
+import { spawn } from "node:child_process";
 import * as net from "node:net";
+import * as path from "node:path";
 import { describe, expect, vi } from "vitest";
 import { startProgramHost } from "../../../src/program/host";
 import { fixtures } from "../../helpers/fixtures";
+import { repoRoot } from "../../helpers/scratch-project";
 import { waitFor } from "../../helpers/stackwright-process";
 
 const test = fixtures();
@@ -61,4 +64,32 @@ describe("the program host of a stackwright process", () => {
       monitor.close();
     }
   });
+
+  test("gives an error no run owns back to Node once only cut-off runs remain, which ends the process with it", async () => {
+    const monitor = await silentMonitor();
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(repoRoot, "test", "helpers", "run-ts.cjs"),
+          path.join(repoRoot, "test", "fixtures", "program-host", "orphan-error.ts"),
+          monitor.address,
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+      const ended = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      // Bounded: a process that swallowed the error would go on waiting on its silent monitor.
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const code = await ended;
+      clearTimeout(timer);
+      expect(out).toContain("closed");
+      expect(out).toContain("a bug of the process, after the close");
+      expect(code, out).toBe(1);
+    } finally {
+      monitor.close();
+    }
+  }, 40_000);
 });
