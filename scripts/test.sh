@@ -15,12 +15,17 @@
 #     engine files run nearly as they would alone: both groups together took 393 and 419 s
 #     against 422 and 432 at nice 5 (two pairs of runs, interleaved, on the 2-core machine), and
 #     the group without the engine still ended minutes before the other;
-#   - the type check, eslint and prettier (side by side) start at once, and actionlint's build and
-#     check once the CLI is built (Go too: the two builds would compile the same standard packages
-#     side by side), all at nice 19: nothing waits for them and no test times them, so they take
-#     only what the others leave idle (the Go build's module downloads, the engine tests' waits at
-#     the end of the run). At nice 10 beside the Go build they took a tenth of the machine from it,
-#     about 45 CPU-seconds.
+#   - the TypeScript build and the type check run TypeScript 7's native compiler (package.json's
+#     `native-typescript`, named by path in its scripts: npm links only one of the two `tsc`) on
+#     one thread: on 2 cores its parallel checkers took about twice the CPU time for no shorter
+#     wall time (type check 12.2 against 6.5 CPU-seconds, build 11.0 against 5.0). TypeScript 5.9,
+#     which typescript-eslint and two tests load as a library, took 24.9 and 26.0;
+#   - the type check, eslint and the formatters' check (side by side) start at once, and
+#     actionlint's build and check once the CLI is built (Go too: the two builds would compile the
+#     same standard packages side by side), all at nice 19: nothing waits for them and no test
+#     times them, so they take only what the others leave idle (the Go build's module downloads,
+#     the engine tests' waits at the end of the run). At nice 10 beside the Go build they took a
+#     tenth of the machine from it, about 45 CPU-seconds.
 #
 # On a machine where the tools are cached everything starts at once. Each vitest group is one
 # `vitest run` (with its own suite-wide token check); the run fails if any group or check does.
@@ -85,18 +90,18 @@ tests() {
   say "tests, $name ($*) took $((SECONDS - started))s, ended at $((SECONDS - began))s; CPU time (user, system): $group_cpu"
   return "$status"
 }
-# The type check, eslint and prettier, side by side (filler: see the top of this file): no Go.
+# The type check, eslint and the formatters' check, side by side (filler: see the top of this file): no Go.
 checks() {
   local started=$SECONDS status=0 typecheck eslint
-  nice -n 19 npm run --silent typecheck &
+  nice -n 19 npm run --silent typecheck -- --singleThreaded &
   typecheck=$!
   nice -n 19 npm run --silent lint:eslint &
   eslint=$!
-  nice -n 19 npm run --silent lint:prettier || status=$?
+  nice -n 19 npm run --silent lint:format || status=$?
   wait "$typecheck" || status=$?
   wait "$eslint" || status=$?
   read_group_cpu
-  say "type check, eslint and prettier took $((SECONDS - started))s, ended at $((SECONDS - began))s; CPU time (user, system): $group_cpu"
+  say "type check, eslint and the formatters took $((SECONDS - started))s, ended at $((SECONDS - began))s; CPU time (user, system): $group_cpu"
   return "$status"
 }
 # The workflow templates' check (it builds actionlint the first time, or waits for another run's
@@ -109,7 +114,7 @@ workflow_checks() {
 }
 
 background checks checks
-phase nice -n 10 npm run --silent build
+phase nice -n 10 npm run --silent build -- --singleThreaded
 ready s3-server browser toolchain
 background workflow-checks workflow_checks
 

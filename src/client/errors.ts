@@ -142,6 +142,9 @@ export class ApiError extends Error {
   }
 }
 
+/** A class whose instances are `T`, as `this` of a static method sees it. */
+type ClassOf<T> = abstract new (...args: never[]) => T;
+
 /**
  * The base of one error category: it fixes the `code`, takes the common fields, and gives the
  * class an `isInstance` that checks brand and code, so it too survives two module copies.
@@ -155,10 +158,7 @@ function category(code: ErrorCodeValue) {
      * True for an error of this category, even from another copy of the module. `this` only types
      * the result (`NotFoundError.isInstance(e)` narrows to NotFoundError); the check uses `code`.
      */
-    static override isInstance<T extends ApiError>(
-      this: abstract new (...args: never[]) => T,
-      value: unknown,
-    ): value is T {
+    static override isInstance<T extends ApiError>(this: ClassOf<T>, value: unknown): value is T {
       return ApiError.isInstance(value) && value.code === code;
     }
   };

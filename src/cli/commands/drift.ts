@@ -171,9 +171,7 @@ export const driftCommand = defineCommand({
         ? observed.status
         : withEngineChecks(
             observed.status,
-            await (
-              await import("../run/engine-checks.js")
-            ).engineChecks(
+            await (await import("../run/engine-checks.js")).engineChecks(
               observed.status,
               previewed,
               observed.projectDir,

@@ -118,9 +118,10 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
     pending_operations: [],
     resources: root === undefined ? [] : [{ ...root, outputs: {} }],
   };
-  await (
-    await target.workspace()
-  ).importStack(target.name, { version: exported.version, deployment: emptied });
+  await (await target.workspace()).importStack(target.name, {
+    version: exported.version,
+    deployment: emptied,
+  });
   log(
     `migrate: stack '${target.name}' now holds only the settings in ${path.basename(target.configFile ?? "")}`,
   );
