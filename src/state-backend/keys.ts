@@ -4,6 +4,23 @@
  * them under `.pulumi/stackwright/`. Every key of the backend is built here, and nowhere else.
  */
 
+/**
+ * Pulumi's record of the backend's layout (`version: 1`: the project mode these keys follow). Every
+ * `pulumi` process reads it when it opens the backend, and writes it when it finds none.
+ */
+export const LAYOUT_KEY = ".pulumi/meta.yaml";
+
+/** The layout record Pulumi writes for a backend in project mode. */
+export const PROJECT_LAYOUT = "version: 1\n";
+
+/**
+ * True for the checkpoint of a stack in Pulumi's legacy layout (`.pulumi/stacks/<stack>.json`, no
+ * project): a backend holding one and no layout record is in that layout.
+ */
+export function isLegacyCheckpointKey(key: string): boolean {
+  return /^\.pulumi\/stacks\/[^/]+\.json(?:\.gz|\.zst)?$/.test(key);
+}
+
 /** Where the backend keeps the stack's checkpoint, without compression suffix. */
 export function checkpointKey(project: string, stack: string): string {
   return `.pulumi/stacks/${project}/${stack}.json`;

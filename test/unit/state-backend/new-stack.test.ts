@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkpointKey, createStackIfAbsent } from "../../../src/state-backend";
+import { LAYOUT_KEY } from "../../../src/state-backend/keys";
 import { openStateStore, type StateStore } from "../../../src/state-backend/store";
 
 const PROJECT = "stackwright";
@@ -29,6 +30,36 @@ describe("a new per-file stack written into a file backend", () => {
       checkpoint: { stack: `organization/${PROJECT}/${STACK}`, latest: null },
     });
     expect(fs.readdirSync(path.join(root, ".pulumi", "stacks", PROJECT))).toEqual([`${STACK}.json`]);
+  });
+
+  it("records the project layout first, as Pulumi would, with no attributes file left half written", async () => {
+    expect(await createStackIfAbsent(where())).toBe(true);
+    expect(await store.read(LAYOUT_KEY)).toBe("version: 1\n");
+    expect(fs.readdirSync(path.join(root, ".pulumi")).filter((name) => name.startsWith("meta"))).toEqual([
+      "meta.yaml",
+    ]);
+  });
+
+  it("keeps a layout record that exists, and gives a backend of the legacy layout none, as Pulumi does", async () => {
+    await store.write(LAYOUT_KEY, "version: 1\n# written by pulumi\n");
+    await createStackIfAbsent(where());
+    expect(await store.read(LAYOUT_KEY)).toBe("version: 1\n# written by pulumi\n");
+
+    await store.remove(LAYOUT_KEY);
+    await store.write(".pulumi/stacks/old-stack.json", "a stack of the legacy layout");
+    await createStackIfAbsent({ store, project: PROJECT, stack: "dev.other" });
+    expect(await store.read(LAYOUT_KEY)).toBeUndefined();
+  });
+
+  it("records the layout once when many runners make their stacks in a new backend at once", async () => {
+    const made = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        createStackIfAbsent({ store, project: PROJECT, stack: `dev.site-${i}` }),
+      ),
+    );
+    expect(made).toEqual(Array.from({ length: 8 }, () => true));
+    expect(await store.read(LAYOUT_KEY)).toBe("version: 1\n");
+    expect(fs.readdirSync(path.join(root, ".pulumi")).filter((name) => name.includes(".tmp"))).toEqual([]);
   });
 
   it("keeps a stack that exists, plain or compressed, byte for byte", async () => {
