@@ -39,7 +39,8 @@ if [ ! -f "$venv/complete" ]; then
     # The interpreter's own pip installs into a venv made without one (`pip --python`, pip 22.3 or
     # later): a pip of the venv's own (ensurepip) cost 7 of the install's 21 CPU-seconds on the
     # 2-core machine. Without such a pip, the venv gets its own.
-    if "$python" -c 'import sys, pip; sys.exit(0 if tuple(map(int, pip.__version__.split(".")[:2])) >= (22, 3) else 1)' 2>/dev/null; then
+    pip_at_least_22_3='import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))'
+    if "$python" -c "$pip_at_least_22_3" 2>/dev/null; then
       "$python" -m venv --without-pip "$venv" || die "'$python -m venv --without-pip' failed"
       pip=("$python" -m pip --python "$venv/bin/python")
     else

@@ -90,7 +90,8 @@ tests() {
   say "tests, $name ($*) took $((SECONDS - started))s, ended at $((SECONDS - began))s; CPU time (user, system): $group_cpu"
   return "$status"
 }
-# The type check, eslint and the formatters' check, side by side (filler: see the top of this file): no Go.
+# The type check, eslint and the formatters' check, side by side (filler: see the top of this
+# file): no Go.
 checks() {
   local started=$SECONDS status=0 typecheck eslint
   nice -n 19 npm run --silent typecheck -- --singleThreaded &

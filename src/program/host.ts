@@ -80,7 +80,8 @@ function unhandled(err: unknown): void {
 
 /** Whether a listener besides ours takes the process's unhandled errors (a test runner's, say). */
 function heardElsewhere(): boolean {
-  return process.listenerCount("uncaughtException") + process.listenerCount("unhandledRejection") > 2;
+  const others = (listeners: readonly unknown[]) => listeners.some((listener) => listener !== unhandled);
+  return others(process.listeners("uncaughtException")) || others(process.listeners("unhandledRejection"));
 }
 
 /** Raises `err` again with our handlers gone, so that Node reports it and ends the process. */

@@ -14,23 +14,29 @@ export const LAYOUT_KEY = ".pulumi/meta.yaml";
 export const PROJECT_LAYOUT = "version: 1\n";
 
 /**
+ * What follows a stack's name in the key of its checkpoint: plain, gzip (a backend that
+ * compresses), zstd (which no reader of ours parses, but which still means the stack exists).
+ */
+const CHECKPOINT_SUFFIXES = { plain: ".json", gzip: ".json.gz", zstd: ".json.zst" } as const;
+
+/**
  * True for the checkpoint of a stack in Pulumi's legacy layout (`.pulumi/stacks/<stack>.json`, no
  * project): a backend holding one and no layout record is in that layout.
  */
 export function isLegacyCheckpointKey(key: string): boolean {
-  return /^\.pulumi\/stacks\/[^/]+\.json(?:\.gz|\.zst)?$/.test(key);
+  const name = /^\.pulumi\/stacks\/([^/]+)$/.exec(key)?.[1];
+  return (
+    name !== undefined &&
+    Object.values(CHECKPOINT_SUFFIXES).some((suffix) => name.length > suffix.length && name.endsWith(suffix))
+  );
 }
 
 /** Where the backend keeps the stack's checkpoint, without compression suffix. */
 export function checkpointKey(project: string, stack: string): string {
-  return `.pulumi/stacks/${project}/${stack}.json`;
+  return checkpointKeys(project, stack).plain;
 }
 
-/**
- * Every key the stack's checkpoint may have, in the order Pulumi reads them: plain, gzip (a
- * backend that compresses), zstd (which no reader of ours parses, but which still means the
- * stack exists).
- */
+/** Every key the stack's checkpoint may have, in the order Pulumi reads them: plain, gzip, zstd. */
 export function checkpointKeys(
   project: string,
   stack: string,
@@ -39,8 +45,12 @@ export function checkpointKeys(
   readonly gzip: string;
   readonly zstd: string;
 } {
-  const plain = checkpointKey(project, stack);
-  return { plain, gzip: `${plain}.gz`, zstd: `${plain}.zst` };
+  const base = `.pulumi/stacks/${project}/${stack}`;
+  return {
+    plain: `${base}${CHECKPOINT_SUFFIXES.plain}`,
+    gzip: `${base}${CHECKPOINT_SUFFIXES.gzip}`,
+    zstd: `${base}${CHECKPOINT_SUFFIXES.zstd}`,
+  };
 }
 
 /** Where Pulumi keeps the locks of a project-scoped stack. */
