@@ -13,6 +13,9 @@ export const LAYOUT_KEY = ".pulumi/meta.yaml";
 /** The layout record Pulumi writes for a backend in project mode. */
 export const PROJECT_LAYOUT = "version: 1\n";
 
+/** Where the backend keeps the stacks' checkpoints (one folder per project, in project mode). */
+export const STACKS_DIRECTORY = ".pulumi/stacks/";
+
 /**
  * What follows a stack's name in the key of its checkpoint: plain, gzip (a backend that
  * compresses), zstd (which no reader of ours parses, but which still means the stack exists).
@@ -24,9 +27,10 @@ const CHECKPOINT_SUFFIXES = { plain: ".json", gzip: ".json.gz", zstd: ".json.zst
  * project): a backend holding one and no layout record is in that layout.
  */
 export function isLegacyCheckpointKey(key: string): boolean {
-  const name = /^\.pulumi\/stacks\/([^/]+)$/.exec(key)?.[1];
+  const name = key.startsWith(STACKS_DIRECTORY) ? key.slice(STACKS_DIRECTORY.length) : undefined;
   return (
     name !== undefined &&
+    !name.includes("/") &&
     Object.values(CHECKPOINT_SUFFIXES).some((suffix) => name.length > suffix.length && name.endsWith(suffix))
   );
 }
@@ -45,7 +49,7 @@ export function checkpointKeys(
   readonly gzip: string;
   readonly zstd: string;
 } {
-  const base = `.pulumi/stacks/${project}/${stack}`;
+  const base = `${STACKS_DIRECTORY}${project}/${stack}`;
   return {
     plain: `${base}${CHECKPOINT_SUFFIXES.plain}`,
     gzip: `${base}${CHECKPOINT_SUFFIXES.gzip}`,

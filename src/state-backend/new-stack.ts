@@ -10,7 +10,7 @@
  * The engine fills the checkpoint on its first run, exactly as after `pulumi stack init`.
  */
 import { hasCheckpoint } from "./checkpoint";
-import { checkpointKey, isLegacyCheckpointKey, LAYOUT_KEY, PROJECT_LAYOUT } from "./keys";
+import { checkpointKey, isLegacyCheckpointKey, LAYOUT_KEY, PROJECT_LAYOUT, STACKS_DIRECTORY } from "./keys";
 import type { StackPlace, StateStore } from "./store";
 
 /** The checkpoint of a stack that was never updated, as the DIY backend writes it. */
@@ -45,7 +45,7 @@ export async function createStackIfAbsent(where: StackPlace): Promise<boolean> {
  */
 async function recordLayoutIfAbsent(store: StateStore): Promise<void> {
   if ((await store.read(LAYOUT_KEY)) !== undefined) return;
-  const stacks = await store.list(".pulumi/stacks/");
+  const stacks = await store.list(STACKS_DIRECTORY);
   if (stacks.some((object) => isLegacyCheckpointKey(object.key))) return;
   await store.create(LAYOUT_KEY, PROJECT_LAYOUT);
 }
