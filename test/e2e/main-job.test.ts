@@ -5,11 +5,14 @@ import { describe, expect } from "vitest";
 import type { EmulatorHooks } from "../helpers/emulator";
 import { fixtures, startEmulatorProcess, type RunningEmulator } from "../helpers/fixtures";
 import type { ScratchProject } from "../helpers/scratch-project";
+import { runInProject } from "../helpers/in-process";
 import { runStackwright, waitFor } from "../helpers/stackwright-process";
 
 // The `stackwright` command as an operator runs it, on a scratch copy of the project with the
-// example stacks-config/: its own processes, the real engine, the real emulator, and the demo's
-// `dev` target as the repository has it (its token sealed with the built-in passphrase).
+// example stacks-config/: the real engine, the real emulator, and the demo's `dev` target as the
+// repository has it (its token sealed with the built-in passphrase). The main job (`start`), the
+// lines said before the engine starts and the runs that read TMPDIR are processes of their own;
+// the other commands run in the test's process (`runInProject`), as in the other end-to-end files.
 const test = fixtures({ project: { secrets: "passphrase" } }).extend(
   "emulatorOfMainJob",
   { scope: "file" },
@@ -27,13 +30,15 @@ describe("the stackwright command on the example stacks-config", () => {
   let project: ScratchProject;
   const run = (args: string[], env: Record<string, string> = {}) =>
     runStackwright(project.dir, args, { ...project.env, ...env });
+  const inProcess = (args: string[], env: Record<string, string> = {}) =>
+    runInProject(project.dir, args, { ...project.env, ...env });
 
   test.beforeAll(({ project: scratch }) => {
     project = scratch;
   });
 
-  test("validates the example with no API and no engine", () => {
-    const { status, out } = run(["validate"]);
+  test("validates the example with no API and no engine", async () => {
+    const { status, out } = await inProcess(["validate"]);
     expect(out).toContain("1 stack, 2 environments: valid");
     expect(status).toBe(0);
   });
@@ -119,8 +124,8 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(2);
     }, 240_000);
 
-    test("refuses a stack the user cannot see in one line, without starting its engine", () => {
-      const { status, out } = run(["preview", "--project", project.dir], {
+    test("refuses a stack the user cannot see in one line, without starting its engine", async () => {
+      const { status, out } = await inProcess(["preview", "--project", project.dir], {
         ...env,
         STACKWRIGHT_EMAIL: "outsider@example.com",
         STACKWRIGHT_API_TOKEN: "outsider-token",
@@ -181,7 +186,7 @@ describe("the stackwright command on the example stacks-config", () => {
       }
     }, 240_000);
 
-    test("previews with the settings of Pulumi.dev.yaml alone, its token decrypted, with no stack named dev", () => {
+    test("previews with the settings of Pulumi.dev.yaml alone, its token decrypted, with no stack named dev", async () => {
       // The README's laptop flow: no STACKWRIGHT_* variables; the file points at this emulator.
       const settingsFile = path.join(project.dir, "Pulumi.dev.yaml");
       const original = fs.readFileSync(settingsFile, "utf8");
@@ -190,7 +195,7 @@ describe("the stackwright command on the example stacks-config", () => {
         original.replace(/stackwright:apiUrl: .*/, `stackwright:apiUrl: ${emulator.url}`),
       );
       try {
-        const { status, out } = run(["preview", "--project", project.dir]);
+        const { status, out } = await inProcess(["preview", "--project", project.dir]);
         expect(out).not.toContain("no API settings");
         expect(out).toContain("redeploy from 8f3c2a1 to branch main (changed: trigger)");
         expect(status).toBe(0);
@@ -212,9 +217,12 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(status).toBe(2);
     }, 240_000);
 
-    test("previews a changed trigger as a redeploy and writes the pull-request summary", () => {
+    test("previews a changed trigger as a redeploy and writes the pull-request summary", async () => {
       const summary = path.join(project.dir, "summary.md");
-      const { status, out } = run(["preview", "--project", project.dir, "--summary", summary], env);
+      const { status, out } = await inProcess(
+        ["preview", "--project", project.dir, "--summary", summary],
+        env,
+      );
       expect(out).toContain("summary written to");
       expect(status).toBe(0);
       expect(out).toContain("redeploy from 8f3c2a1 to branch main (changed: trigger)");
@@ -223,8 +231,8 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(md).toMatch(/\| uat \| redeploy \| from `[0-9a-f]{7}` to branch `main` \(changed: trigger\) \|/);
     }, 240_000);
 
-    test("applies the change with up, then summarises a plain pulumi preview --json as no changes", () => {
-      const up = run(["up", "--project", project.dir], env);
+    test("applies the change with up, then summarises a plain pulumi preview --json as no changes", async () => {
+      const up = await inProcess(["up", "--project", project.dir], env);
       expect(up.out).toContain("1 redeploy");
       expect(up.status).toBe(0);
 
@@ -240,12 +248,12 @@ describe("the stackwright command on the example stacks-config", () => {
       );
       expect(preview.status).toBe(0);
       fs.writeFileSync(path.join(project.dir, "preview.json"), preview.stdout);
-      const summary = run(["summary", path.join(project.dir, "preview.json")]);
+      const summary = await inProcess(["summary", path.join(project.dir, "preview.json")]);
       expect(summary.out).toContain("**No changes**");
       expect(summary.status).toBe(0);
     }, 240_000);
 
-    test("gives the same comment from plain pulumi's event log as preview --summary, Facts included", () => {
+    test("gives the same comment from plain pulumi's event log as preview --summary, Facts included", async () => {
       const events = path.join(project.dir, "preview-events.json");
       const preview = spawnSync(
         path.join(project.dir, ".tools", "bin", "pulumi"),
@@ -259,24 +267,24 @@ describe("the stackwright command on the example stacks-config", () => {
         },
       );
       expect(preview.status, preview.stderr).toBe(0);
-      const fromLog = run(["summary", events]);
+      const fromLog = await inProcess(["summary", events]);
       expect(fromLog.status).toBe(0);
       const file = path.join(project.dir, "same.md");
-      const fromRun = run(["preview", "--project", project.dir, "--summary", file], env);
+      const fromRun = await inProcess(["preview", "--project", project.dir, "--summary", file], env);
       expect(fromRun.status, fromRun.out).toBe(0);
       expect(fromLog.out).toContain("### Facts");
       expect(fromLog.out).toMatch(/\*\*No changes\*\* \([1-9]\d* unchanged\)/);
       expect(fromLog.out).toBe(fs.readFileSync(file, "utf8"));
     }, 480_000);
 
-    test("fails the preview of a deployment change on an environment that stays locked, naming the lock", () => {
+    test("fails the preview of a deployment change on an environment that stays locked, naming the lock", async () => {
       editConfig((text) =>
         text.replace(
           "title: Promote UAT to production",
           'title: Promote UAT to production\n      trigger: "again"',
         ),
       );
-      const { status, out } = run(["preview", "--project", project.dir], env);
+      const { status, out } = await inProcess(["preview", "--project", project.dir], env);
       expect(out).toContain(
         'acme-web/prod is locked ("Change freeze until 2026-12-01") and stays locked in this change',
       );
@@ -286,7 +294,7 @@ describe("the stackwright command on the example stacks-config", () => {
     test("unlocks before it deploys when the same change removes the lock", async () => {
       editConfig((text) => text.replace(/\n {4}lock:\n {6}message: Change freeze until 2026-12-01\n/, "\n"));
       await hooks.clearRequests();
-      const { status, out } = run(["up", "--project", project.dir], env);
+      const { status, out } = await inProcess(["up", "--project", project.dir], env);
       expect(status).toBe(0);
       expect(out).toContain("redeploy");
       const writes = (await hooks.requests())
@@ -298,14 +306,14 @@ describe("the stackwright command on the example stacks-config", () => {
       expect(deploy).toBeGreaterThan(unlock);
     }, 240_000);
 
-    test("fails the preview of a new snapshot on an environment that stays locked, naming the lock", () => {
+    test("fails the preview of a new snapshot on an environment that stays locked, naming the lock", async () => {
       const lock = "    lock:\n      message: Second freeze\n";
       editConfig((text) => text.replace("\nrecords:", `${lock}\nrecords:`));
-      const up = run(["up", "--project", project.dir], env);
+      const up = await inProcess(["up", "--project", project.dir], env);
       expect(up.status).toBe(0);
 
       editConfig((text) => text.replace(lock, `${lock}    snapshots:\n      frozen-db: { mode: db }\n`));
-      const { status, out } = run(["preview", "--project", project.dir], env);
+      const { status, out } = await inProcess(["preview", "--project", project.dir], env);
       expect(out).toContain(
         'acme-web/prod is locked ("Second freeze") and stays locked in this change, so the platform would refuse snapshot frozen-db.',
       );

@@ -4,6 +4,7 @@ import { readLocks } from "../../src/cli/state/locks";
 import { openStateStore, type StateStore } from "../../src/state-backend/store";
 import { basicAuth, TEST_USERS, type TestEmulator } from "../helpers/emulator";
 import { fixtures } from "../helpers/fixtures";
+import { runInProject } from "../helpers/in-process";
 import type { TestS3Server } from "../helpers/s3-server";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
 import { killTree, startStackwright, waitFor, type StackwrightProcess } from "../helpers/stackwright-process";
@@ -24,7 +25,10 @@ interface World {
   readonly project: ScratchProject;
   readonly store: StateStore;
   readonly env: Record<string, string>;
+  /** `stackwright up` of `stack` as a process of its own (to be killed or interrupted). */
   up(stack: string): StackwrightProcess;
+  /** The same `up` run to its end in the test's process. */
+  rerun(stack: string): Promise<{ status: number | null; out: string }>;
   deployments(): Promise<{ id: string; summary: string }[]>;
 }
 
@@ -39,6 +43,7 @@ function makeWorld(emulator: TestEmulator, project: ScratchProject, s3: TestS3Se
     env,
     store: openStateStore(env["PULUMI_BACKEND_URL"] ?? ""),
     up: (stack) => startStackwright(project.dir, ["up", "--project", project.dir, "--stack", stack], env),
+    rerun: (stack) => runInProject(project.dir, ["up", "--project", project.dir, "--stack", stack], env),
     async deployments() {
       const res = await fetch(`${emulator.url}${DEPLOYS}`, {
         headers: { authorization: basicAuth(USER.email, USER.token) },
@@ -68,14 +73,17 @@ async function clearFaults(world: World): Promise<void> {
 /** Deployments that Stackwright made (their summary carries its marker). */
 const marked = (list: { summary: string }[]) => list.filter((d) => d.summary.includes("[stackwright "));
 
-/** Runs up again and expects it to finish the job: exit 0, one marked deployment, no lock. */
+/**
+ * Runs up again and expects it to finish the job: exit 0, one marked deployment, no lock. The
+ * rerun is an ordinary `up` (the killed run's pid is what makes its lock stale), so it runs in
+ * the test's process.
+ */
 async function rerunRecovers(world: World, stack: string): Promise<string> {
-  const again = world.up(stack);
-  const code = await again.exited;
-  expect(code, `exit ${String(code)}:\n${again.output()}`).toBe(0);
+  const { status, out } = await world.rerun(stack);
+  expect(status, `exit ${String(status)}:\n${out}`).toBe(0);
   expect(marked(await world.deployments())).toHaveLength(1);
   expect(await readLocks(world.store, "stackwright", stack)).toEqual([]);
-  return again.output();
+  return out;
 }
 
 describe.for(["file", "s3"] as const)("stackwright up stopped mid-deployment (%s backend)", (backend) => {

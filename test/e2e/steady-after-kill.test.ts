@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { describe, expect } from "vitest";
 import { lockDirectory } from "../../src/cli/state/locks";
 import { fixtures, type InProcessEmulator } from "../helpers/fixtures";
+import { runInProject } from "../helpers/in-process";
 import type { ScratchProject } from "../helpers/scratch-project";
 import { killProcessesIn, killTree, startStackwright, waitFor } from "../helpers/stackwright-process";
 
@@ -39,9 +40,10 @@ describe("an up killed while its deployment is queued", () => {
   let emulator: InProcessEmulator;
   let project: ScratchProject;
   let env: Record<string, string>;
+  // The killed run is a process of its own; the runs after it need none (the test's process).
   const run = async (args: string[]) => {
-    const p = startStackwright(project.dir, args, env);
-    return { code: await p.exited, out: p.output() };
+    const { status, out } = await runInProject(project.dir, args, env);
+    return { code: status, out };
   };
   const checkpoint = (): Checkpoint =>
     JSON.parse(fs.readFileSync(project.stateFile(STACK), "utf8")) as Checkpoint;
