@@ -7,7 +7,13 @@ import { fixtures } from "../helpers/fixtures";
 import { runInProject } from "../helpers/in-process";
 import type { TestS3Server } from "../helpers/s3-server";
 import { repoRoot, type ScratchProject } from "../helpers/scratch-project";
-import { killTree, startStackwright, waitFor, type StackwrightProcess } from "../helpers/stackwright-process";
+import {
+  killTree,
+  startStackwright,
+  waitFor,
+  type Finished,
+  type StackwrightProcess,
+} from "../helpers/stackwright-process";
 
 // No stale locks: `stackwright up` killed with SIGKILL (a runner that vanished) or stopped with
 // SIGINT (a cancelled CI job) in the middle of a deployment, then run again with no manual step.
@@ -28,7 +34,7 @@ interface World {
   /** `stackwright up` of `stack` as a process of its own (to be killed or interrupted). */
   up(stack: string): StackwrightProcess;
   /** The same `up` run to its end in the test's process. */
-  rerun(stack: string): Promise<{ status: number | null; out: string }>;
+  rerun(stack: string): Promise<Finished>;
   deployments(): Promise<{ id: string; summary: string }[]>;
 }
 

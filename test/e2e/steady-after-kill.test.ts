@@ -41,10 +41,7 @@ describe("an up killed while its deployment is queued", () => {
   let project: ScratchProject;
   let env: Record<string, string>;
   // The killed run is a process of its own; the runs after it need none (the test's process).
-  const run = async (args: string[]) => {
-    const { status, out } = await runInProject(project.dir, args, env);
-    return { code: status, out };
-  };
+  const run = (args: string[]) => runInProject(project.dir, args, env);
   const checkpoint = (): Checkpoint =>
     JSON.parse(fs.readFileSync(project.stateFile(STACK), "utf8")) as Checkpoint;
   const pending = () =>
@@ -84,7 +81,7 @@ describe("an up killed while its deployment is queued", () => {
     expect(lockFiles().sort()).toEqual(expect.arrayContaining([expect.stringMatching(/\.json\.attrs$/)]));
 
     const rerun = await run(["up", "--project", project.dir]);
-    expect(rerun.code, rerun.out).toBe(0);
+    expect(rerun.status, rerun.out).toBe(0);
     expect(rerun.out).toContain("removed a stale lock");
     expect(lockFiles(), "lock files after the rerun").toEqual([]);
     expect(pending(), "pending operations after the rerun").toEqual([]);
@@ -94,7 +91,7 @@ describe("an up killed while its deployment is queued", () => {
     expect(row(rerun.out)?.[3], "why the engine ran").toMatch(/the last up did not finish/);
 
     const after = await run(["up", "--project", project.dir]);
-    expect(after.code, after.out).toBe(0);
+    expect(after.status, after.out).toBe(0);
     expect(row(after.out)?.slice(1, 3), after.out).toEqual(["ok", "no change (confirmed)"]);
     expect(after.out).not.toMatch(/pending operations? from previous deployment/);
   }, 480_000);
@@ -102,7 +99,7 @@ describe("an up killed while its deployment is queued", () => {
   test("says in the closing table why the engine ran when the up is not confirmed", async () => {
     fs.appendFileSync(path.join(project.dir, "stacks-config", "acme-web.yaml"), "      title: Deploy main\n");
     const changed = await run(["up", "--project", project.dir]);
-    expect(changed.code, changed.out).toBe(0);
+    expect(changed.status, changed.out).toBe(0);
     expect(row(changed.out)?.[3]).toBe("inputs changed: file");
   }, 480_000);
 
@@ -116,7 +113,7 @@ describe("an up killed while its deployment is queued", () => {
     fs.writeFileSync(project.stateFile(STACK), JSON.stringify(text));
 
     const refresh = await run(["refresh", "--project", project.dir]);
-    expect(refresh.code, refresh.out).toBe(0);
+    expect(refresh.status, refresh.out).toBe(0);
     expect(refresh.out).toMatch(/cleared the pending create of Deployment acme-web\/uat/);
     expect(pending()).toEqual([]);
   }, 480_000);
