@@ -84,6 +84,7 @@ export {
 export type { WindowConfig, WindowKind, WindowSpec } from "./window-schema";
 export {
   NEXT_OPEN_HORIZON_DAYS,
+  NEXT_OPEN_LOOKUPS,
   durationText,
   formatInZone,
   formatUtc,

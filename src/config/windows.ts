@@ -14,6 +14,15 @@ import { cronOf, type WindowConfig, type WindowKind, type WindowSpec } from "./w
 /** Where the search for the next open instant gives up (a window that opens later is no help). */
 export const NEXT_OPEN_HORIZON_DAYS = 400;
 
+/**
+ * How many schedule lookups (croner's next or previous run, a tenth to a quarter of a millisecond
+ * each: its zone arithmetic goes through Intl) one search for the next open instant may make.
+ * A window that keeps itself open is searched through run by run: a deny window every minute for
+ * 2 minutes never closes, and walking it to the horizon would take 53 seconds of CPU (one every
+ * half hour for 3 hours, 1.7 seconds). Realistic windows find their opening in a few dozen.
+ */
+export const NEXT_OPEN_LOOKUPS = 1000;
+
 /** When changes may next be made, in the zone of the window that decides it and in UTC. */
 export interface NextOpen {
   readonly at: Date;
@@ -31,8 +40,16 @@ export type WindowVerdict =
       readonly open: false;
       /** What keeps it closed: the open deny window, or being outside every allow window. */
       readonly reason: string;
-      /** Null when nothing opens within {@link NEXT_OPEN_HORIZON_DAYS} days. */
+      /**
+       * Null when nothing opens within {@link NEXT_OPEN_HORIZON_DAYS} days, or before
+       * `stoppedAt` when the search stopped there.
+       */
       readonly next: NextOpen | null;
+      /**
+       * Where the search for `next` stopped when its {@link NEXT_OPEN_LOOKUPS} lookups ran out
+       * before the horizon (windows that open and close that often); null when it did not.
+       */
+      readonly stoppedAt: Date | null;
     };
 
 interface Compiled {
@@ -49,21 +66,38 @@ function compile(windows: readonly WindowConfig[]): Compiled[] {
   });
 }
 
+/** Counts the schedule lookups of one verdict against {@link NEXT_OPEN_LOOKUPS}. */
+class Lookups {
+  private left = NEXT_OPEN_LOOKUPS;
+  get exhausted(): boolean {
+    return this.left <= 0;
+  }
+  /** The latest start of `window` before `before` (exclusive, whole seconds, as croner looks back). */
+  previous(window: Compiled, before: number): number | undefined {
+    this.left -= 1;
+    return window.cron.previousRuns(1, new Date(before))[0]?.getTime();
+  }
+  /** The next start of `window` after `from`, as croner looks forward (from the next whole second). */
+  next(window: Compiled, from: number): number | undefined {
+    this.left -= 1;
+    return window.cron.nextRun(new Date(from))?.getTime();
+  }
+}
+
 /** The start of the run of `window` that is open at `t`, if one is (start ≤ t < start + duration). */
-function openSince(window: Compiled, t: number): number | undefined {
-  // croner looks back from whole seconds, exclusively: one second later includes a start at `t`.
-  const start = window.cron
-    .previousRuns(2, new Date(t + 1000))
-    .map((run) => run.getTime())
-    .find((run) => run <= t);
+function openSince(window: Compiled, t: number, lookups: Lookups): number | undefined {
+  // croner looks back from whole seconds, exclusively: one second later includes a start at `t`,
+  // and a start in that second but after `t` (a sub-second `t`) sends the look further back.
+  let start = lookups.previous(window, t + 1000);
+  if (start !== undefined && start > t) start = lookups.previous(window, start);
   return start !== undefined && t < start + window.spec.duration * 1000 ? start : undefined;
 }
 
 /** The first start of `window` strictly after `t`, if any. */
-function nextStart(window: Compiled, t: number): number | undefined {
-  let next = window.cron.nextRun(new Date(t));
-  while (next !== null && next.getTime() <= t) next = window.cron.nextRun(new Date(next.getTime() + 1000));
-  return next === null ? undefined : next.getTime();
+function nextStart(window: Compiled, t: number, lookups: Lookups): number | undefined {
+  let next = lookups.next(window, t);
+  while (next !== undefined && next <= t) next = lookups.next(window, next + 1000);
+  return next;
 }
 
 function describeWindow(window: Compiled): string {
@@ -115,33 +149,40 @@ export function windowVerdict(windows: readonly WindowConfig[], now: Date): Wind
   const allows = compiled.filter((w) => w.kind === "allow");
   const denies = compiled.filter((w) => w.kind === "deny");
   const start = now.getTime();
-  const openDeny = denies.find((w) => openSince(w, start) !== undefined);
-  const inAllow = allows.length === 0 || allows.some((w) => openSince(w, start) !== undefined);
+  const lookups = new Lookups();
+  const openDeny = denies
+    .map((window) => ({ window, since: openSince(window, start, lookups) }))
+    .find((deny) => deny.since !== undefined);
+  const inAllow = allows.length === 0 || allows.some((w) => openSince(w, start, lookups) !== undefined);
   if (openDeny === undefined && inAllow) return { open: true };
   const reason =
     openDeny !== undefined
-      ? `inside the window ${describeWindow(openDeny)} that opened ${formatInZone(new Date(openSince(openDeny, start) ?? start), openDeny.spec.timezone)}`
+      ? `inside the window ${describeWindow(openDeny.window)} that opened ${formatInZone(new Date(openDeny.since ?? start), openDeny.window.spec.timezone)}`
       : `outside every allow window (${allows.map(describeWindow).join("; ")})`;
-  return { open: false, reason, next: findNextOpen(allows, denies, start) };
+  return { open: false, reason, ...findNextOpen(allows, denies, start, lookups) };
 }
 
 /**
  * The first instant after `from` at which no deny window is open and an allow window (if any)
  * is: jump past the deny window that is open, or to the next start of an allow window, until
- * both hold. Every jump moves forward, so the search ends (bounded by the horizon).
+ * both hold. Every jump moves forward, so the search ends: at the horizon, or sooner when its
+ * lookups run out (then `stoppedAt` says how far it got).
  */
 function findNextOpen(
   allows: readonly Compiled[],
   denies: readonly Compiled[],
   from: number,
-): NextOpen | null {
+  lookups: Lookups,
+): { next: NextOpen | null; stoppedAt: Date | null } {
   const horizon = from + NEXT_OPEN_HORIZON_DAYS * 86400 * 1000;
+  const none = { next: null, stoppedAt: null };
   let t = from;
   let zone = (allows[0] ?? denies[0])?.spec.timezone ?? "UTC";
   while (t <= horizon) {
+    if (lookups.exhausted) return { next: null, stoppedAt: new Date(t) };
     let denyEnd: { end: number; zone: string } | undefined;
     for (const deny of denies) {
-      const since = openSince(deny, t);
+      const since = openSince(deny, t, lookups);
       const end = since === undefined ? undefined : since + deny.spec.duration * 1000;
       if (end !== undefined && (denyEnd === undefined || end > denyEnd.end))
         denyEnd = { end, zone: deny.spec.timezone };
@@ -151,18 +192,20 @@ function findNextOpen(
       zone = denyEnd.zone;
       continue;
     }
-    if (allows.length === 0 || allows.some((w) => openSince(w, t) !== undefined)) return nextOpen(t, zone);
+    if (allows.length === 0 || allows.some((w) => openSince(w, t, lookups) !== undefined)) {
+      return { next: nextOpen(t, zone), stoppedAt: null };
+    }
     let soonest: { at: number; zone: string } | undefined;
     for (const allow of allows) {
-      const at = nextStart(allow, t);
+      const at = nextStart(allow, t, lookups);
       if (at !== undefined && (soonest === undefined || at < soonest.at))
         soonest = { at, zone: allow.spec.timezone };
     }
-    if (soonest === undefined) return null;
+    if (soonest === undefined) return none;
     t = soonest.at;
     zone = soonest.zone;
   }
-  return null;
+  return none;
 }
 
 /** The text of a refusal: what is refused, why, and when the next window opens. */
@@ -172,9 +215,11 @@ export function refusalText(
   now: Date,
 ): string {
   const next =
-    verdict.next === null
-      ? `no window opens in the next ${NEXT_OPEN_HORIZON_DAYS} days`
-      : `the next window opens ${verdict.next.local}, ${verdict.next.utc}`;
+    verdict.next !== null
+      ? `the next window opens ${verdict.next.local}, ${verdict.next.utc}`
+      : verdict.stoppedAt === null
+        ? `no window opens in the next ${NEXT_OPEN_HORIZON_DAYS} days`
+        : `no window opens before ${formatUtc(verdict.stoppedAt)} (they open and close too often to look further)`;
   return `${what} is outside its change windows at ${formatUtc(now)}: ${verdict.reason}; ${next}`;
 }
 

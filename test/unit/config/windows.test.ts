@@ -1,6 +1,8 @@
+import { Cron } from "croner";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  NEXT_OPEN_LOOKUPS,
   type WindowConfig,
   formatInZone,
   parseWindowDuration,
@@ -212,6 +214,16 @@ describe("allow and deny windows", () => {
     );
   });
 
+  it("stops looking for the next opening when a window never closes, and says where it stopped", () => {
+    const always = [deny("* * * * *", "2m", "UTC")];
+    const verdict = closed(always, "2026-11-27T18:00:00Z");
+    expect(verdict.next).toBeNull();
+    expect(verdict.stoppedAt?.toISOString()).toBe("2026-11-29T03:18:00.000Z");
+    expect(refusalText("s/e", verdict, at("2026-11-27T18:00:00Z"))).toContain(
+      "no window opens before 2026-11-29 03:18 UTC (they open and close too often to look further)",
+    );
+  });
+
   it("applies the stack's windows and the environment's own together", () => {
     const windows = windowsOf({ windows: [christmas] }, { windows: [workdays] });
     expect(windows).toEqual([christmas, workdays]);
@@ -248,6 +260,35 @@ describe("window properties", () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  /** The schedule lookups `run` makes, counted on croner's own methods. */
+  function lookupsOf(run: () => void): number {
+    const next = vi.spyOn(Cron.prototype, "nextRun");
+    const previous = vi.spyOn(Cron.prototype, "previousRuns");
+    run();
+    return next.mock.calls.length + previous.mock.calls.length;
+  }
+  afterEach(() => vi.restoreAllMocks());
+
+  it("makes a bounded number of schedule lookups, whatever the windows", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), window), { minLength: 1, maxLength: 3 }),
+        instant,
+        (entries, now) => {
+          const windows: WindowConfig[] = entries.map(([isAllow, spec]) =>
+            isAllow ? { allow: spec } : { deny: spec },
+          );
+          // The budget, and what the step that spends its last lookup may add: two lookups to
+          // tell whether a window is open and one for its next start, per window.
+          const lookups = lookupsOf(() => windowVerdict(windows, now));
+          expect(lookups).toBeLessThanOrEqual(NEXT_OPEN_LOOKUPS + 3 * windows.length);
+          vi.restoreAllMocks();
+        },
+      ),
+      { numRuns: 30 },
     );
   });
 
