@@ -42,6 +42,8 @@ began=$SECONDS
 # scratch copies have paths of their own, and their entries would pile up run after run.
 NODE_COMPILE_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/stackwright-test-compile-cache-XXXXXX")
 export NODE_COMPILE_CACHE
+# Each vitest group's JSON report, read at the end to name again what failed (see below).
+reports=$(mktemp -d "${TMPDIR:-/tmp}/stackwright-test-reports-XXXXXX")
 declare -A pid_of
 background() {
   local name=$1
@@ -50,7 +52,7 @@ background() {
   pid_of[$name]=$!
 }
 # A failure anywhere stops the run, and everything started in the background with it.
-trap 'kill "${pid_of[@]}" 2>/dev/null || true; rm -rf "$NODE_COMPILE_CACHE"' EXIT
+trap 'kill "${pid_of[@]}" 2>/dev/null || true; rm -rf "$NODE_COMPILE_CACHE" "$reports"' EXIT
 
 background toolchain bash scripts/ensure-toolchain.sh
 background s3-server nice -n 10 bash scripts/ensure-s3-server.sh
@@ -81,11 +83,12 @@ read_group_cpu() {
   group_cpu=$(tail -n 1 "$usage")
   rm -f "$usage"
 }
-# tests NAME NICENESS VITEST-ARGS...
+# tests GROUP NAME NICENESS VITEST-ARGS...: its report goes to $reports/GROUP.json.
 tests() {
-  local name=$1 niceness=$2 started=$SECONDS status=0
-  shift 2
-  nice -n "$niceness" npx vitest run "$@" || status=$?
+  local group=$1 name=$2 niceness=$3 started=$SECONDS status=0
+  shift 3
+  nice -n "$niceness" npx vitest run "$@" \
+    --reporter=default --reporter=json --outputFile.json="$reports/$group.json" || status=$?
   read_group_cpu
   say "tests, $name ($*) took $((SECONDS - started))s, ended at $((SECONDS - began))s; CPU time (user, system): $group_cpu"
   return "$status"
@@ -122,8 +125,8 @@ background workflow-checks workflow_checks
 # Two workers, vitest.config.mts's (a project's pool takes its size from the config, not from
 # --maxWorkers): three engine files at once on two cores took longer than two (over 443 s
 # against 405 for the group alone), each file slowed by the others more than their waits gave.
-background engine tests "with the engine" 0 --project engine --project docs
-background no-engine tests "without the engine" 19 --project unit --project integration --project platform-answers
+background engine tests engine "with the engine" 0 --project engine --project docs
+background no-engine tests no-engine "without the engine" 19 --project unit --project integration --project platform-answers
 
 failed=()
 for name in checks workflow-checks no-engine engine; do
@@ -131,7 +134,17 @@ for name in checks workflow-checks no-engine engine; do
   unset "pid_of[$name]"
 done
 trap - EXIT
-rm -rf "$NODE_COMPILE_CACHE"
 say "npm test took $((SECONDS - began))s in all; CPU time (user, system) of this shell, then of everything it ran:"
 times >&2
-[ "${#failed[@]}" -eq 0 ] || die "tests failed (${failed[*]}): their reports are above"
+# The groups run side by side and the one with the engine ends last, so a failure elsewhere was
+# reported minutes up the log: what failed is said again here, where a log's tail shows it.
+for name in "${failed[@]}"; do
+  case $name in
+  engine | no-engine)
+    node test/helpers/run-ts.cjs test/helpers/failed-tests.ts "$name" "$reports/$name.json" ||
+      say "$name: its report could not be read (above: why)"
+    ;;
+  esac
+done
+rm -rf "$NODE_COMPILE_CACHE" "$reports"
+[ "${#failed[@]}" -eq 0 ] || die "tests failed (${failed[*]}): named just above, reported in full further up"
