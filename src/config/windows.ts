@@ -150,14 +150,19 @@ export function windowVerdict(windows: readonly WindowConfig[], now: Date): Wind
   const denies = compiled.filter((w) => w.kind === "deny");
   const start = now.getTime();
   const lookups = new Lookups();
-  const openDeny = denies
-    .map((window) => ({ window, since: openSince(window, start, lookups) }))
-    .find((deny) => deny.since !== undefined);
+  let openDeny: { window: Compiled; since: number } | undefined;
+  for (const window of denies) {
+    const since = openSince(window, start, lookups);
+    if (since !== undefined) {
+      openDeny = { window, since };
+      break;
+    }
+  }
   const inAllow = allows.length === 0 || allows.some((w) => openSince(w, start, lookups) !== undefined);
   if (openDeny === undefined && inAllow) return { open: true };
   const reason =
     openDeny !== undefined
-      ? `inside the window ${describeWindow(openDeny.window)} that opened ${formatInZone(new Date(openDeny.since ?? start), openDeny.window.spec.timezone)}`
+      ? `inside the window ${describeWindow(openDeny.window)} that opened ${formatInZone(new Date(openDeny.since), openDeny.window.spec.timezone)}`
       : `outside every allow window (${allows.map(describeWindow).join("; ")})`;
   return { open: false, reason, ...findNextOpen(allows, denies, start, lookups) };
 }

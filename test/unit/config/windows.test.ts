@@ -244,6 +244,13 @@ describe("window properties", () => {
     duration: fc.integer({ min: 1, max: 3 * 24 * 60 }).map((minutes) => minutes * 60),
   });
 
+  /** One to three windows, each allow or deny. */
+  const windowSet = fc
+    .array(fc.tuple(fc.boolean(), window), { minLength: 1, maxLength: 3 })
+    .map((entries) =>
+      entries.map(([isAllow, spec]): WindowConfig => (isAllow ? { allow: spec } : { deny: spec })),
+    );
+
   it("never refuses a time inside an allow window when no deny window is open", () => {
     fc.assert(
       fc.property(
@@ -274,44 +281,30 @@ describe("window properties", () => {
 
   it("makes a bounded number of schedule lookups, whatever the windows", () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.boolean(), window), { minLength: 1, maxLength: 3 }),
-        instant,
-        (entries, now) => {
-          const windows: WindowConfig[] = entries.map(([isAllow, spec]) =>
-            isAllow ? { allow: spec } : { deny: spec },
-          );
-          // The budget, and what the step that spends its last lookup may add: two lookups to
-          // tell whether a window is open and one for its next start, per window.
-          const lookups = lookupsOf(() => windowVerdict(windows, now));
-          expect(lookups).toBeLessThanOrEqual(NEXT_OPEN_LOOKUPS + 3 * windows.length);
-          vi.restoreAllMocks();
-        },
-      ),
+      fc.property(windowSet, instant, (windows, now) => {
+        // The budget, and what the step that spends its last lookup may add: two lookups to
+        // tell whether a window is open and one for its next start, per window.
+        const lookups = lookupsOf(() => windowVerdict(windows, now));
+        expect(lookups).toBeLessThanOrEqual(NEXT_OPEN_LOOKUPS + 3 * windows.length);
+        vi.restoreAllMocks();
+      }),
       { numRuns: 30 },
     );
   });
 
   it("names a next opening that is open, after now, with every earlier minute sampled closed", () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.boolean(), window), { minLength: 1, maxLength: 3 }),
-        instant,
-        (entries, now) => {
-          const windows: WindowConfig[] = entries.map(([isAllow, spec]) =>
-            isAllow ? { allow: spec } : { deny: spec },
-          );
-          const verdict = windowVerdict(windows, now);
-          if (verdict.open || verdict.next === null) return;
-          expect(verdict.next.at.getTime()).toBeGreaterThan(now.getTime());
-          expect(windowVerdict(windows, verdict.next.at).open).toBe(true);
-          const span = verdict.next.at.getTime() - now.getTime();
-          for (const fraction of [0.3, 0.7]) {
-            const probe = new Date(now.getTime() + Math.floor((span * fraction) / 60_000) * 60_000);
-            expect(windowVerdict(windows, probe).open).toBe(false);
-          }
-        },
-      ),
+      fc.property(windowSet, instant, (windows, now) => {
+        const verdict = windowVerdict(windows, now);
+        if (verdict.open || verdict.next === null) return;
+        expect(verdict.next.at.getTime()).toBeGreaterThan(now.getTime());
+        expect(windowVerdict(windows, verdict.next.at).open).toBe(true);
+        const span = verdict.next.at.getTime() - now.getTime();
+        for (const fraction of [0.3, 0.7]) {
+          const probe = new Date(now.getTime() + Math.floor((span * fraction) / 60_000) * 60_000);
+          expect(windowVerdict(windows, probe).open).toBe(false);
+        }
+      }),
       { numRuns: 30 },
     );
   });
