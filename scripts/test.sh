@@ -147,4 +147,4 @@ for name in "${failed[@]}"; do
   esac
 done
 rm -rf "$NODE_COMPILE_CACHE" "$reports"
-[ "${#failed[@]}" -eq 0 ] || die "tests failed (${failed[*]}): named just above, reported in full further up"
+[ "${#failed[@]}" -eq 0 ] || die "failed: ${failed[*]} (a failed test is named just above; every report is in full further up)"
