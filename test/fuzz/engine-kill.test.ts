@@ -29,6 +29,7 @@ import { z } from "zod";
 import { describe, expect } from "vitest";
 import { startTestEmulator, type FaultInput, type TestEmulator } from "../helpers/emulator";
 import { fixtures } from "../helpers/fixtures";
+import { runInProject } from "../helpers/in-process";
 import { scratchProject } from "../helpers/run-kms";
 import type { ScratchProject } from "../helpers/scratch-project";
 import {
@@ -301,11 +302,11 @@ async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, numbe
   // The rerun, with the flags a CI rerun has (no --lock-wait): the killed run's lock is removed
   // because its owner is gone, a restore it left in flight is recorded, not run again.
   // (Found here: a killed engine left as a zombie answered kill(pid, 0), so its lock looked live;
-  // pidIsAlive now counts a zombie as gone.)
-  const second = startStackwright(project.dir, args, env);
-  const code = await second.exited;
-  expect(code, `the rerun failed:\n${second.output()}`).toBe(0);
-  if (second.output().includes("removed a stale lock")) count(counts, "stale locks recovered");
+  // pidIsAlive now counts a zombie as gone.) The killed run is a process of its own; the runs
+  // after it need none, and run in the test's process (test/helpers/in-process.ts).
+  const second = await runInProject(project.dir, args, env);
+  expect(second.status, `the rerun failed:\n${second.out}`).toBe(0);
+  if (second.out.includes("removed a stale lock")) count(counts, "stale locks recovered");
 
   // The platform's records.
   const deployments = [...(await live.deploymentsByMarker()).values()];
@@ -361,7 +362,7 @@ async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, numbe
     count(counts, "restores caught in flight, recorded as unknown");
     // Said by the rerun (a killed run's pending create), or by the first run itself when only its
     // provider process died.
-    expect(first.output() + second.output()).toMatch(/SnapshotRestore \S+ was in flight when/);
+    expect(first.output() + second.out).toMatch(/SnapshotRestore \S+ was in flight when/);
   }
   expect(await live.lock()).toEqual({
     locked: c.desired.lock !== undefined,
@@ -373,17 +374,17 @@ async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, numbe
   const locks = path.join(project.stateDir, ".pulumi", "locks", "organization", "stackwright", stackName);
   expect(fs.existsSync(locks) ? fs.readdirSync(locks) : [], "lock files after the rerun").toEqual([]);
   expect(pendingOperations(state), "pending operations after the rerun").toEqual([]);
-  const third = startStackwright(project.dir, args, env);
-  expect(await third.exited, third.output()).toBe(0);
-  expect(third.output(), "the up after the rerun").toMatch(
+  const third = await runInProject(project.dir, args, env);
+  expect(third.status, third.out).toBe(0);
+  expect(third.out, "the up after the rerun").toMatch(
     new RegExp(`^${stackName.replace(".", "\\.")}\\s+ok\\s+no change \\(confirmed\\)`, "m"),
   );
-  expect(third.output()).not.toMatch(/pending operations? from previous deployment/);
-  if (second.output().includes("cleared the pending create")) count(counts, "pending creates cleared");
+  expect(third.out).not.toMatch(/pending operations? from previous deployment/);
+  if (second.out.includes("cleared the pending create")) count(counts, "pending creates cleared");
 
   // A confirmed up is a preview with no change: the rerun's own engine (or its quiet preview,
   // after a kill) proved it, and the same inputs, state and live reads since were checked.
-  expect(tokenLeaks([state, first.output(), second.output(), third.output()])).toEqual([]);
+  expect(tokenLeaks([state, first.output(), second.out, third.out])).toEqual([]);
 }
 
 /** The URNs of the pending operations a checkpoint holds. */
