@@ -21,6 +21,14 @@ import { TEST_USERS, startTestEmulator, type EmulatorHooks } from "./emulator";
 /** The stack the demo user manages in the test seed. */
 export const STACK = "acme-web";
 
+/**
+ * How long a `latency` fault holds an answer that a client with a short `headersTimeoutMs` must
+ * give up on first. undici runs its headers timeout on its coarse timers, which fire on the
+ * second tick of about half a second after the bound, and ticks run late on a loaded machine:
+ * an answer held 1 s won that race now and then (a red CI run), one held this long does not.
+ */
+export const HELD_PAST_TIMEOUT_MS = 10_000;
+
 /** This file's records file, made on first use. */
 let recordsFile: string | undefined;
 

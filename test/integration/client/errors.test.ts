@@ -18,7 +18,14 @@ import {
   UnexpectedResponseError,
   ValidationError,
 } from "../../../src/client";
-import { STACK, calls, failure, testClient, useClientWorld } from "../../helpers/client";
+import {
+  HELD_PAST_TIMEOUT_MS,
+  STACK,
+  calls,
+  failure,
+  testClient,
+  useClientWorld,
+} from "../../helpers/client";
 import { TEST_USERS } from "../../helpers/emulator";
 
 const world = useClientWorld();
@@ -95,7 +102,12 @@ describe("errors from real responses", () => {
   });
 
   it("a response slower than headersTimeoutMs gives TimeoutError stating the bound", async () => {
-    await world.hooks.fault({ path: "/svc/meta", kind: "latency", latency_ms: 1_000, count: 1 });
+    await world.hooks.fault({
+      path: "/svc/meta",
+      kind: "latency",
+      latency_ms: HELD_PAST_TIMEOUT_MS,
+      count: 1,
+    });
     const error = await failure(
       world.newClient({ headersTimeoutMs: 50, retry: { maxAttempts: 1 } }).info.whoami(),
     );

@@ -14,7 +14,7 @@ import {
   type ClientLogEvent,
   type StackwrightClient,
 } from "../../../src/client";
-import { STACK, calls, failure, newMarker, useClientWorld } from "../../helpers/client";
+import { HELD_PAST_TIMEOUT_MS, STACK, calls, failure, newMarker, useClientWorld } from "../../helpers/client";
 import type { Deployment } from "../../../src/api";
 import { defaultTestAnswers, type FaultInput } from "../../helpers/emulator";
 
@@ -130,7 +130,7 @@ describe("idempotent reads", () => {
   });
 
   it("are retried after a response slower than the timeout", async () => {
-    await faultOnce("GET", "/svc/meta", { kind: "latency", latency_ms: 1_500 });
+    await faultOnce("GET", "/svc/meta", { kind: "latency", latency_ms: HELD_PAST_TIMEOUT_MS });
     await impatient().info.whoami();
     expect(attempts()).toEqual(["GET /svc/meta -> timeout", "GET /svc/meta -> 200"]);
   });
@@ -188,7 +188,7 @@ describe("creates whose outcome is ambiguous, without a marker", () => {
   });
 
   it("are not repeated after a timeout", async () => {
-    await faultOnce("POST", DEPLOYS, { kind: "latency", latency_ms: 1_500 });
+    await faultOnce("POST", DEPLOYS, { kind: "latency", latency_ms: HELD_PAST_TIMEOUT_MS });
     const error = await failure(
       impatient().deployments.create(STACK, "uat", { ref_type: "branch", ref: "main" }),
     );
@@ -251,7 +251,7 @@ describe("creates whose outcome is ambiguous, with a marker", () => {
   });
 
   it("adopt the deployment after a timeout whose request went on to be processed", async () => {
-    await faultOnce("POST", DEPLOYS, { kind: "latency", latency_ms: 1_500, phase: "after" });
+    await faultOnce("POST", DEPLOYS, { kind: "latency", latency_ms: HELD_PAST_TIMEOUT_MS, phase: "after" });
     const { marker, deployment } = await createMarked(impatient());
     expect(attempts()).toEqual([
       `POST ${DEPLOYS} -> timeout`,
