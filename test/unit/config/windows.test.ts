@@ -1,9 +1,10 @@
 import { Cron } from "croner";
 import fc from "fast-check";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   NEXT_OPEN_LOOKUPS,
   type WindowConfig,
+  type WindowVerdict,
   formatInZone,
   parseWindowDuration,
   refusalText,
@@ -270,25 +271,51 @@ describe("window properties", () => {
     );
   });
 
-  /** The schedule lookups `run` makes, counted on croner's own methods. */
-  function lookupsOf(run: () => void): number {
+  /** The verdict of `windows` at `now`, and the schedule lookups it made (croner's own methods). */
+  function counted(windows: readonly WindowConfig[], now: Date): { verdict: WindowVerdict; lookups: number } {
     const next = vi.spyOn(Cron.prototype, "nextRun");
     const previous = vi.spyOn(Cron.prototype, "previousRuns");
-    run();
-    return next.mock.calls.length + previous.mock.calls.length;
+    try {
+      const verdict = windowVerdict(windows, now);
+      return { verdict, lookups: next.mock.calls.length + previous.mock.calls.length };
+    } finally {
+      vi.restoreAllMocks();
+    }
   }
-  afterEach(() => vi.restoreAllMocks());
+  /** The budget, and what the step that spends its last lookup may add: two lookups to tell
+   * whether a window is open and one for its next start, per window. */
+  const mostLookups = (windows: readonly WindowConfig[]) => NEXT_OPEN_LOOKUPS + 3 * windows.length;
 
   it("makes a bounded number of schedule lookups, whatever the windows", () => {
     fc.assert(
       fc.property(windowSet, instant, (windows, now) => {
-        // The budget, and what the step that spends its last lookup may add: two lookups to
-        // tell whether a window is open and one for its next start, per window.
-        const lookups = lookupsOf(() => windowVerdict(windows, now));
-        expect(lookups).toBeLessThanOrEqual(NEXT_OPEN_LOOKUPS + 3 * windows.length);
-        vi.restoreAllMocks();
+        expect(counted(windows, now).lookups).toBeLessThanOrEqual(mostLookups(windows));
       }),
       { numRuns: 30 },
+    );
+  });
+
+  it("never opens beside a deny window that never closes, and says so within its lookups", () => {
+    // Every minute or every half hour, each run outlasting the gap to the next: always open.
+    const neverCloses = fc.record({
+      schedule: fc.constantFrom("* * * * *", "*/30 * * * *"),
+      timezone: fc.constantFrom(...zones),
+      duration: fc.integer({ min: 30, max: 180 }).map((minutes) => minutes * 60),
+    });
+    fc.assert(
+      fc.property(windowSet, neverCloses, instant, (others, spec, now) => {
+        const windows: WindowConfig[] = [...others.slice(1), { deny: spec }];
+        const { verdict, lookups } = counted(windows, now);
+        expect(lookups).toBeLessThanOrEqual(mostLookups(windows));
+        if (verdict.open) throw new Error("a deny window that never closes was open");
+        // Never opens: said for the whole horizon, or up to where the lookups ran out.
+        expect(verdict.next).toBeNull();
+        if (verdict.stoppedAt !== null) expect(verdict.stoppedAt.getTime()).toBeGreaterThan(now.getTime());
+        expect(refusalText("s/e", verdict, now)).toMatch(
+          /; no window opens (in the next 400 days|before \d{4}-\d\d-\d\d \d\d:\d\d UTC \(they open and close too often to look further\))$/,
+        );
+      }),
+      { numRuns: 15 },
     );
   });
 
