@@ -71,27 +71,11 @@ const APP_TOKEN = {
 const packageJson = () =>
   PackageJson.parse(JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")));
 
-/** Tools the runner has that the test stands in for: `npm ci`, `npx --no stackwright` and `gh`. */
+/** Tools the runner has that the test stands in for: `npm ci` and `gh`. */
 function standInTools(dir: string, ghLog: string): string {
   const bin = path.join(dir, "bin");
   fs.mkdirSync(bin, { recursive: true });
   const npm = execFileSync("bash", ["-c", "command -v npm"], { encoding: "utf8" }).trim();
-  const npx = execFileSync("bash", ["-c", "command -v npx"], { encoding: "utf8" }).trim();
-  fs.writeFileSync(
-    path.join(bin, "npx"),
-    `#!/usr/bin/env bash
-# npx --no stackwright: what npm exec runs is the installed package's bin (installed-package's
-# test runs the real npx in an ops repository); starting npm first for each step is not what this
-# test proves. Anything else goes to the real npx.
-if [ "\${1-}" = --no ] && [ "\${2-}" = stackwright ]; then
-  [ -x node_modules/.bin/stackwright ] || { echo "npx: no node_modules/.bin/stackwright in $PWD" >&2; exit 1; }
-  shift 2
-  exec node_modules/.bin/stackwright "$@"
-fi
-exec ${JSON.stringify(npx)} "$@"
-`,
-    { mode: 0o755 },
-  );
   fs.writeFileSync(
     path.join(bin, "npm"),
     `#!/usr/bin/env bash
