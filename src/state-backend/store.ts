@@ -42,6 +42,15 @@ export interface StateStore extends StateReader {
   create(key: string, text: string): Promise<boolean>;
   /** Deletes the object; deleting one that is already gone is not an error. */
   remove(key: string): Promise<void>;
+  /**
+   * Removes the attributes files of `keys` that no reader can parse, and returns their keys. Only
+   * the file backend has them (none, and no request, on S3): fileblob writes a blob's attributes
+   * in place after creating the file empty, so a writer killed between the two leaves it empty,
+   * and every later read of the blob, the engine's included, fails with `EOF`. Removing one is
+   * always safe: the backend reads a blob without attributes as plain bytes, and a writer that
+   * still holds the file open finishes its blob all the same.
+   */
+  removeTornAttributes(keys: readonly string[]): Promise<string[]>;
 }
 
 /** One stack's place in a backend: the store, its Pulumi project and the stack's name. */
@@ -126,6 +135,17 @@ function fileStore(root: string): StateStore {
         await fs.promises.rm(temporary, { force: true });
       }
     },
+    async removeTornAttributes(keys) {
+      const removed: string[] = [];
+      for (const key of keys) {
+        const attributes = `${key}${ATTRIBUTES_SUFFIX}`;
+        const text = await this.read(attributes);
+        if (text === undefined || isJsonObject(text)) continue;
+        await fs.promises.rm(abs(attributes), { force: true });
+        removed.push(attributes);
+      }
+      return removed;
+    },
     async remove(key) {
       // A blob of Pulumi's file backend (gocloud's fileblob) is its file and, beside it, the
       // `<file>.attrs` of its attributes; fileblob's own delete removes both, and so does this.
@@ -134,6 +154,16 @@ function fileStore(root: string): StateStore {
         await fs.promises.rm(`${abs(key)}${ATTRIBUTES_SUFFIX}`, { force: true });
     },
   };
+}
+
+/** True when `text` is a JSON object, as fileblob's attributes are (`{"user.cache_control":…}`). */
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 function isCode(err: unknown, code: string): boolean {
@@ -283,5 +313,7 @@ function s3Store(url: string, env: NodeJS.ProcessEnv): StateStore {
     async remove(key) {
       await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: full(key) }));
     },
+    // An S3 object carries its attributes in itself: there is no file beside it to tear.
+    removeTornAttributes: () => Promise.resolve([]),
   };
 }

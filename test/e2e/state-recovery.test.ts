@@ -1,3 +1,4 @@
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect } from "vitest";
 import { readLocks } from "../../src/cli/state/locks";
@@ -142,7 +143,7 @@ describe.for(["file", "s3"] as const)("stackwright up stopped mid-deployment (%s
 
   // The create case above covers the S3 backend's lock; this one runs on the file backend only.
   if (backend === "file") {
-    test("recovers the lock of a run killed while it waited for the deployment", async () => {
+    test("recovers a run killed while it waited for the deployment: its lock, and the attributes file it was writing", async () => {
       await world.emulator.hooks.reset();
       await newStack(world, "killed-wait");
       await world.emulator.hooks.fault({
@@ -162,8 +163,16 @@ describe.for(["file", "s3"] as const)("stackwright up stopped mid-deployment (%s
       await clearFaults(world);
 
       expect(await readLocks(world.store, "stackwright", "killed-wait")).toHaveLength(1);
+      // Pulumi's file backend writes a blob's attributes file in place, after creating it empty: a
+      // kill between the two leaves it so, and every read of the checkpoint failed with `EOF`.
+      const attributes = `${world.project.stateFile("killed-wait")}.attrs`;
+      expect(fs.existsSync(attributes)).toBe(true);
+      fs.writeFileSync(attributes, "");
       const out = await rerunRecovers(world, "killed-wait");
       expect(out).toContain("removed a stale lock");
+      expect(out).toContain(
+        "removed .pulumi/stacks/stackwright/killed-wait.json.attrs: a run killed while writing it left it unreadable",
+      );
     }, 180_000);
   }
 

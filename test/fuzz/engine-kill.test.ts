@@ -307,6 +307,8 @@ async function runKillCase(c: KillCase, lane: Lane, counts: Record<string, numbe
   const second = await runInProject(project.dir, args, env);
   expect(second.status, `the rerun failed:\n${second.out}`).toBe(0);
   if (second.out.includes("removed a stale lock")) count(counts, "stale locks recovered");
+  if (second.out.includes("a run killed while writing it left it unreadable"))
+    count(counts, "torn attributes files removed");
 
   // The platform's records.
   const deployments = [...(await live.deploymentsByMarker()).values()];

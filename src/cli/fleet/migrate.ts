@@ -106,8 +106,11 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
       continue;
     }
     const deploymentOfFile: unknown = JSON.parse(text);
-    await withPerFileStack(target, stackName, (stack) =>
-      stack.importStack({ version: exported.version, deployment: deploymentOfFile }),
+    await withPerFileStack(
+      target,
+      stackName,
+      (stack) => stack.importStack({ version: exported.version, deployment: deploymentOfFile }),
+      log,
     );
     log(`migrate: ${own.length} resources of API stack ${apiStack} moved into stack ${stackName}`);
     moved.push({ stackName, resources: own.length, skipped: false });

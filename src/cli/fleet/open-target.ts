@@ -27,6 +27,8 @@ import {
   hasCheckpoint,
   openStateStore,
   readCheckpoint,
+  removeTornAttributes,
+  type StackPlace,
   type StateStore,
 } from "../../state-backend";
 import { lockTargetOf, projectNameOf } from "../../project/lock-target";
@@ -247,7 +249,9 @@ export function stackNameOf(target: Pick<Target, "name">, apiStack: string): str
 /**
  * Runs `use` on the per-file stack, created when the backend did not list it (an empty
  * checkpoint written directly, not a `pulumi stack init` process: src/state-backend/new-stack.ts). A
- * listed stack is used as it is: nothing is selected (every engine run names its stack). Pulumi
+ * listed stack is used as it is (nothing is selected: every engine run names its stack), once any
+ * attributes file a killed run tore is removed (src/state-backend/torn-attributes.ts), each
+ * removal told to `log`. Pulumi
  * may write a `Pulumi.<stack>.yaml` holding only a passphrase salt during a run; that file is
  * removed afterwards, since every run passes the target's file instead. A stack run with its own
  * file (`--stack`) keeps it.
@@ -256,17 +260,35 @@ export async function withPerFileStack<T>(
   target: Target,
   stackName: string,
   use: (stack: EngineStack) => Promise<T>,
+  log: (line: string) => void,
 ): Promise<T> {
   const ownFile = path.join(target.projectDir, `Pulumi.${stackName}.yaml`);
   const stray = target.configFile !== undefined && !fs.existsSync(ownFile);
+  const where = () => lockTargetOf(target.projectDir, stackName, engineRunEnv(target));
   try {
     if (!(await target.stacks.has(stackName))) {
       // Another runner sharing the backend may have made it since the listing: then it is kept.
-      await createStackIfAbsent(lockTargetOf(target.projectDir, stackName, engineRunEnv(target)));
+      await createStackIfAbsent(where());
+    } else {
+      for (const key of await tornAttributesRemoved(where)) {
+        log(
+          `stackwright: removed ${key}: a run killed while writing it left it unreadable, and no engine could read the stack's state`,
+        );
+      }
     }
     return await use(new EngineStack(await target.workspace(), stackName, target.hosts, target.given));
   } finally {
     if (stray) fs.rmSync(ownFile, { force: true });
+  }
+}
+
+/** The torn attributes files removed; none in a backend only `pulumi` reads (neither file nor S3). */
+async function tornAttributesRemoved(where: () => StackPlace): Promise<string[]> {
+  try {
+    return await removeTornAttributes(where());
+  } catch (error) {
+    if (error instanceof BackendUrlError) return [];
+    throw error;
   }
 }
 
