@@ -17,3 +17,4 @@ export {
 } from "./store";
 export { createStackIfAbsent, emptyCheckpoint } from "./new-stack";
 export { removeTornAttributes } from "./torn-attributes";
+export { parseJson } from "./json";

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { DataRead } from "../api";
 import { confirmationKey, historyDirectory, isLockKey, lockDirectory, unfinishedKey } from "./keys";
 import type { StateReader } from "./store";
+import { parseJson } from "./json";
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -40,14 +41,6 @@ export const Confirmation = z.strictObject({
   provedAt: z.string(),
 });
 export type Confirmation = z.infer<typeof Confirmation>;
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The record, or undefined when there is none or it is not one this version reads. */
 export async function readConfirmation(

@@ -12,6 +12,7 @@ import * as https from "node:https";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseJson } from "./json";
 
 /** One object under a prefix of the backend. */
 export interface StoredObject {
@@ -158,12 +159,8 @@ function fileStore(root: string): StateStore {
 
 /** True when `text` is a JSON object, as fileblob's attributes are (`{"user.cache_control":…}`). */
 function isJsonObject(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value);
-  } catch {
-    return false;
-  }
+  const value = parseJson(text);
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isCode(err: unknown, code: string): boolean {

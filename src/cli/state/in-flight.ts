@@ -26,10 +26,10 @@ import {
   typeNameOf,
 } from "../../api";
 import { inFlightCreate, type InFlightCreate, type RunGuard } from "../../program";
-import { inFlightKey } from "../../state-backend";
+import { inFlightKey, parseJson } from "../../state-backend";
 import type { LockTarget } from "./lock-guard";
 import { readLocks } from "./locks";
-import { inFlightLine, latestDeployment, parseJson } from "./pending-creates";
+import { inFlightLine, latestDeployment } from "./pending-creates";
 
 const Journal = z.strictObject({ version: z.literal(1), creates: z.array(inFlightCreate) });
 type Journal = z.infer<typeof Journal>;

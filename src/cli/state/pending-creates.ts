@@ -302,12 +302,3 @@ export async function latestDeployment(target: LockTarget): Promise<z.infer<type
   const parsed = Deployment.safeParse(latest);
   return latest === null || latest === undefined || !parsed.success ? undefined : parsed.data;
 }
-
-/** The JSON value of `text`, or undefined when it is not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
