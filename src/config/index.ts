@@ -89,6 +89,7 @@ export {
   formatInZone,
   formatUtc,
   refusalText,
+  windowState,
   windowVerdict,
   windowsOf,
   windowClock,

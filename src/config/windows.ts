@@ -145,6 +145,32 @@ function nextOpen(at: number, zone: string): NextOpen {
 
 /** The verdict of `windows` at `now`. No window at all: always open. */
 export function windowVerdict(windows: readonly WindowConfig[], now: Date): WindowVerdict {
+  const judged = judge(windows, now);
+  if (judged.state.open) return judged.state;
+  const { allows, denies, lookups } = judged;
+  return { ...judged.state, ...findNextOpen(allows, denies, now.getTime(), lookups) };
+}
+
+/**
+ * Whether `windows` are open at `now` and, when not, why: the verdict without looking for the
+ * next opening, for what needs no more (an override's note).
+ */
+export function windowState(
+  windows: readonly WindowConfig[],
+  now: Date,
+): { readonly open: true } | { readonly open: false; readonly reason: string } {
+  return judge(windows, now).state;
+}
+
+function judge(
+  windows: readonly WindowConfig[],
+  now: Date,
+): {
+  readonly state: { readonly open: true } | { readonly open: false; readonly reason: string };
+  readonly allows: readonly Compiled[];
+  readonly denies: readonly Compiled[];
+  readonly lookups: Lookups;
+} {
   const compiled = compile(windows);
   const allows = compiled.filter((w) => w.kind === "allow");
   const denies = compiled.filter((w) => w.kind === "deny");
@@ -159,12 +185,12 @@ export function windowVerdict(windows: readonly WindowConfig[], now: Date): Wind
     }
   }
   const inAllow = allows.length === 0 || allows.some((w) => openSince(w, start, lookups) !== undefined);
-  if (openDeny === undefined && inAllow) return { open: true };
+  if (openDeny === undefined && inAllow) return { state: { open: true }, allows, denies, lookups };
   const reason =
     openDeny !== undefined
       ? `inside the window ${describeWindow(openDeny.window)} that opened ${formatInZone(new Date(openDeny.since), openDeny.window.spec.timezone)}`
       : `outside every allow window (${allows.map(describeWindow).join("; ")})`;
-  return { open: false, reason, ...findNextOpen(allows, denies, start, lookups) };
+  return { state: { open: false, reason }, allows, denies, lookups };
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { Verification } from "../api";
+import { NEXT_OPEN_HORIZON_DAYS } from "../config";
 
 /** Where the JSON Schema of the status document is committed, relative to the repository root. */
 export const STATUS_SCHEMA_FILE = "docs/schemas/status-v1.schema.json";
@@ -90,7 +91,18 @@ export const EnvironmentStatus = z.object({
     .nullable(),
   lock: z.object({ message: z.string() }).nullable().meta({ description: "the lock the file keeps here" }),
   window: z
-    .object({ open: z.boolean(), reason: z.string().nullable(), next_open: Instant.nullable() })
+    .object({
+      open: z.boolean(),
+      reason: z.string().nullable(),
+      next_open: Instant.nullable().meta({
+        description: "when the windows next open; null when open now or when no opening was found",
+      }),
+      searched_until: Instant.nullable().meta({
+        description:
+          "with next_open null: how far the search for the next opening got before it stopped " +
+          `(windows that open and close too often); null when it looked the whole ${NEXT_OPEN_HORIZON_DAYS} days ahead`,
+      }),
+    })
     .nullable()
     .meta({ description: "the change windows now; null when none apply" }),
   newest: ObservedDeployment.nullable().meta({ description: "the environment's newest deployment" }),

@@ -275,8 +275,13 @@ async function observeEnvironment(
       verdict === undefined
         ? null
         : verdict.open
-          ? { open: true, reason: null, next_open: null }
-          : { open: false, reason: verdict.reason, next_open: verdict.next?.at.toISOString() ?? null },
+          ? { open: true, reason: null, next_open: null, searched_until: null }
+          : {
+              open: false,
+              reason: verdict.reason,
+              next_open: verdict.next?.at.toISOString() ?? null,
+              searched_until: verdict.stoppedAt?.toISOString() ?? null,
+            },
     newest: null,
     recent: [],
     failure_log: null,

@@ -9,7 +9,7 @@ import {
   WINDOW_OVERRIDE_VARIABLE,
   formatUtc,
   windowClock,
-  windowVerdict,
+  windowState,
   windowsOf,
 } from "../config";
 import { programEnv } from "../../providers";
@@ -23,9 +23,9 @@ export function windowOverrideNote(
   const reason = env[WINDOW_OVERRIDE_VARIABLE];
   if (reason === undefined || reason.trim() === "") return undefined;
   const now = windowClock(env);
-  const verdict = windowVerdict(windowsOf(stack, config), now);
-  if (verdict.open) return undefined;
-  return `Change window overridden at ${formatUtc(now)}: ${reason.trim()} (${verdict.reason})`;
+  const state = windowState(windowsOf(stack, config), now);
+  if (state.open) return undefined;
+  return `Change window overridden at ${formatUtc(now)}: ${reason.trim()} (${state.reason})`;
 }
 
 /** The deployment summary with the override note appended (unchanged without a note). */

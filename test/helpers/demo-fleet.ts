@@ -141,7 +141,12 @@ function environment(i: number, e: number): EnvironmentStatus {
     lock: name === "prod" ? { message: "Change freeze until 2026-12-01" } : null,
     window:
       name === "prod"
-        ? { open: false, reason: "outside every allow window", next_open: "2026-11-26T21:00:00.000Z" }
+        ? {
+            open: false,
+            reason: "outside every allow window",
+            next_open: "2026-11-26T21:00:00.000Z",
+            searched_until: null,
+          }
         : null,
     newest: sync === "unknown" ? null : (recent[0] ?? null),
     recent: sync === "unknown" ? [] : recent,

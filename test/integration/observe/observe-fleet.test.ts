@@ -117,6 +117,60 @@ describe("observing a fleet", () => {
     expect(prod).toMatchObject({ sync: "not yet deployed", environment: "prod" });
   });
 
+  it("says when each environment's windows next open, and how far it looked when they never stay open", async () => {
+    await emulator.hooks.reset();
+    const windowed = StackFileSchema.parse({
+      stack: "acme-web",
+      environments: {
+        // Open on weekdays from 09:00 for 7 hours (2026-11-25 10:00 UTC is a Wednesday, inside).
+        uat: {
+          deployment: { ref_type: "branch", ref: "main" },
+          windows: [{ allow: { schedule: "0 9 * * 1-5", duration: "7h", timezone: "UTC" } }],
+        },
+        // Closed now, open again at 21:00.
+        prod: {
+          deployment: { ref_type: "tag", ref: "v1.4.0" },
+          windows: [{ deny: { schedule: "0 8 * * *", duration: "13h", timezone: "UTC" } }],
+        },
+      },
+    });
+    // Shut every minute for two: the search for an opening stops before it finds one.
+    const always = StackFileSchema.parse({
+      stack: "acme-web",
+      environments: { prod: { deployment: { ref_type: "tag", ref: "v1.4.0" } } },
+      windows: [{ deny: { schedule: "* * * * *", duration: "2m", timezone: "UTC" } }],
+    });
+    const windowOf = async (config: typeof windowed) => {
+      const status = await observeFleet({
+        target: "dev",
+        project: "stackwright",
+        store: emptyBackend,
+        client,
+        stacks: [
+          { apiStack: "acme-web", pulumiStack: "dev.acme-web", file: "stacks-config/acme-web.yaml", config },
+        ],
+        apiConcurrency: 2,
+        now: new Date("2026-11-25T10:00:00Z"),
+      });
+      return status.stacks[0]?.environments.map((e) => [e.environment, e.window] as const);
+    };
+    expect(await windowOf(windowed)).toEqual([
+      ["uat", { open: true, reason: null, next_open: null, searched_until: null }],
+      [
+        "prod",
+        {
+          open: false,
+          reason: expect.stringContaining("inside the window") as string,
+          next_open: "2026-11-25T21:00:00.000Z",
+          searched_until: null,
+        },
+      ],
+    ]);
+    const stopped = (await windowOf(always))?.[0]?.[1];
+    expect(stopped).toMatchObject({ open: false, next_open: null });
+    expect(Date.parse(String(stopped?.searched_until))).toBeGreaterThan(Date.parse("2026-11-25T10:00:00Z"));
+  });
+
   it("says a stack the user cannot see is unknown, without reading any of its environments", async () => {
     await emulator.hooks.reset();
     await emulator.hooks.clearRequests();
