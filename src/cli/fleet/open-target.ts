@@ -251,10 +251,9 @@ export function stackNameOf(target: Pick<Target, "name">, apiStack: string): str
  * checkpoint written directly, not a `pulumi stack init` process: src/state-backend/new-stack.ts). A
  * listed stack is used as it is (nothing is selected: every engine run names its stack), once any
  * attributes file a killed run tore is removed (src/state-backend/torn-attributes.ts), each
- * removal told to `log`. Pulumi
- * may write a `Pulumi.<stack>.yaml` holding only a passphrase salt during a run; that file is
- * removed afterwards, since every run passes the target's file instead. A stack run with its own
- * file (`--stack`) keeps it.
+ * removal told to `log`. Pulumi may write a `Pulumi.<stack>.yaml` holding only a passphrase salt
+ * during a run; that file is removed afterwards, since every run passes the target's file
+ * instead. A stack run with its own file (`--stack`) keeps it.
  */
 export async function withPerFileStack<T>(
   target: Target,
