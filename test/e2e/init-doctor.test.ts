@@ -144,7 +144,7 @@ describe("stackwright init", () => {
       stacks: { has: () => Promise.resolve(false), resourceCount: () => Promise.resolve(0) },
       hosts: undefined,
     };
-    const config = await targetApiConfig(target);
+    const config = await targetApiConfig(target, (line) => expect.fail(`nothing to repair, yet: ${line}`));
     expect(["stackwright:apiUrl", "stackwright:email", "stackwright:apiToken"].map(config)).toEqual([
       emulator.url,
       EMAIL,

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect } from "vitest";
+import { openOwnStack, targetApiConfig } from "../../src/cli/fleet/open-target";
 import { readLocks } from "../../src/cli/state/locks";
 import { openStateStore, type StateStore } from "../../src/state-backend/store";
 import { basicAuth, TEST_USERS, type TestEmulator } from "../helpers/emulator";
@@ -174,6 +175,22 @@ describe.for(["file", "s3"] as const)("stackwright up stopped mid-deployment (%s
         "removed .pulumi/stacks/stackwright/killed-wait.json.attrs: a run killed while writing it left it unreadable",
       );
     }, 180_000);
+
+    test("reads a --stack stack's own settings after a kill tore its state's attributes file", async () => {
+      await newStack(world, "torn-settings");
+      fs.writeFileSync(`${world.project.stateFile("torn-settings")}.attrs`, "");
+      // No API variable: the settings come from the stack's own config, through `pulumi config`.
+      const env = Object.fromEntries(
+        Object.entries(world.env).filter(([name]) => !name.startsWith("STACKWRIGHT_API_")),
+      );
+      const target = await openOwnStack(world.project.dir, "torn-settings", {}, env);
+      const said: string[] = [];
+      const settings = await targetApiConfig(target, (line) => said.push(line));
+      expect(settings("stackwright:apiUrl")).toBe(world.emulator.url);
+      expect(said).toEqual([
+        "stackwright: removed .pulumi/stacks/stackwright/torn-settings.json.attrs: a run killed while writing it left it unreadable, and no engine could read the stack's state",
+      ]);
+    }, 60_000);
   }
 
   test("stops gracefully on SIGINT, releases the lock, and a rerun finishes", async () => {

@@ -28,7 +28,6 @@ import {
   openStateStore,
   readCheckpoint,
   removeTornAttributes,
-  type StackPlace,
   type StateStore,
 } from "../../state-backend";
 import { lockTargetOf, projectNameOf } from "../../project/lock-target";
@@ -263,17 +262,12 @@ export async function withPerFileStack<T>(
 ): Promise<T> {
   const ownFile = path.join(target.projectDir, `Pulumi.${stackName}.yaml`);
   const stray = target.configFile !== undefined && !fs.existsSync(ownFile);
-  const where = () => lockTargetOf(target.projectDir, stackName, engineRunEnv(target));
   try {
     if (!(await target.stacks.has(stackName))) {
       // Another runner sharing the backend may have made it since the listing: then it is kept.
-      await createStackIfAbsent(where());
+      await createStackIfAbsent(lockTargetOf(target.projectDir, stackName, engineRunEnv(target)));
     } else {
-      for (const key of await tornAttributesRemoved(where)) {
-        log(
-          `stackwright: removed ${key}: a run killed while writing it left it unreadable, and no engine could read the stack's state`,
-        );
-      }
+      await repairTornAttributes(target, stackName, log);
     }
     return await use(new EngineStack(await target.workspace(), stackName, target.hosts, target.given));
   } finally {
@@ -281,13 +275,23 @@ export async function withPerFileStack<T>(
   }
 }
 
-/** The torn attributes files removed; none in a backend only `pulumi` reads (neither file nor S3). */
-async function tornAttributesRemoved(where: () => StackPlace): Promise<string[]> {
+/**
+ * Removes the attributes files a killed run tore in the stack's state, each told to `log`: before
+ * any `pulumi` process opens the stack, which would stop on them (src/state-backend/
+ * torn-attributes.ts). Nothing in a backend only `pulumi` reads (neither a file nor an S3 one).
+ */
+async function repairTornAttributes(target: Target, stackName: string, log: (line: string) => void) {
+  let removed: string[];
   try {
-    return await removeTornAttributes(where());
+    removed = await removeTornAttributes(lockTargetOf(target.projectDir, stackName, engineRunEnv(target)));
   } catch (error) {
-    if (error instanceof BackendUrlError) return [];
+    if (error instanceof BackendUrlError) return;
     throw error;
+  }
+  for (const key of removed) {
+    log(
+      `stackwright: removed ${key}: a run killed while writing it left it unreadable, and no engine could read the stack's state`,
+    );
   }
 }
 
@@ -295,15 +299,20 @@ async function tornAttributesRemoved(where: () => StackPlace): Promise<string[]>
  * The target's API settings as the preflight reads them, as every command does
  * (src/project/target-settings.ts): the variables first, the file `Pulumi.<target>.yaml` (its
  * secrets decrypted by a `pulumi config` process) only for what they leave out. With `--stack`
- * (its own file) the stack's settings when the backend lists it, under the same rule.
+ * (its own file) the stack's settings when the backend lists it, under the same rule (a `pulumi
+ * config` process, once what a killed run tore in its state is removed, said to `log`).
  */
-export async function targetApiConfig(target: Target): Promise<(key: string) => string | undefined> {
+export async function targetApiConfig(
+  target: Target,
+  log: (line: string) => void,
+): Promise<(key: string) => string | undefined> {
   // The target's engine environment counts as given: a passphrase it carries opens the file.
   const env = engineRunEnv(target);
   if (target.configFile !== undefined) {
     return targetApiSettings({ projectDir: target.projectDir, target: target.name, env });
   }
   if (credentialsUnsetBy(env).length === 0 || !(await target.stacks.has(target.name))) return () => undefined;
+  await repairTornAttributes(target, target.name, log);
   const settings = valuesOf(await (await target.workspace()).getAllConfig(target.name));
   return (key) => settings[key];
 }

@@ -92,7 +92,7 @@ export async function runFleetCommand(
           });
           return { target, plan };
         })();
-  const settings = once(() => targetApiConfig(target));
+  const settings = once(() => targetApiConfig(target, io.warn));
   const hidden = await preflightTarget(operation, target, plan.jobs, settings); // by Pulumi stack name
   const windows = await openWindowGate(target.projectDir, override, clock, plan.state);
   // Notification sinks (src/project/notify-sinks.ts): checked now, sent once every stack has ended
