@@ -31,7 +31,8 @@ describe("a requested deployment through the Pulumi engine", () => {
     expect(up.outputs["state"]?.value).toBe("Submitted");
     await world.emulator.hooks.clearRequests();
     const again = await world.up();
-    expect(again.summary.resourceChanges).toEqual({ same: 2 });
+    // With the engine's output and result, so that a failure says what the engine did and why.
+    expect(again.summary.resourceChanges, `${again.summary.result}:\n${again.stdout}`).toEqual({ same: 2 });
     expect(await world.writes()).toEqual([]);
   }, 120_000);
 
