@@ -18,6 +18,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as langrpc from "@pulumi/pulumi/proto/language_grpc_pb";
 import * as langproto from "@pulumi/pulumi/proto/language_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
+import { grpcClientOptions } from "@pulumi/pulumi/runtime/settings";
 import { withLocalStorage } from "@pulumi/pulumi/runtime/state";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { inspect } from "node:util";
@@ -30,6 +31,26 @@ import { stackProgram } from "./stack-program";
 // as internal, so it is declared here (test/unit/program/host.test.ts fails if it goes away).
 declare module "@pulumi/pulumi/runtime/state" {
   export function withLocalStorage<T>(callback: () => Promise<T>): Promise<T>;
+}
+
+// The options of every gRPC client the SDK makes of an engine (its monitor and its log service);
+// internal to the SDK, so declared here (test/integration/program/host-close.test.ts fails if it
+// goes away).
+declare module "@pulumi/pulumi/runtime/settings" {
+  export const grpcClientOptions: Record<string, unknown>;
+}
+
+/**
+ * Gives each gRPC client made with `options` connections of its own. grpc-js shares a connection
+ * per address across the clients of a process; one process hosts the programs of many engine
+ * runs, each engine on a port of its own, and a port comes back: a new engine can listen where an
+ * earlier one died, and a new client to it then took over the dead engine's connection, which
+ * was waiting to retry, and failed at once (`14 UNAVAILABLE: No connection established. Last
+ * error: null`), failing the run or, where the SDK takes that error for an engine going away,
+ * cutting the program short.
+ */
+export function ownConnections(options: Record<string, unknown>): void {
+  options["grpc.use_local_subchannel_pool"] = 1;
 }
 
 export interface ProgramHostOptions {
@@ -180,6 +201,7 @@ function runProgram(
 
 /** Starts a language runtime serving the program on a free port of 127.0.0.1. */
 export async function startProgramHost(options: ProgramHostOptions): Promise<ProgramHost> {
+  ownConnections(grpcClientOptions);
   // The program's SDK dials its engine on loopback from this very process, and gRPC for Node reads
   // its proxy settings from the process's environment, not the run's: the run's loopback bypass
   // (no_grpc_proxy of the engine's environment) must be this process's too.

@@ -18,6 +18,8 @@ import { LanguageServer } from "@pulumi/pulumi/automation/server";
 import { createRequire } from "node:module";
 import type { ProgramRunOptions } from "../../providers";
 import type { ProgramHost } from "../../src/program";
+import { ownConnections } from "../../src/program/host";
+import * as settings from "@pulumi/pulumi/runtime/settings";
 import type { ProgramHostFactory } from "../../src/cli/engine/run";
 
 // The SDK's inline-program server (automation/server.js), which its `Stack` starts for an inline
@@ -43,6 +45,11 @@ export function fixtureProgramHost(programFile: string): ProgramHostFactory {
   const file = load.resolve(programFile);
   // The scratch project's own copy of the providers: the one the program's `require` gets.
   const providers = load("./dist/providers") as ScratchProviders;
+  // The program's SDK (the scratch copy's) and the server's (ours) each make clients of the engine.
+  for (const sdk of [load("@pulumi/pulumi/runtime/settings"), settings] as {
+    grpcClientOptions: Record<string, unknown>;
+  }[])
+    ownConnections(sdk.grpcClientOptions);
   const program = async (): Promise<unknown> => {
     // A fresh module per run, as a fresh process would load it.
     delete load.cache[file];

@@ -2,6 +2,9 @@ import * as grpc from "@grpc/grpc-js";
 import * as pulumi from "@pulumi/pulumi";
 import * as langrpc from "@pulumi/pulumi/proto/language_grpc_pb";
 import * as langproto from "@pulumi/pulumi/proto/language_pb";
+import * as resrpc from "@pulumi/pulumi/proto/resource_grpc_pb";
+import * as resproto from "@pulumi/pulumi/proto/resource_pb";
+import { grpcClientOptions } from "@pulumi/pulumi/runtime/settings";
 import { spawn } from "node:child_process";
 import * as net from "node:net";
 import * as path from "node:path";
@@ -28,7 +31,63 @@ async function silentMonitor(): Promise<{ address: string; close(): void }> {
   };
 }
 
+/** A resource monitor that answers SupportsFeature, on `port` (0: a free one). */
+async function answeringMonitor(port: number): Promise<{ port: number; close(): void }> {
+  const server = new grpc.Server();
+  server.addService(resrpc.ResourceMonitorService, {
+    supportsFeature: (_call: unknown, callback: grpc.sendUnaryData<resproto.SupportsFeatureResponse>) =>
+      callback(null, new resproto.SupportsFeatureResponse().setHassupport(true)),
+  });
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err === null ? resolve(p) : reject(err),
+    ),
+  );
+  return { port: bound, close: () => server.forceShutdown() };
+}
+
+/**
+ * One call of a new client made as the SDK makes its engine's: "ok", or the error's code and
+ * details. The clients stay open until `closeAll`, as a run's do until it ends.
+ */
+const clients: grpc.Client[] = [];
+function sdkCall(port: number): Promise<string> {
+  const client = new resrpc.ResourceMonitorClient(
+    `127.0.0.1:${port}`,
+    grpc.credentials.createInsecure(),
+    grpcClientOptions,
+  );
+  clients.push(client);
+  return new Promise((resolve) =>
+    client.supportsFeature(new resproto.SupportsFeatureRequest().setId("x"), (err) =>
+      resolve(err === null ? "ok" : `${err.code} ${err.details}`),
+    ),
+  );
+}
+function closeAll(): void {
+  for (const client of clients.splice(0)) client.close();
+}
+
 describe("the program host of a stackwright process", () => {
+  test("reaches a new engine that listens where an earlier one died", async ({ fileScratchDir }) => {
+    const host = await startProgramHost({ rootDirectory: fileScratchDir, env: {} });
+    host.close();
+    const first = await answeringMonitor(0);
+    expect(await sdkCall(first.port)).toBe("ok");
+    first.close();
+    // The dead engine's connection, retried and refused, waits before it tries again.
+    for (let i = 0; i < 3; i++) expect(await sdkCall(first.port)).not.toBe("ok");
+    const second = await answeringMonitor(first.port);
+    try {
+      // Shared with the clients before it, the new client failed at once:
+      // `14 No connection established. Last error: null`.
+      expect(await sdkCall(second.port)).toBe("ok");
+    } finally {
+      second.close();
+      closeAll();
+    }
+  });
+
   test("sends no later error to a run cut off by its host's close, drops what that run raises, and lets go of the process once it ends", async ({
     fileScratchDir,
   }) => {
