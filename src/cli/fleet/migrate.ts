@@ -106,11 +106,8 @@ export async function migrateTarget(target: Target, log: (line: string) => void)
       continue;
     }
     const deploymentOfFile: unknown = JSON.parse(text);
-    await withPerFileStack(
-      target,
-      stackName,
-      (stack) => stack.importStack({ version: exported.version, deployment: deploymentOfFile }),
-      log,
+    await withPerFileStack(target, stackName, log, (stack) =>
+      stack.importStack({ version: exported.version, deployment: deploymentOfFile }),
     );
     log(`migrate: ${own.length} resources of API stack ${apiStack} moved into stack ${stackName}`);
     moved.push({ stackName, resources: own.length, skipped: false });

@@ -257,8 +257,8 @@ export function stackNameOf(target: Pick<Target, "name">, apiStack: string): str
 export async function withPerFileStack<T>(
   target: Target,
   stackName: string,
-  use: (stack: EngineStack) => Promise<T>,
   log: (line: string) => void,
+  use: (stack: EngineStack) => Promise<T>,
 ): Promise<T> {
   const ownFile = path.join(target.projectDir, `Pulumi.${stackName}.yaml`);
   const stray = target.configFile !== undefined && !fs.existsSync(ownFile);

@@ -155,145 +155,135 @@ export async function runStack(job: StackJob, options: RunOptions): Promise<Stac
       // Why a stack confirmed before needs its engine now (nothing to say without a record).
       if (verdict.record) options.stdout(`engine needed: ${verdict.reason}\n`);
     }
-    const changes = await withPerFileStack(
-      target,
-      job.stackName,
-      async (stack) => {
-        const engineOptions: EngineRunOptions = {
-          ...(target.configFile === undefined ? {} : { configFile: target.configFile }),
-          onOutput: options.engineOutput ?? (() => {}),
-          onError: errors.write,
-          onEvent: (event: EngineEvent) => {
-            events.push(event);
-            options.onEvent?.(event);
-          },
-          signal: options.signal,
-          refresh: options.refresh,
-          ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
-        };
-        const op = job.destroy ? "destroy" : options.operation;
-        // The engine run. Everything that wraps it goes around this one function.
-        const engine = async (): Promise<Record<string, number>> => {
-          options.signal.throwIfAborted();
-          if (where !== undefined) await beforeEngine(where, shortcut);
-          if (options.operation === "preview") {
-            if (op === "destroy")
-              return changesOf(await stack.run("destroy", { ...engineOptions, previewOnly: true }));
-            return changesOf(await stack.run("preview", engineOptions));
-          }
-          if (op === "up") {
-            // The last up was killed or failed: this one ends by proving the steady state.
-            const recovering =
-              where !== undefined && (await lastUpUnfinished(where.store, where.project, where.stack));
-            if (where !== undefined) await markUpStarted(where.store, where.project, where.stack);
-            // A restore left in flight by a killed run, or by a provider process that died in this
-            // one, is recorded with an unknown outcome, never run again (state/pending-creates.ts).
-            const note = (line: string) => options.stderr(`${line}\n`);
-            if (where !== undefined)
-              unknown("an earlier run stopped")(await settlePendingCreates(stack, where, note));
-            // With the shared provider host, each such create is recorded in flight before it
-            // starts, for the kills the engine's pending operation does not cover (state/in-flight.ts).
-            const guard =
-              where !== undefined && target.hosts !== undefined ? await guardCreates(where, note) : undefined;
-            let made: Record<string, number>;
-            try {
-              made = changesOf(
-                await stack.run("up", guard === undefined ? engineOptions : { ...engineOptions, guard }),
-              );
-            } catch (err) {
-              await recordCrashedCreates(stack, job.stackName, events, note)
-                .then(unknown("its provider process died"))
-                .catch((cause: unknown) =>
-                  note(
-                    `stackwright: ${job.stackName}: could not record a create in flight: ${String(cause)}`,
-                  ),
-                );
-              throw err;
-            }
-            if (where === undefined) return made;
-            // Pending creates of earlier runs that this run resolved (it recorded their resources).
-            // The up succeeded: a failure here only leaves them for the next run, and says so.
-            await clearResolvedPendingCreates(stack, where, note).catch((err: unknown) =>
-              note(
-                `stackwright: ${job.stackName}: pending creates not cleared (${describeError("up", err) ?? String(err)})`,
-              ),
+    const changes = await withPerFileStack(target, job.stackName, options.log, async (stack) => {
+      const engineOptions: EngineRunOptions = {
+        ...(target.configFile === undefined ? {} : { configFile: target.configFile }),
+        onOutput: options.engineOutput ?? (() => {}),
+        onError: errors.write,
+        onEvent: (event: EngineEvent) => {
+          events.push(event);
+          options.onEvent?.(event);
+        },
+        signal: options.signal,
+        refresh: options.refresh,
+        ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
+      };
+      const op = job.destroy ? "destroy" : options.operation;
+      // The engine run. Everything that wraps it goes around this one function.
+      const engine = async (): Promise<Record<string, number>> => {
+        options.signal.throwIfAborted();
+        if (where !== undefined) await beforeEngine(where, shortcut);
+        if (options.operation === "preview") {
+          if (op === "destroy")
+            return changesOf(await stack.run("destroy", { ...engineOptions, previewOnly: true }));
+          return changesOf(await stack.run("preview", engineOptions));
+        }
+        if (op === "up") {
+          // The last up was killed or failed: this one ends by proving the steady state.
+          const recovering =
+            where !== undefined && (await lastUpUnfinished(where.store, where.project, where.stack));
+          if (where !== undefined) await markUpStarted(where.store, where.project, where.stack);
+          // A restore left in flight by a killed run, or by a provider process that died in this
+          // one, is recorded with an unknown outcome, never run again (state/pending-creates.ts).
+          const note = (line: string) => options.stderr(`${line}\n`);
+          if (where !== undefined)
+            unknown("an earlier run stopped")(await settlePendingCreates(stack, where, note));
+          // With the shared provider host, each such create is recorded in flight before it
+          // starts, for the kills the engine's pending operation does not cover (state/in-flight.ts).
+          const guard =
+            where !== undefined && target.hosts !== undefined ? await guardCreates(where, note) : undefined;
+          let made: Record<string, number>;
+          try {
+            made = changesOf(
+              await stack.run("up", guard === undefined ? engineOptions : { ...engineOptions, guard }),
             );
-            if (shortcut !== undefined && inputs !== undefined) {
-              const proved = async (run: {
-                changes: Record<string, number>;
-                events: readonly EngineEvent[];
-              }) =>
-                recordNoChangeRun(where, inputs, shortcut, run).catch((err: unknown) => {
-                  options.stderr(
-                    `stackwright: ${job.stackName}: no confirmation recorded (${describeError("up", err)})\n`,
-                  );
-                  return false;
-                });
-              if (!(await proved({ changes: made, events })) && recovering) {
-                // After a kill or a failure, the run that recovered proves the steady state with a
-                // quiet preview, so that the next up is confirmed without the engine.
-                // The up succeeded: a preview that fails proves nothing and fails nothing.
-                const planned = await beforeEngine(where, shortcut)
-                  .then(() => quietPlan(stack, false, engineOptions))
-                  .catch((err: unknown) => {
-                    note(
-                      `stackwright: ${job.stackName}: the steady state is not proven (${describeError("preview", err) ?? String(err)})`,
-                    );
-                    return undefined;
-                  });
-                if (
-                  planned !== undefined &&
-                  (await proved({ changes: changesOf(summaryOf(planned)), events: planned }))
-                ) {
+          } catch (err) {
+            await recordCrashedCreates(stack, job.stackName, events, note)
+              .then(unknown("its provider process died"))
+              .catch((cause: unknown) =>
+                note(`stackwright: ${job.stackName}: could not record a create in flight: ${String(cause)}`),
+              );
+            throw err;
+          }
+          if (where === undefined) return made;
+          // Pending creates of earlier runs that this run resolved (it recorded their resources).
+          // The up succeeded: a failure here only leaves them for the next run, and says so.
+          await clearResolvedPendingCreates(stack, where, note).catch((err: unknown) =>
+            note(
+              `stackwright: ${job.stackName}: pending creates not cleared (${describeError("up", err) ?? String(err)})`,
+            ),
+          );
+          if (shortcut !== undefined && inputs !== undefined) {
+            const proved = async (run: { changes: Record<string, number>; events: readonly EngineEvent[] }) =>
+              recordNoChangeRun(where, inputs, shortcut, run).catch((err: unknown) => {
+                options.stderr(
+                  `stackwright: ${job.stackName}: no confirmation recorded (${describeError("up", err)})\n`,
+                );
+                return false;
+              });
+            if (!(await proved({ changes: made, events })) && recovering) {
+              // After a kill or a failure, the run that recovered proves the steady state with a
+              // quiet preview, so that the next up is confirmed without the engine.
+              // The up succeeded: a preview that fails proves nothing and fails nothing.
+              const planned = await beforeEngine(where, shortcut)
+                .then(() => quietPlan(stack, false, engineOptions))
+                .catch((err: unknown) => {
                   note(
-                    `stackwright: ${job.stackName}: recovered; the state is steady (a preview changes nothing)`,
+                    `stackwright: ${job.stackName}: the steady state is not proven (${describeError("preview", err) ?? String(err)})`,
                   );
-                }
+                  return undefined;
+                });
+              if (
+                planned !== undefined &&
+                (await proved({ changes: changesOf(summaryOf(planned)), events: planned }))
+              ) {
+                note(
+                  `stackwright: ${job.stackName}: recovered; the state is steady (a preview changes nothing)`,
+                );
               }
             }
-            await markUpFinished(where.store, where.project, where.stack);
-            return made;
           }
-          const made = changesOf(await stack.run(op, engineOptions));
-          // A refresh has read every recorded resource: pending creates of those are resolved.
-          if (op === "refresh" && where !== undefined) {
-            const note = (line: string) => options.stderr(`${line}\n`);
-            await clearResolvedPendingCreates(stack, where, note).catch((err: unknown) =>
-              note(
-                `stackwright: ${job.stackName}: pending creates not cleared (${describeError("refresh", err) ?? String(err)})`,
-              ),
-            );
-          }
+          await markUpFinished(where.store, where.project, where.stack);
           return made;
-        };
-        // Refuses the run when it would change an environment whose change windows are closed.
-        const gated = () =>
-          gatedEngineRun(
-            {
-              gate: options.windows,
-              stackName: job.stackName,
-              operation: options.operation === "preview" ? "preview" : op,
-              events,
-              plan: () => quietPlan(stack, op === "destroy", engineOptions),
-              say: options.stdout,
-            },
-            engine,
+        }
+        const made = changesOf(await stack.run(op, engineOptions));
+        // A refresh has read every recorded resource: pending creates of those are resolved.
+        if (op === "refresh" && where !== undefined) {
+          const note = (line: string) => options.stderr(`${line}\n`);
+          await clearResolvedPendingCreates(stack, where, note).catch((err: unknown) =>
+            note(
+              `stackwright: ${job.stackName}: pending creates not cleared (${describeError("refresh", err) ?? String(err)})`,
+            ),
           );
-        return options.operation === "preview"
-          ? gated()
-          : withStackLock(
-              where ?? lockTargetOf(target.projectDir, job.stackName, engineRunEnv(target)),
-              options.lockPolicy,
-              gated,
-              {
-                log: options.log,
-                onRecovered: (holder, reason) => void notices.recoveredLocks.push({ holder, reason }),
-                signal: options.signal,
-              },
-            );
-      },
-      options.log,
-    );
+        }
+        return made;
+      };
+      // Refuses the run when it would change an environment whose change windows are closed.
+      const gated = () =>
+        gatedEngineRun(
+          {
+            gate: options.windows,
+            stackName: job.stackName,
+            operation: options.operation === "preview" ? "preview" : op,
+            events,
+            plan: () => quietPlan(stack, op === "destroy", engineOptions),
+            say: options.stdout,
+          },
+          engine,
+        );
+      return options.operation === "preview"
+        ? gated()
+        : withStackLock(
+            where ?? lockTargetOf(target.projectDir, job.stackName, engineRunEnv(target)),
+            options.lockPolicy,
+            gated,
+            {
+              log: options.log,
+              onRecovered: (holder, reason) => void notices.recoveredLocks.push({ holder, reason }),
+              signal: options.signal,
+            },
+          );
+    });
     return outcome(EXIT_CODES.ok, changes);
   } catch (caught) {
     // A stop ends the engine with an error of its own ("update canceled"): the stop is the cause.
