@@ -259,7 +259,7 @@ describe("stackwright init", () => {
 });
 
 describe("stackwright init with files already there", () => {
-  test("keeps an existing package.json that depends on stackwright and adds only the script", async ({
+  test("keeps an existing package.json that depends on stackwright and adds only the script and the install scripts' review", async ({
     scratchDir: ops,
   }) => {
     const existing =
@@ -271,10 +271,13 @@ describe("stackwright init with files already there", () => {
       userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
     );
     expect(result.status, result.out).toBe(0);
-    expect(result.out).toContain("added   package.json: scripts.stackwright");
+    expect(result.out).toContain(
+      "added   package.json: scripts.stackwright, package.json: allowScripts.protobufjs",
+    );
     expect(fs.readFileSync(path.join(ops, "package.json"), "utf8")).toBe(
       '{\n    "name": "our-ops",\n    "devDependencies": {\n        "stackwright": "^0.1.0"\n    },\n' +
-        '    "scripts": {\n        "stackwright": "stackwright"\n    }\n}\n',
+        '    "scripts": {\n        "stackwright": "stackwright"\n    },\n' +
+        '    "allowScripts": {\n        "protobufjs": false\n    }\n}\n',
     );
   });
 
@@ -435,6 +438,45 @@ describe("an upgrade by version", () => {
     } finally {
       fs.writeFileSync(manifest, installed);
     }
+  });
+});
+
+describe("the review of the dependencies' install scripts", () => {
+  test("doctor names a package.json that lacks it, --write records it and changes nothing else, and a team's own entry stands", async ({
+    scratchDir: ops,
+  }) => {
+    const made = await stackwright(
+      ops,
+      ["init", "--ci", "none", ...settings()],
+      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
+    );
+    expect(made.status, made.out).toBe(0);
+    const pkg = path.join(ops, "package.json");
+    const { allowScripts, ...earlier } = JSON.parse(fs.readFileSync(pkg, "utf8")) as Record<string, unknown>;
+    expect(allowScripts).toEqual({ protobufjs: false });
+    // As an earlier version's init wrote it.
+    fs.writeFileSync(pkg, `${JSON.stringify(earlier, null, 2)}\n`);
+
+    const behind = await stackwright(ops, ["doctor", "--project", ops]);
+    expect(behind.status, behind.out).toBe(1);
+    expect(behind.out).toContain(
+      "behind: package.json: allowScripts says nothing of the install script of protobufjs, so npm warns on every install",
+    );
+    const written = await stackwright(ops, ["doctor", "--project", ops, "--write"]);
+    expect(written.status, written.out).toBe(0);
+    expect(written.out).toContain('+  "allowScripts": {');
+    expect(JSON.parse(fs.readFileSync(pkg, "utf8"))).toEqual({
+      ...earlier,
+      allowScripts: { protobufjs: false },
+    });
+
+    // The team approved a pinned release itself: that is a review too.
+    fs.writeFileSync(
+      pkg,
+      `${JSON.stringify({ ...earlier, allowScripts: { "protobufjs@7.6.6": true } }, null, 2)}\n`,
+    );
+    const clean = await stackwright(ops, ["doctor", "--project", ops]);
+    expect(clean.status, clean.out).toBe(0);
   });
 });
 

@@ -8,7 +8,7 @@
  * checkout of this repository writes: a scratch copy of the repository, and an ops repository
  * whose node_modules/stackwright links to this checkout, preview it as unchanged.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect } from "vitest";
@@ -17,12 +17,44 @@ import { fixtures, type RunningEmulator } from "../helpers/fixtures";
 import { installedTree, packedPackage } from "../helpers/packed-package";
 import { hardLinkTree, repoRoot } from "../helpers/scratch-project";
 import { runStackwright, runToEnd, type Finished } from "../helpers/stackwright-process";
+import { REVIEWED_INSTALL_SCRIPTS } from "../../src/cli/ops/files";
 
 const SEED = path.join(repoRoot, "test", "fixtures", "import", "seed.yaml");
 const STACKS = ["dev.blog", "dev.shop"];
 /** npm from its cache: the packages are there after the repository's own `npm ci`. */
 const NPM_INSTALL = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
 const MB = 1024 * 1024;
+
+/**
+ * The packages under `nodeModules` (nested ones too) that npm runs an install script of: one
+ * their package.json names, or node-gyp's for a binding.gyp without one. Sorted.
+ */
+function packagesWithInstallScripts(nodeModules: string): string[] {
+  const found = new Set<string>();
+  const visit = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.name.startsWith("@")) {
+        visit(full);
+        continue;
+      }
+      const manifest = path.join(full, "package.json");
+      if (fs.existsSync(manifest)) {
+        const { name, scripts } = JSON.parse(fs.readFileSync(manifest, "utf8")) as {
+          name?: string;
+          scripts?: Record<string, string>;
+        };
+        const declared = ["preinstall", "install", "postinstall"].some((k) => scripts?.[k] !== undefined);
+        if (declared || fs.existsSync(path.join(full, "binding.gyp"))) found.add(name ?? entry.name);
+      }
+      const nested = path.join(full, "node_modules");
+      if (fs.existsSync(nested)) visit(nested);
+    }
+  };
+  visit(nodeModules);
+  return [...found].sort();
+}
 
 /**
  * The environment of a command in the ops repository: this one's (its PATH has Node 24), less
@@ -278,9 +310,12 @@ describe("stackwright installed from its package into an ops repository of its o
 
   test("after an upgrade to a higher version, up runs the new tool once with no write, and then confirms", async () => {
     const next = repackAs(tarball, "0.99.0", packs, env);
-    timed("npm install (upgrade)", () =>
-      execFileSync("npm", [...NPM_INSTALL, next], { cwd: ops, env, stdio: "pipe" }),
+    const upgrade = timed("npm install (upgrade)", () =>
+      spawnSync("npm", [...NPM_INSTALL, next], { cwd: ops, env, encoding: "utf8" }),
     );
+    expect(upgrade.status, upgrade.stderr).toBe(0);
+    // init recorded the review of the dependencies' install scripts: npm has none to warn about.
+    expect(upgrade.stderr).not.toContain("allowScripts");
     expect(npx(["--version"]).out.trim()).toBe("0.99.0");
 
     await hooks.clearRequests();
@@ -301,6 +336,17 @@ describe("stackwright installed from its package into an ops repository of its o
     const clean = npx(["doctor"]);
     expect(clean.status, clean.out).toBe(0);
   }, 600_000);
+
+  test("reviews in package.json exactly the install scripts of the installed dependencies", () => {
+    expect(packagesWithInstallScripts(path.join(ops, "node_modules"))).toEqual(
+      Object.keys(REVIEWED_INSTALL_SCRIPTS).sort(),
+    );
+    const manifest = JSON.parse(fs.readFileSync(path.join(ops, "package.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(manifest["allowScripts"]).toEqual(REVIEWED_INSTALL_SCRIPTS);
+  });
 
   test("holds none of the tool's files in the ops repository's git", () => {
     execFileSync("git", ["add", "--all"], { cwd: ops });

@@ -19,8 +19,20 @@ import { defineCommand } from "../kit/command";
 import { commandLine } from "../../project/invocation";
 import { CliError, EXIT_CODES } from "../kit/exit-codes";
 import { flag } from "../kit/args";
-import { WORKFLOWS_DIR, mergePackageJson, readWorkflowMarker, renderWorkflow } from "../ops/files";
-import { dependencyFinding, pulumiCliFinding, workflowFinding, type Finding } from "../ops/findings";
+import {
+  WORKFLOWS_DIR,
+  mergePackageJson,
+  readWorkflowMarker,
+  renderWorkflow,
+  unreviewedInstallScripts,
+} from "../ops/files";
+import {
+  dependencyFinding,
+  installScriptsFinding,
+  pulumiCliFinding,
+  workflowFinding,
+  type Finding,
+} from "../ops/findings";
 import {
   PROGRAM_MAIN,
   packageVersion,
@@ -40,7 +52,7 @@ export const doctorCommand = defineCommand({
     "workflows init wrote (against the package's templates), stacks-config/schema.json and the stack files' " +
     "$schema, Pulumi.yaml's program, the Pulumi CLI (the major the package pins, at or above its release), " +
     "targets whose secrets are sealed with the public demo passphrase, and package.json's stackwright " +
-    "dependency. Exit 0 when nothing is behind, 1 when something is, 2 when this is not an ops repository. " +
+    "dependency and its review of the dependencies' install scripts (allowScripts). Exit 0 when nothing is behind, 1 when something is, 2 when this is not an ops repository. " +
     "--write brings up to date what it can and prints each change as a diff; a workflow changed by hand is " +
     "kept (shown as a diff) unless only its version differs.",
   flags: {
@@ -290,6 +302,8 @@ const PackageJson = z.looseObject({
   dependencies: Dependencies.optional(),
   devDependencies: Dependencies.optional(),
   optionalDependencies: Dependencies.optional(),
+  scripts: z.record(z.string(), z.unknown()).optional(),
+  allowScripts: z.record(z.string(), z.unknown()).optional(),
 });
 
 function packageFindings(dir: string, version: string): Finding[] {
@@ -305,18 +319,32 @@ function packageFindings(dir: string, version: string): Finding[] {
     parsed = PackageJson.parse(JSON.parse(text));
   } catch {
     return [
-      { file: "package.json", behind: true, says: "is not valid JSON with string dependencies: fix it" },
+      {
+        file: "package.json",
+        behind: true,
+        says: "is not valid JSON with string dependencies and with scripts and allowScripts as objects: fix it",
+      },
     ];
   }
   const spec =
     parsed.dependencies?.["stackwright"] ??
     parsed.devDependencies?.["stackwright"] ??
     parsed.optionalDependencies?.["stackwright"];
-  const finding = dependencyFinding(spec, version);
-  if (finding === undefined) return [];
-  return spec === undefined
-    ? [{ ...finding, fix: { before: text, after: mergePackageJson(text, version).text } }]
-    : [finding];
+  const dependency = dependencyFinding(spec, version);
+  const review = installScriptsFinding(unreviewedInstallScripts(parsed.allowScripts));
+  // A missing dependency and a missing review are one merge of the file: one finding, one write.
+  const merged = [spec === undefined ? dependency : undefined, review].filter((f) => f !== undefined);
+  const others = spec === undefined || dependency === undefined ? [] : [dependency];
+  if (merged.length === 0) return others;
+  return [
+    ...others,
+    {
+      file: "package.json",
+      behind: true,
+      says: merged.map((f) => f.says).join("; "),
+      fix: { before: text, after: mergePackageJson(text, version).text },
+    },
+  ];
 }
 
 function write(file: string, text: string): void {

@@ -175,6 +175,32 @@ export interface PackageMerge {
 
 const STACKWRIGHT_SCRIPT = { name: "stackwright", command: "stackwright" } as const;
 
+/**
+ * The install scripts among the package's dependencies, reviewed, as an ops repository's
+ * package.json records them in npm's `allowScripts` (false: not run). npm warns on every install
+ * about a dependency's install script that the field does not cover, and later releases skip such
+ * scripts, so a repository without the review gets a warning in every CI log. protobufjs (under
+ * gRPC) only checks how the packages that depend on it name its version, which nothing here
+ * needs. The installed-package test fails when the installed tree's install scripts and this list
+ * differ.
+ */
+export const REVIEWED_INSTALL_SCRIPTS: Readonly<Record<string, boolean>> = { protobufjs: false };
+
+/** Whether an `allowScripts` key (`name`, or `name@version` as npm pins an approval) is about `name`. */
+function allowScriptsKeyNames(key: string, name: string): boolean {
+  return key === name || key.startsWith(`${name}@`);
+}
+
+/** The reviewed install scripts that `allowScripts` (as written) says nothing about. */
+export function unreviewedInstallScripts(
+  allowScripts: Readonly<Record<string, unknown>> | undefined,
+): string[] {
+  const keys = Object.keys(allowScripts ?? {});
+  return Object.keys(REVIEWED_INSTALL_SCRIPTS).filter(
+    (name) => !keys.some((key) => allowScriptsKeyNames(key, name)),
+  );
+}
+
 /** The package.json of a new ops repository named after its directory. */
 export function newPackageJson(dirName: string, version: string): string {
   const name =
@@ -189,6 +215,7 @@ export function newPackageJson(dirName: string, version: string): string {
       description: "Desired state of our API stacks, applied by Stackwright",
       scripts: { [STACKWRIGHT_SCRIPT.name]: STACKWRIGHT_SCRIPT.command },
       dependencies: { stackwright: version },
+      allowScripts: REVIEWED_INSTALL_SCRIPTS,
     },
     null,
     2,
@@ -203,10 +230,11 @@ function isObject(value: Json | undefined): value is { [key: string]: Json } {
 
 /**
  * An existing package.json with what an ops repository needs and it lacks: the stackwright
- * dependency (at `version`, unless it depends on stackwright already, in any kind of dependency)
- * and the `stackwright` script. Nothing it holds changes: key order, indentation and the final
- * newline are kept; JSON has no comments to keep. Unchanged text when it lacks nothing. Throws
- * when the text is not a JSON object.
+ * dependency (at `version`, unless it depends on stackwright already, in any kind of dependency),
+ * the `stackwright` script, and the review of the dependencies' install scripts (an entry the
+ * team wrote for one of them, allowed or not, pinned or not, stays as it is). Nothing it holds
+ * changes: key order, indentation and the final newline are kept; JSON has no comments to keep.
+ * Unchanged text when it lacks nothing. Throws when the text is not a JSON object.
  */
 export function mergePackageJson(existing: string, version: string): PackageMerge {
   const parsed = JSON.parse(existing) as Json;
@@ -231,6 +259,17 @@ export function mergePackageJson(existing: string, version: string): PackageMerg
   if (scripts?.[STACKWRIGHT_SCRIPT.name] === undefined) {
     parsed["scripts"] = { ...(scripts ?? {}), [STACKWRIGHT_SCRIPT.name]: STACKWRIGHT_SCRIPT.command };
     added.push(`scripts.${STACKWRIGHT_SCRIPT.name}`);
+  }
+  const allowScripts = parsed["allowScripts"];
+  if (allowScripts !== undefined && !isObject(allowScripts))
+    throw new SyntaxError("package.json's allowScripts is not an object");
+  const unreviewed = unreviewedInstallScripts(allowScripts);
+  if (unreviewed.length > 0) {
+    parsed["allowScripts"] = {
+      ...(allowScripts ?? {}),
+      ...Object.fromEntries(unreviewed.map((name) => [name, REVIEWED_INSTALL_SCRIPTS[name] ?? false])),
+    };
+    for (const name of unreviewed) added.push(`allowScripts.${name}`);
   }
   if (added.length === 0) return { text: existing, added };
   const indent = /^[{[]\r?\n([ \t]+)\S/.exec(existing)?.[1] ?? "  ";

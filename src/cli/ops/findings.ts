@@ -94,6 +94,22 @@ export function dependencyFinding(spec: string | undefined, version: string): Fi
 }
 
 /**
+ * package.json's `allowScripts` against the reviewed install scripts of the package's
+ * dependencies (`unreviewed`: those it says nothing about). Undefined when it covers them all.
+ */
+export function installScriptsFinding(unreviewed: readonly string[]): Finding | undefined {
+  if (unreviewed.length === 0) return undefined;
+  const one = unreviewed.length === 1;
+  return {
+    file: "package.json",
+    behind: true,
+    says:
+      `allowScripts says nothing of the install script${one ? "" : "s"} of ${unreviewed.join(", ")}, ` +
+      `so npm warns on every install (--write records ${one ? "it" : "them"} as reviewed and not run)`,
+  };
+}
+
+/**
  * The Pulumi CLI against the release of `@pulumi/pulumi` the package pins: the same major, at or
  * above it. Undefined when supported.
  */

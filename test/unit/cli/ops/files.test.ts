@@ -62,42 +62,66 @@ describe("the package.json of an ops repository", () => {
       private: true,
       scripts: { stackwright: "stackwright" },
       dependencies: { stackwright: "0.2.0" },
+      allowScripts: { protobufjs: false },
     });
   });
 
-  it("keeps an existing file's content, order and indentation and gains only the script", () => {
+  it("keeps an existing file's content, order and indentation and gains only the script and the install scripts' review", () => {
     const existing =
       '{\n    "name": "ops",\n    "devDependencies": {\n        "stackwright": "^0.2.0"\n    }\n}\n';
     const merged = mergePackageJson(existing, "0.2.1");
-    expect(merged.added).toEqual(["scripts.stackwright"]);
+    expect(merged.added).toEqual(["scripts.stackwright", "allowScripts.protobufjs"]);
     expect(merged.text).toBe(
       '{\n    "name": "ops",\n    "devDependencies": {\n        "stackwright": "^0.2.0"\n    },\n' +
-        '    "scripts": {\n        "stackwright": "stackwright"\n    }\n}\n',
+        '    "scripts": {\n        "stackwright": "stackwright"\n    },\n' +
+        '    "allowScripts": {\n        "protobufjs": false\n    }\n}\n',
     );
   });
 
   it("gains the dependency at the running version when it has none, keeping its other dependencies", () => {
     const merged = mergePackageJson(
-      '{"dependencies":{"left-pad":"1.0.0"},"scripts":{"stackwright":"x"}}',
+      '{"dependencies":{"left-pad":"1.0.0"},"scripts":{"stackwright":"x"},"allowScripts":{"protobufjs":false}}',
       "0.2.0",
     );
     expect(merged.added).toEqual(["dependencies.stackwright (0.2.0)"]);
     expect(JSON.parse(merged.text)).toEqual({
       dependencies: { "left-pad": "1.0.0", stackwright: "0.2.0" },
       scripts: { stackwright: "x" },
+      allowScripts: { protobufjs: false },
     });
     expect(merged.text.endsWith("\n")).toBe(false);
   });
 
+  it("keeps the team's own review of an install script, allowed or pinned, and the entries of other packages", () => {
+    for (const allowScripts of [{ protobufjs: true }, { "protobufjs@7.6.6": true }, { protobufjs: false }]) {
+      const existing = JSON.stringify({
+        dependencies: { stackwright: "0.2.0" },
+        scripts: { stackwright: "stackwright" },
+        allowScripts,
+      });
+      expect(mergePackageJson(existing, "0.2.0")).toEqual({ text: existing, added: [] });
+    }
+    const other = mergePackageJson(
+      '{"dependencies":{"stackwright":"0.2.0"},"scripts":{"stackwright":"stackwright"},"allowScripts":{"sharp":true,"protobufjs-cli":true}}',
+      "0.2.0",
+    );
+    expect(other.added).toEqual(["allowScripts.protobufjs"]);
+    expect(JSON.parse(other.text)).toMatchObject({
+      allowScripts: { sharp: true, "protobufjs-cli": true, protobufjs: false },
+    });
+  });
+
   it("is left byte for byte when it lacks nothing", () => {
     const existing =
-      '{ "dependencies": { "stackwright": "0.2.0" }, "scripts": { "stackwright": "stackwright" } }';
+      '{ "dependencies": { "stackwright": "0.2.0" }, "scripts": { "stackwright": "stackwright" }, "allowScripts": { "protobufjs": false } }';
     expect(mergePackageJson(existing, "0.2.0")).toEqual({ text: existing, added: [] });
   });
 
-  it("is refused when it is not a JSON object", () => {
+  it("is refused when it is not a JSON object, or its scripts or allowScripts are not objects", () => {
     expect(() => mergePackageJson("[]", "0.2.0")).toThrow(/not a JSON object/);
     expect(() => mergePackageJson("{", "0.2.0")).toThrow(SyntaxError);
+    expect(() => mergePackageJson('{"scripts":[]}', "0.2.0")).toThrow(/scripts is not an object/);
+    expect(() => mergePackageJson('{"allowScripts":true}', "0.2.0")).toThrow(/allowScripts is not an object/);
   });
 });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { renderWorkflow } from "../../../../src/cli/ops/files";
-import { dependencyFinding, pulumiCliFinding, workflowFinding } from "../../../../src/cli/ops/findings";
+import {
+  dependencyFinding,
+  installScriptsFinding,
+  pulumiCliFinding,
+  workflowFinding,
+} from "../../../../src/cli/ops/findings";
 
 const TEMPLATE = {
   name: "up.yml",
@@ -59,6 +64,23 @@ describe("doctor's finding about the stackwright dependency", () => {
   it("is behind when package.json asks for another version, or for none", () => {
     expect(dependencyFinding("0.4.0", "0.3.0")).toMatchObject({ behind: true });
     expect(dependencyFinding(undefined, "0.3.0")).toMatchObject({ behind: true });
+  });
+});
+
+describe("doctor's finding about the install scripts' review", () => {
+  it("is none when allowScripts covers every reviewed install script", () => {
+    expect(installScriptsFinding([])).toBeUndefined();
+  });
+
+  it("is behind, naming each package allowScripts says nothing of", () => {
+    expect(installScriptsFinding(["protobufjs"])).toEqual({
+      file: "package.json",
+      behind: true,
+      says: "allowScripts says nothing of the install script of protobufjs, so npm warns on every install (--write records it as reviewed and not run)",
+    });
+    expect(installScriptsFinding(["a", "b"])?.says).toMatch(
+      /^allowScripts says nothing of the install scripts of a, b,.*records them/,
+    );
   });
 });
 
