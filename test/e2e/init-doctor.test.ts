@@ -72,6 +72,15 @@ function snapshot(dir: string): Map<string, string> {
 const SETTINGS = ["--api-url", "", "--email", EMAIL];
 const settings = () => SETTINGS.map((a) => (a === "" ? emulator.url : a));
 
+/** `init FLAGS` in `dir` with the API settings and the target's passphrase, as a user runs it. */
+function initIn(dir: string, ...flags: string[]): Promise<Finished> {
+  return stackwright(
+    dir,
+    ["init", ...flags, ...settings()],
+    userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
+  );
+}
+
 const LISTED = [
   "package.json",
   "Pulumi.yaml",
@@ -265,11 +274,7 @@ describe("stackwright init with files already there", () => {
     const existing =
       '{\n    "name": "our-ops",\n    "devDependencies": {\n        "stackwright": "^0.1.0"\n    }\n}\n';
     fs.writeFileSync(path.join(ops, "package.json"), existing);
-    const result = await stackwright(
-      ops,
-      ["init", "--ci", "none", ...settings()],
-      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
-    );
+    const result = await initIn(ops, "--ci", "none");
     expect(result.status, result.out).toBe(0);
     expect(result.out).toContain(
       "added   package.json: scripts.stackwright, package.json: allowScripts.protobufjs",
@@ -292,11 +297,7 @@ describe("stackwright init with files already there", () => {
       fs.mkdirSync(path.dirname(path.join(ops, file)), { recursive: true });
       fs.writeFileSync(path.join(ops, file), text);
     }
-    const result = await stackwright(
-      ops,
-      ["init", ...settings()],
-      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
-    );
+    const result = await initIn(ops);
     expect(result.status, result.out).toBe(0);
     for (const [file, text] of Object.entries(ours)) {
       expect(fs.readFileSync(path.join(ops, file), "utf8")).toBe(text);
@@ -343,11 +344,7 @@ describe("stackwright init refuses", () => {
   test("a target that is not a Pulumi stack name, with the rule, writing nothing", async ({
     scratchDir: ops,
   }) => {
-    const result = await stackwright(
-      ops,
-      ["init", "--target", "prod.eu", ...settings()],
-      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
-    );
+    const result = await initIn(ops, "--target", "prod.eu");
     expect(result.status).toBe(2);
     expect(result.out.split("\n")[0]).toBe(
       "stackwright init: --target 'prod.eu' must be 1 to 40 letters, digits, '_' or '-' (no '.') (npm run stackwright -- init --help lists its flags)",
@@ -369,11 +366,7 @@ describe("stackwright init refuses", () => {
 
   test("a package.json that is not JSON, in one line, writing nothing", async ({ scratchDir: ops }) => {
     fs.writeFileSync(path.join(ops, "package.json"), '{ "name": "ops", }\n');
-    const result = await stackwright(
-      ops,
-      ["init", "--ci", "none", ...settings()],
-      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
-    );
+    const result = await initIn(ops, "--ci", "none");
     expect(result.status).toBe(2);
     expect(result.out.trim().split("\n")).toHaveLength(1);
     expect(result.out).toContain(
@@ -401,11 +394,7 @@ describe("an upgrade by version", () => {
   test("doctor says what is behind the newly installed version, --write replaces the untouched workflows, and bumping the dependency is the user's", async ({
     scratchDir: ops,
   }) => {
-    const made = await stackwright(
-      ops,
-      ["init", ...settings()],
-      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
-    );
+    const made = await initIn(ops);
     expect(made.status, made.out).toBe(0);
     const manifest = path.join(tool.dir, "package.json");
     const installed = fs.readFileSync(manifest, "utf8");
@@ -445,11 +434,7 @@ describe("the review of the dependencies' install scripts", () => {
   test("doctor names a package.json that lacks it, --write records it and changes nothing else, and a team's own entry stands", async ({
     scratchDir: ops,
   }) => {
-    const made = await stackwright(
-      ops,
-      ["init", "--ci", "none", ...settings()],
-      userEnv({ PULUMI_CONFIG_PASSPHRASE: PASSPHRASE }),
-    );
+    const made = await initIn(ops, "--ci", "none");
     expect(made.status, made.out).toBe(0);
     const pkg = path.join(ops, "package.json");
     const { allowScripts, ...earlier } = JSON.parse(fs.readFileSync(pkg, "utf8")) as Record<string, unknown>;
