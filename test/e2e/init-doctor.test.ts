@@ -462,6 +462,16 @@ describe("the review of the dependencies' install scripts", () => {
     );
     const clean = await stackwright(ops, ["doctor", "--project", ops]);
     expect(clean.status, clean.out).toBe(0);
+
+    // A review that is not an object is named where it is, and --write leaves the file alone.
+    const broken = `${JSON.stringify({ ...earlier, allowScripts: true }, null, 2)}\n`;
+    fs.writeFileSync(pkg, broken);
+    const refused = await stackwright(ops, ["doctor", "--project", ops, "--write"]);
+    expect(refused.status, refused.out).toBe(1);
+    expect(refused.out).toMatch(
+      /^behind: package\.json: is not a package\.json doctor can check: at allowScripts: .+: fix it$/m,
+    );
+    expect(fs.readFileSync(pkg, "utf8")).toBe(broken);
   });
 });
 

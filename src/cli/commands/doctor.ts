@@ -52,7 +52,8 @@ export const doctorCommand = defineCommand({
     "workflows init wrote (against the package's templates), stacks-config/schema.json and the stack files' " +
     "$schema, Pulumi.yaml's program, the Pulumi CLI (the major the package pins, at or above its release), " +
     "targets whose secrets are sealed with the public demo passphrase, and package.json's stackwright " +
-    "dependency and its review of the dependencies' install scripts (allowScripts). Exit 0 when nothing is behind, 1 when something is, 2 when this is not an ops repository. " +
+    "dependency and its review of the dependencies' install scripts (allowScripts). Exit 0 when nothing " +
+    "is behind, 1 when something is, 2 when this is not an ops repository. " +
     "--write brings up to date what it can and prints each change as a diff; a workflow changed by hand is " +
     "kept (shown as a diff) unless only its version differs.",
   flags: {
@@ -314,37 +315,42 @@ function packageFindings(dir: string, version: string): Finding[] {
     ];
   }
   const text = fs.readFileSync(file, "utf8");
-  let parsed: z.infer<typeof PackageJson>;
+  const unreadable = (why: string): Finding[] => [
+    { file: "package.json", behind: true, says: `${why}: fix it` },
+  ];
+  let raw: unknown;
   try {
-    parsed = PackageJson.parse(JSON.parse(text));
-  } catch {
-    return [
-      {
-        file: "package.json",
-        behind: true,
-        says: "is not valid JSON with string dependencies and with scripts and allowScripts as objects: fix it",
-      },
-    ];
+    raw = JSON.parse(text);
+  } catch (err) {
+    return unreadable(`is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
   }
+  const read = PackageJson.safeParse(raw);
+  if (!read.success) {
+    const issue = read.error.issues[0];
+    const where =
+      issue === undefined || issue.path.length === 0 ? "the top level" : issue.path.map(String).join(".");
+    return unreadable(`is not a package.json doctor can check: at ${where}: ${issue?.message ?? "invalid"}`);
+  }
+  const parsed = read.data;
   const spec =
     parsed.dependencies?.["stackwright"] ??
     parsed.devDependencies?.["stackwright"] ??
     parsed.optionalDependencies?.["stackwright"];
   const dependency = dependencyFinding(spec, version);
   const review = installScriptsFinding(unreviewedInstallScripts(parsed.allowScripts));
-  // A missing dependency and a missing review are one merge of the file: one finding, one write.
-  const merged = [spec === undefined ? dependency : undefined, review].filter((f) => f !== undefined);
-  const others = spec === undefined || dependency === undefined ? [] : [dependency];
-  if (merged.length === 0) return others;
-  return [
-    ...others,
-    {
+  // What a merge of the file brings up to date (a missing dependency, a missing review) is one
+  // finding and one write; a dependency on another version is the user's npm install.
+  const byMerge = [spec === undefined ? dependency : undefined, review].filter((f) => f !== undefined);
+  const findings = spec !== undefined && dependency !== undefined ? [dependency] : [];
+  if (byMerge.length > 0) {
+    findings.push({
       file: "package.json",
       behind: true,
-      says: merged.map((f) => f.says).join("; "),
+      says: byMerge.map((f) => f.says).join("; "),
       fix: { before: text, after: mergePackageJson(text, version).text },
-    },
-  ];
+    });
+  }
+  return findings;
 }
 
 function write(file: string, text: string): void {
